@@ -1,0 +1,216 @@
+/* filter.c - build and load seccomp filters, read GUC files (pgsc-exec). */
+#include <ctype.h>
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+
+int
+pgsc_action_parse(const char *s)
+{
+	if (s == NULL)
+		return -EINVAL;
+	if (strcmp(s, "allow") == 0)
+		return PGSC_ACT_ALLOW;
+	if (strcmp(s, "log") == 0)
+		return PGSC_ACT_LOG;
+	if (strcmp(s, "error") == 0)
+		return PGSC_ACT_ERROR;
+	if (strcmp(s, "kill") == 0)
+		return PGSC_ACT_KILL;
+	return -EINVAL;
+}
+
+static uint32_t
+scmp_action(enum pgsc_action a)
+{
+	switch (a) {
+	case PGSC_ACT_ALLOW:
+		return SCMP_ACT_ALLOW;
+	case PGSC_ACT_LOG:
+		return SCMP_ACT_LOG;
+	case PGSC_ACT_ERROR:
+		return SCMP_ACT_ERRNO(EPERM);
+	case PGSC_ACT_KILL:
+		break;
+	}
+	return SCMP_ACT_KILL_PROCESS;
+}
+
+/* The 32-bit arch that runs on the native one, 0 if none. */
+static uint32_t
+compat_arch(uint32_t native)
+{
+	switch (native) {
+	case SCMP_ARCH_X86_64:
+		return SCMP_ARCH_X86;
+	case SCMP_ARCH_AARCH64:
+		return SCMP_ARCH_ARM;
+	default:
+		return 0;
+	}
+}
+
+int
+pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
+{
+	scmp_filter_ctx ctx;
+	uint32_t native = seccomp_arch_native(), compat;
+	char *list = NULL, *save = NULL, *tok;
+	int rc;
+
+	ctx = seccomp_init(scmp_action(def));
+	if (ctx == NULL) {
+		util_cause(cause, "seccomp_init failed");
+		return -ENOMEM;
+	}
+	/* A filter built for the native arch alone kills every i386 syscall
+	 * through the bad-arch action (DESIGN §4): add the compat arch so
+	 * 32-bit descendants are handled by the same default. */
+	compat = compat_arch(native);
+	if (compat != 0) {
+		rc = seccomp_arch_add(ctx, compat);
+		if (rc < 0 && rc != -EEXIST) {
+			util_cause(cause, "cannot add the compat arch: %s",
+				   strerror(-rc));
+			goto out;
+		}
+	}
+	/* Audit every non-allow action, not only "log": a default of error
+	 * or kill must still leave a SECCOMP record. */
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1);
+	if (rc < 0) {
+		util_cause(cause, "cannot enable filter logging: %s",
+			   strerror(-rc));
+		goto out;
+	}
+	if (allow != NULL && def != PGSC_ACT_ALLOW) {
+		list = strdup(allow);
+		if (list == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (tok = strtok_r(list, ", \t\n", &save); tok != NULL;
+		     tok = strtok_r(NULL, ", \t\n", &save)) {
+			int nr = seccomp_syscall_resolve_name(tok);
+
+			if (nr == __NR_SCMP_ERROR) {
+				util_cause(cause, "unknown syscall name \"%s\"",
+					   tok);
+				rc = -EINVAL;
+				goto out;
+			}
+			/* A name the arch lacks resolves to a negative
+			 * placeholder; libseccomp skips it per arch. */
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+			if (rc < 0 && rc != -EEXIST) {
+				util_cause(cause, "cannot allow %s: %s", tok,
+					   strerror(-rc));
+				goto out;
+			}
+		}
+	}
+	rc = seccomp_load(ctx);
+	if (rc < 0)
+		util_cause(cause, "seccomp_load failed: %s", strerror(-rc));
+out:
+	free(list);
+	seccomp_release(ctx);
+	return rc < 0 ? rc : 0;
+}
+
+/* Parse one "name = 'value'" line; returns 1 on a match for @which. */
+static int
+guc_line_match(char *line, const char *which, char **value)
+{
+	char *eq = strchr(line, '='), *name_end, *v, *q;
+	const char *suffix;
+	size_t nlen, slen;
+
+	if (eq == NULL)
+		return 0;
+	name_end = eq;
+	while (name_end > line && isspace((unsigned char)name_end[-1]))
+		name_end--;
+	while (isspace((unsigned char)*line))
+		line++;
+	if (*line == '#')
+		return 0;
+	nlen = (size_t)(name_end - line);
+	suffix = strcmp(which, "global") == 0 ? "global_syscall_allow"
+					       : "session_syscall_allow";
+	slen = strlen(suffix);
+	if (nlen < slen || memcmp(name_end - slen, suffix, slen) != 0)
+		return 0;
+	/* Whatever precedes the suffix must be a prefix ending in '.' or
+	 * nothing, so "xglobal_syscall_allow" does not match. */
+	if (nlen > slen && name_end[-(ptrdiff_t)slen - 1] != '.')
+		return 0;
+	v = eq + 1;
+	while (isspace((unsigned char)*v))
+		v++;
+	if (*v == '\'') {
+		v++;
+		q = strchr(v, '\'');
+		if (q == NULL)
+			return -1;
+		*q = '\0';
+	} else {
+		q = v + strcspn(v, " \t\r\n#");
+		*q = '\0';
+	}
+	*value = v;
+	return 1;
+}
+
+int
+pgsc_guc_file_list(const char *path, const char *which, char **out,
+		   char **cause)
+{
+	FILE *f;
+	char *line = NULL, *val = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int rc = -ENOENT;
+
+	*out = NULL;
+	f = fopen(path, "re");
+	if (f == NULL) {
+		rc = -errno;
+		util_cause(cause, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		int m;
+
+		lineno++;
+		m = guc_line_match(line, which, &val);
+		if (m < 0) {
+			util_cause(cause, "%s:%u: unterminated quote", path,
+				   lineno);
+			rc = -EINVAL;
+			goto out;
+		}
+		if (m > 0) {
+			free(*out);
+			*out = strdup(val);
+			if (*out == NULL) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			rc = 0;
+		}
+	}
+	if (rc == -ENOENT)
+		util_cause(cause, "%s: no %s_syscall_allow line", path, which);
+out:
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,140 @@
+/* pgsc-int.h - internal declarations shared by the files in src/. */
+#ifndef PGSC_INT_H
+#define PGSC_INT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pgsc.h"
+
+#define PGSC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Unit tests reach file-static helpers through this (curl's UNITTEST). */
+#ifdef PGSC_UNITTEST
+#define UNITTEST
+#else
+#define UNITTEST static
+#endif
+
+/* util.c */
+void util_cause(char **cause, const char *fmt, ...) PGSC_PRINTF(2, 3);
+uint64_t util_hash(const void *data, size_t len, uint64_t seed);
+double util_now(void);
+char *util_strndup(const char *s, size_t n);
+
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+	int oom;
+};
+void strbuf_add(struct strbuf *sb, const char *s, size_t n);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PGSC_PRINTF(2, 3);
+void strbuf_free(struct strbuf *sb);
+
+/* A set of strings kept sorted (small; used for lists and role sets). */
+struct strset {
+	char **v;
+	size_t n, cap;
+};
+int strset_add(struct strset *s, const char *str);
+int strset_has(const struct strset *s, const char *str);
+void strset_free(struct strset *s);
+
+/* decode.c */
+int decode_header(const char *line, size_t len, int *type_num,
+		  const char **type_name, size_t *type_name_len,
+		  int64_t *sec, int *msec, uint64_t *serial);
+int decode_is_seccomp(const char *line, size_t len);
+
+/* names.c */
+void names_reset_cache(void);
+
+/* feed.c - turns bytes into decoded records, through libauparse. */
+struct feed;
+struct feed_loc {
+	const char *file;       /* source name for messages */
+	uint64_t line;          /* 1-based line number, 0 when not known */
+	uint64_t offset;        /* byte offset of the line's start */
+};
+struct feed_ops {
+	/* A record passed decoding.  Records of one event arrive together. */
+	void (*record)(void *arg, const struct pgsc_record *rec);
+	/* A line or record was rejected; @loc->line or @serial locates it. */
+	void (*reject)(void *arg, int reason, const struct feed_loc *loc,
+		       uint64_t serial, const char *text, size_t len);
+	/* The event with @serial is complete (all its records were seen). */
+	void (*event_end)(void *arg);
+};
+int feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
+	     struct feed **out, char **cause);
+void feed_free(struct feed *f);
+/* Feed bytes (any split).  @loc_name names the source in messages. */
+int feed_bytes(struct feed *f, const char *data, size_t len);
+void feed_set_source(struct feed *f, const char *name, uint64_t line0,
+		     uint64_t offset0);
+/* Finish the current line and complete all open events. */
+int feed_flush(struct feed *f);
+uint64_t feed_lines(const struct feed *f);
+/* Offset just past the last complete line consumed. */
+uint64_t feed_offset(const struct feed *f);
+
+/* proctree.c - processes, ancestry and roles. */
+struct proctree;
+struct proc_agg_entry {
+	uint32_t arch;
+	int32_t nr;
+	uint64_t count;
+	double first, last;
+};
+struct proctree_hints {
+	const int64_t *postmaster_pids;
+	size_t n_postmaster_pids;
+	struct pglog *pglog;
+};
+int proctree_new(const struct proctree_hints *hints, struct proctree **out);
+void proctree_free(struct proctree *t);
+void proctree_record(struct proctree *t, const struct pgsc_record *rec);
+void proctree_event_end(struct proctree *t);
+/* Called once for every process after the input ends and roles are
+ * settled; @syscalls are that process's syscall counts. */
+struct proc_info {
+	int64_t pid, ppid;
+	double birth;              /* time of the fork record or first record */
+	uint64_t birth_serial;     /* serial of the fork record, 0 if unknown */
+	const char *exe, *comm, *title, *role;
+	uint64_t records;
+	const struct proc_agg_entry *syscalls;
+	size_t n_syscalls;
+};
+int proctree_finish(struct proctree *t,
+		    int (*cb)(void *arg, const struct proc_info *p), void *arg);
+const char *proctree_classify_title(const char *title);
+
+/* pglog.c - PostgreSQL server logs as attribution hints. */
+struct pglog;
+int pglog_new(struct pglog **out);
+void pglog_free(struct pglog *l);
+int pglog_load(struct pglog *l, const char *path, const char *prefix,
+	       char **cause);
+/* Backend type of @pid around time @t, or NULL. */
+const char *pglog_lookup(const struct pglog *l, int64_t pid, double t);
+size_t pglog_count(const struct pglog *l);
+
+/* store.c - the SQLite store. */
+struct sqlite3;
+struct sqlite3 *store_db(pgsc_store *st);
+int store_begin(pgsc_store *st, char **cause);
+int store_commit(pgsc_store *st, char **cause);
+void store_rollback(pgsc_store *st);
+int store_exec(pgsc_store *st, const char *sql, char **cause);
+
+/* report.c */
+int report_session_roles(const char *spec, struct strset *roles,
+			 char **cause);
+
+#endif /* PGSC_INT_H */

@@ -1,0 +1,290 @@
+/* pgsc.h - public interface of the pgsc core library. */
+/*
+ * pgsc turns the kernel's SECCOMP audit records into seccomp allow lists
+ * for PostgreSQL.  Everything the programs in tools/ do goes through the
+ * functions declared here; nothing else in src/ is part of the interface.
+ *
+ * Conventions:
+ *   - functions return 0 (or a count) on success and a negative errno on
+ *     failure;
+ *   - when a function takes a "char **cause", a human sentence explaining a
+ *     failure is stored there; the caller frees it with free();
+ *   - objects are opaque, created by pgsc_*_new()/open() and released by
+ *     the matching *_free(); *_free(NULL) is a no-op.
+ */
+#ifndef PGSC_H
+#define PGSC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PGSC_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ */
+/* Decoded audit records                                               */
+/* ------------------------------------------------------------------ */
+
+/* Bounds for untrusted text taken from a record (see docs/security.md). */
+#define PGSC_COMM_MAX 64
+#define PGSC_EXE_MAX 4096
+#define PGSC_TITLE_MAX 1024
+#define PGSC_LINE_MAX (64 * 1024)
+
+enum pgsc_rec_type {
+	PGSC_REC_OTHER = 0,   /* any record pgsc does not interpret */
+	PGSC_REC_SECCOMP,     /* type=SECCOMP (1326) */
+	PGSC_REC_SYSCALL,     /* type=SYSCALL (1300) */
+	PGSC_REC_EXECVE,      /* type=EXECVE (1309) */
+	PGSC_REC_PROCTITLE,   /* type=PROCTITLE (1327) */
+	PGSC_REC_EOE,         /* type=EOE (1320) */
+};
+
+/* Why a record was rejected.  Stored by name in the rejects table. */
+enum pgsc_reject {
+	PGSC_REJ_NONE = 0,
+	PGSC_REJ_NO_HEADER,     /* no "type=... msg=audit(t:s):" header */
+	PGSC_REJ_BINARY,        /* NUL or other control bytes in the line */
+	PGSC_REJ_TOO_LONG,      /* line longer than PGSC_LINE_MAX */
+	PGSC_REJ_TRUNCATED,     /* a required field is missing or cut */
+	PGSC_REJ_BAD_FIELD,     /* a numeric field does not parse */
+	PGSC_REJ_DUP_FIELD,     /* a field that must be unique appears twice */
+	PGSC_REJ_UNKNOWN_ARCH,  /* arch= that libseccomp does not know */
+	PGSC_REJ_BAD_SYSCALL,   /* syscall= that has no name on its arch */
+	PGSC_REJ__COUNT
+};
+
+/* One decoded record.  String members point into storage owned by the
+ * record and are already un-hexed; they may contain any byte but NUL. */
+struct pgsc_record {
+	enum pgsc_rec_type type;
+	int type_num;           /* numeric audit type, 0 if given by name only */
+	int64_t sec;            /* timestamp seconds */
+	int msec;               /* timestamp milliseconds */
+	uint64_t serial;        /* event serial */
+	int has_node;           /* a node= prefix was present */
+
+	int64_t pid, ppid;      /* -1 when absent */
+	uint32_t arch;          /* audit arch token, e.g. 0xc000003e */
+	int has_arch;
+	int64_t syscall;        /* -1 when absent */
+	int compat;             /* SECCOMP compat=, -1 when absent */
+	uint32_t code;          /* SECCOMP code= (the filter's return value) */
+	int success;            /* SYSCALL success=: 1 yes, 0 no, -1 absent */
+	int64_t exit;           /* SYSCALL exit= */
+	int has_exit;
+	uint64_t a0;            /* SYSCALL a0= */
+	char comm[PGSC_COMM_MAX + 1];
+	char exe[PGSC_EXE_MAX + 1];
+	char title[PGSC_TITLE_MAX + 1]; /* PROCTITLE / EXECVE argv, NULs as ' ' */
+	int argc;               /* EXECVE argc=, -1 when absent */
+};
+
+/**
+ * Decode one audit record line (with or without its trailing newline).
+ * @param line the text, which need not be NUL-terminated
+ * @param len its length in bytes
+ * @param rec filled in on success
+ * Returns 0, or a positive enum pgsc_reject value saying why the line was
+ * refused (never a negative errno: decoding needs no resources).
+ */
+int pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec);
+
+/** Returns the stable short name of a reject reason ("truncated", ...). */
+const char *pgsc_reject_name(int reason);
+
+/* ------------------------------------------------------------------ */
+/* Syscall names                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Name of syscall @nr on audit arch token @arch, through libseccomp.
+ * Returns a static string owned by the library, or NULL when libseccomp
+ * does not know the arch or has no name for the number.
+ */
+const char *pgsc_syscall_name(uint32_t arch, int nr);
+
+/** Short arch name for an audit arch token ("x86_64", "i386"), or NULL. */
+const char *pgsc_arch_name(uint32_t arch);
+
+/** Audit arch token for a short name, or 0 if unknown. */
+uint32_t pgsc_arch_token(const char *name);
+
+/** Audit arch token of the machine this library was built for. */
+uint32_t pgsc_native_arch(void);
+
+/* ------------------------------------------------------------------ */
+/* Roles                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Role names stored in the aggregates.  Backend types use PostgreSQL's
+ * own spelling ("client backend", "checkpointer", ...).  Descendants are
+ * "descendant/<role of the nearest postgres ancestor>". */
+#define PGSC_ROLE_POSTMASTER "postmaster"
+#define PGSC_ROLE_BACKEND_UNKNOWN "backend"
+#define PGSC_ROLE_DESCENDANT "descendant"
+#define PGSC_ROLE_STANDALONE "standalone"
+#define PGSC_ROLE_UNRELATED "unrelated"
+#define PGSC_ROLE_UNATTRIBUTED "unattributed"
+
+/**
+ * Backend type named by a PostgreSQL process title ("postgres: checkpointer",
+ * "postgres: alice db [local] idle", "postgres: main: walwriter").
+ * Returns a static string, or NULL when @title is not a postgres child title.
+ */
+const char *pgsc_title_role(const char *title);
+
+/**
+ * Is @role in the server tree (counted in the global list)?
+ * Returns 1 or 0.
+ */
+int pgsc_role_in_server(const char *role);
+
+/* ------------------------------------------------------------------ */
+/* The store                                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct pgsc_store pgsc_store;
+
+#define PGSC_STORE_READONLY 0x1
+
+/**
+ * Open (creating if needed, with mode 0600) the SQLite store at @path and
+ * apply pending schema migrations.
+ * Returns 0 and sets *out, or a negative errno and sets *cause.
+ */
+int pgsc_store_open(const char *path, int flags, pgsc_store **out,
+		    char **cause);
+
+/** Close a store; NULL is a no-op. */
+void pgsc_store_free(pgsc_store *st);
+
+/** Schema version of an open store. */
+int pgsc_store_schema_version(pgsc_store *st);
+
+/* ------------------------------------------------------------------ */
+/* Importing                                                           */
+/* ------------------------------------------------------------------ */
+
+struct pgsc_import_opts {
+	const char *label;           /* round label, may be NULL */
+	const int64_t *postmaster_pids; /* hints, --postmaster-pid */
+	size_t n_postmaster_pids;
+	const char *const *pg_logs;  /* hints, --pg-log */
+	size_t n_pg_logs;
+	const char *pg_log_prefix;   /* log_line_prefix of stderr logs */
+	int no_fast_path;            /* feed SECCOMP lines through auparse too */
+	int quiet;                   /* no per-line diagnostics */
+	size_t max_diagnostics;      /* per file, 0 = default */
+	FILE *diag;                  /* where diagnostics go, NULL = stderr */
+};
+
+struct pgsc_import_stats {
+	int64_t round;               /* round created, 0 if none */
+	uint64_t lines;
+	uint64_t bytes;
+	uint64_t seccomp;            /* SECCOMP records counted */
+	uint64_t attributed;         /* of those, in a server tree */
+	uint64_t unrelated;          /* of those, outside any server tree */
+	uint64_t unattributed;       /* of those, not placed */
+	uint64_t standalone;
+	uint64_t rejected;           /* lines rejected */
+	uint64_t skipped_files;      /* files already fully imported */
+	uint64_t processes;
+};
+
+/**
+ * Import audit logs into a new round.  Files may be given in any order;
+ * they are read oldest first.  Data already imported is skipped.
+ * Returns 0 (stats->round is 0 when nothing new was found), or a negative
+ * errno with *cause set.
+ */
+int pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
+		const char *const *files, size_t n_files,
+		struct pgsc_import_stats *stats, char **cause);
+
+/* ------------------------------------------------------------------ */
+/* Reports                                                             */
+/* ------------------------------------------------------------------ */
+
+enum pgsc_format {
+	PGSC_FMT_GUC = 0,
+	PGSC_FMT_JSON,
+	PGSC_FMT_TABLE,
+};
+
+struct pgsc_report_opts {
+	enum pgsc_format format;
+	int64_t round_from, round_to;   /* 0,0 = all rounds */
+	const char *guc_prefix;         /* "" or e.g. "pgseccomp." */
+	const char *session_roles;      /* preset or comma list, NULL = default */
+};
+
+/**
+ * Parse a --session-roles value (a preset "client", "rfc", "pgseccomp",
+ * or a comma-separated list of roles).
+ * Returns 0, or -EINVAL with *cause set.
+ */
+int pgsc_session_roles_check(const char *spec, char **cause);
+
+/**
+ * Write a report of the store to @out.
+ * Returns 0, or a negative errno with *cause set.
+ */
+int pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts,
+		FILE *out, char **cause);
+
+/* ------------------------------------------------------------------ */
+/* Escaping of untrusted text                                          */
+/* ------------------------------------------------------------------ */
+
+/** Write @s as the body of a JSON string (without the quotes). */
+void pgsc_json_escape(FILE *out, const char *s);
+
+/** Write @s with control bytes, quotes, backslashes and invalid UTF-8
+ * shown as \xNN, safe for a terminal or a '#' comment line. */
+void pgsc_text_escape(FILE *out, const char *s);
+
+/** Is @name safe inside a GUC list (lower-case letters, digits, '_')?
+ * Returns 1 or 0. */
+int pgsc_guc_name_ok(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Filters (pgsc-exec)                                                 */
+/* ------------------------------------------------------------------ */
+
+enum pgsc_action {
+	PGSC_ACT_ALLOW = 0,
+	PGSC_ACT_LOG,
+	PGSC_ACT_ERROR,
+	PGSC_ACT_KILL,
+};
+
+/** Parse "allow", "log", "error", "kill". Returns the action or -EINVAL. */
+int pgsc_action_parse(const char *s);
+
+/**
+ * Build and load a seccomp filter in the calling process: @def for every
+ * syscall not in @allow (a comma-separated list of names, may be NULL),
+ * on the native arch plus its 32-bit compat arch, with logging of
+ * non-allow actions enabled.
+ * Returns 0, or a negative errno with *cause set.
+ */
+int pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause);
+
+/**
+ * Read the allow list for @which ("global" or "session") from a file of
+ * GUC lines as written by pgsc-report (any prefix).
+ * Returns 0 and a malloc'd comma list in *out, or a negative errno.
+ */
+int pgsc_guc_file_list(const char *path, const char *which, char **out,
+		       char **cause);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PGSC_H */

@@ -1,0 +1,320 @@
+/* util.c - small helpers: causes, hashing, buffers, sets, escaping. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pgsc-int.h"
+
+/**
+ * Store a formatted sentence in *cause (when cause is not NULL).  Any
+ * previous sentence is freed.  Out of memory leaves *cause NULL.
+ */
+void
+util_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	if (cause == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	free(*cause);
+	*cause = s;
+}
+
+/**
+ * 64-bit FNV-1a, 8 bytes per step for speed on long inputs.  Not a
+ * cryptographic hash: it identifies files already imported.
+ */
+uint64_t
+util_hash(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	uint64_t w;
+
+	while (len >= 8) {
+		memcpy(&w, p, 8);
+		h ^= w;
+		h *= 0x100000001b3ULL;
+		h ^= h >> 29;
+		p += 8;
+		len -= 8;
+	}
+	while (len-- > 0) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+double
+util_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+char *
+util_strndup(const char *s, size_t n)
+{
+	char *r = malloc(n + 1);
+
+	if (r == NULL)
+		return NULL;
+	memcpy(r, s, n);
+	r[n] = '\0';
+	return r;
+}
+
+void
+strbuf_add(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->oom)
+		return;
+	if (sb->len + n + 1 > sb->cap) {
+		size_t cap = sb->cap ? sb->cap : 64;
+		char *nb;
+
+		while (cap < sb->len + n + 1)
+			cap *= 2;
+		nb = realloc(sb->buf, cap);
+		if (nb == NULL) {
+			sb->oom = 1;
+			return;
+		}
+		sb->buf = nb;
+		sb->cap = cap;
+	}
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void
+strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void
+strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		sb->oom = 1;
+		return;
+	}
+	strbuf_add(sb, s, (size_t)n);
+	free(s);
+}
+
+void
+strbuf_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	memset(sb, 0, sizeof(*sb));
+}
+
+static size_t
+strset_find(const struct strset *s, const char *str, int *found)
+{
+	size_t lo = 0, hi = s->n;
+
+	*found = 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->v[mid], str);
+
+		if (c == 0) {
+			*found = 1;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/**
+ * Add a copy of @str to the sorted set.
+ * Returns 1 if added, 0 if already present, -ENOMEM.
+ */
+int
+strset_add(struct strset *s, const char *str)
+{
+	int found;
+	size_t at = strset_find(s, str, &found);
+	char *copy;
+
+	if (found)
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		char **nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (nv == NULL)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = cap;
+	}
+	copy = strdup(str);
+	if (copy == NULL)
+		return -ENOMEM;
+	memmove(s->v + at + 1, s->v + at, (s->n - at) * sizeof(*s->v));
+	s->v[at] = copy;
+	s->n++;
+	return 1;
+}
+
+int
+strset_has(const struct strset *s, const char *str)
+{
+	int found;
+
+	strset_find(s, str, &found);
+	return found;
+}
+
+void
+strset_free(struct strset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Length of the valid UTF-8 sequence at @p (at most @n bytes), 0 if
+ * invalid.  Overlong forms, surrogates and values past U+10FFFF are
+ * invalid. */
+static size_t
+utf8_len(const unsigned char *p, size_t n)
+{
+	uint32_t cp;
+	size_t len, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* U+2028/U+2029 break JavaScript string literals; C1 controls
+	 * (U+0080-U+009F) are terminal escapes.  Both are escaped. */
+	if (cp == 0x2028 || cp == 0x2029 || (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return len;
+}
+
+void
+pgsc_json_escape(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	while (n > 0) {
+		size_t l;
+
+		if (*p == '"' || *p == '\\') {
+			fputc('\\', out);
+			fputc(*p, out);
+			p++, n--;
+			continue;
+		}
+		if (*p < 0x20 || *p == 0x7f) {
+			fprintf(out, "\\u%04x", *p);
+			p++, n--;
+			continue;
+		}
+		l = utf8_len(p, n);
+		if (l == 0) {
+			/* Invalid UTF-8 is not representable in JSON text;
+			 * show the byte as U+FFFD-free "\u00NN" so the value
+			 * stays reversible for a human reader. */
+			fprintf(out, "\\u00%02x", *p);
+			p++, n--;
+			continue;
+		}
+		fwrite(p, 1, l, out);
+		p += l;
+		n -= l;
+	}
+}
+
+void
+pgsc_text_escape(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	while (n > 0) {
+		size_t l;
+
+		if (*p < 0x20 || *p == 0x7f || *p == '\\' || *p == '"' ||
+		    *p == '\'') {
+			fprintf(out, "\\x%02x", *p);
+			p++, n--;
+			continue;
+		}
+		l = utf8_len(p, n);
+		if (l == 0) {
+			fprintf(out, "\\x%02x", *p);
+			p++, n--;
+			continue;
+		}
+		fwrite(p, 1, l, out);
+		p += l;
+		n -= l;
+	}
+}
+
+int
+pgsc_guc_name_ok(const char *name)
+{
+	if (name == NULL || *name == '\0')
+		return 0;
+	for (const char *p = name; *p; p++) {
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			return 0;
+	}
+	return 1;
+}

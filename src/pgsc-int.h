@@ -43,6 +43,8 @@ struct strset {
 };
 int strset_add(struct strset *s, const char *str);
 int strset_has(const struct strset *s, const char *str);
+/* The set's own copy of @str, added if needed; NULL on OOM. */
+const char *strset_intern(struct strset *s, const char *str);
 void strset_free(struct strset *s);
 
 /* decode.c */
@@ -77,43 +79,53 @@ void feed_free(struct feed *f);
 int feed_bytes(struct feed *f, const char *data, size_t len);
 void feed_set_source(struct feed *f, const char *name, uint64_t line0,
 		     uint64_t offset0);
-/* Finish the current line and complete all open events. */
+/* The current source ended: drop an incomplete last line. */
+void feed_end_source(struct feed *f);
+/* Complete all open events (end of input). */
 int feed_flush(struct feed *f);
 uint64_t feed_lines(const struct feed *f);
 /* Offset just past the last complete line consumed. */
 uint64_t feed_offset(const struct feed *f);
+/* Bytes of an incomplete last line held back. */
+size_t feed_pending(const struct feed *f);
 
 /* proctree.c - processes, ancestry and roles. */
 struct proctree;
-struct proc_agg_entry {
-	uint32_t arch;
-	int32_t nr;
-	uint64_t count;
-	double first, last;
-};
 struct proctree_hints {
 	const int64_t *postmaster_pids;
 	size_t n_postmaster_pids;
 	struct pglog *pglog;
 };
+struct role_agg {
+	const char *role;
+	uint32_t arch;
+	int32_t nr;
+	uint64_t count;
+	double first, last;
+	int64_t example_pid;
+	const char *example_exe;
+};
+struct proc_info {
+	int64_t pid, ppid;         /* ppid -1 when unknown */
+	int parent_known;          /* ppid comes from a fork record */
+	double birth;              /* time of the fork record or first record */
+	uint64_t birth_serial;     /* serial of the fork record, 0 if unknown */
+	double last;
+	const char *exe, *comm, *title, *role;
+	uint64_t records;
+};
 int proctree_new(const struct proctree_hints *hints, struct proctree **out);
 void proctree_free(struct proctree *t);
 void proctree_record(struct proctree *t, const struct pgsc_record *rec);
 void proctree_event_end(struct proctree *t);
-/* Called once for every process after the input ends and roles are
- * settled; @syscalls are that process's syscall counts. */
-struct proc_info {
-	int64_t pid, ppid;
-	double birth;              /* time of the fork record or first record */
-	uint64_t birth_serial;     /* serial of the fork record, 0 if unknown */
-	const char *exe, *comm, *title, *role;
-	uint64_t records;
-	const struct proc_agg_entry *syscalls;
-	size_t n_syscalls;
-};
-int proctree_finish(struct proctree *t,
-		    int (*cb)(void *arg, const struct proc_info *p), void *arg);
-const char *proctree_classify_title(const char *title);
+/* Settle every process and assign roles; afterwards only the iterators
+ * below may be called. */
+int proctree_finish(struct proctree *t);
+int proctree_each_agg(struct proctree *t,
+		      int (*cb)(void *arg, const struct role_agg *a), void *arg);
+int proctree_each_proc(struct proctree *t,
+		       int (*cb)(void *arg, const struct proc_info *p),
+		       void *arg);
 
 /* pglog.c - PostgreSQL server logs as attribution hints. */
 struct pglog;
@@ -132,6 +144,46 @@ int store_begin(pgsc_store *st, char **cause);
 int store_commit(pgsc_store *st, char **cause);
 void store_rollback(pgsc_store *st);
 int store_exec(pgsc_store *st, const char *sql, char **cause);
+
+struct store_round {
+	double finished;
+	uint64_t records, attributed, unrelated, standalone, unattributed;
+	uint64_t rejected, lines;
+	double first_event, last_event;
+};
+int store_round_new(pgsc_store *st, const char *label, const char *mode,
+		    double started, int64_t *id, char **cause);
+int store_round_finish(pgsc_store *st, int64_t id, const struct store_round *r,
+		       char **cause);
+
+struct store_source {
+	int64_t id;
+	const char *path;
+	uint64_t inode, offset, lines, last_serial;
+	double last_event;
+	char prefix_hash[24];
+};
+/* Returns 1 and fills @src when known, 0 when not, or a negative errno. */
+int store_source_get(pgsc_store *st, const char *fingerprint,
+		     struct store_source *src, char **cause);
+int store_source_put(pgsc_store *st, const char *fingerprint,
+		     const struct store_source *src, int64_t round,
+		     char **cause);
+
+/* Prepared inserts for one round. */
+struct store_batch;
+int store_batch_new(pgsc_store *st, int64_t round, struct store_batch **out,
+		    char **cause);
+void store_batch_free(struct store_batch *b);
+int store_batch_agg(struct store_batch *b, const struct role_agg *a,
+		    char **cause);
+int store_batch_proc(struct store_batch *b, const struct proc_info *p,
+		     char **cause);
+int store_batch_reject(struct store_batch *b, const char *reason,
+		       uint64_t count, char **cause);
+int store_batch_sample(struct store_batch *b, const char *reason,
+		       const char *source, uint64_t line, uint64_t serial,
+		       const char *excerpt, char **cause);
 
 /* report.c */
 int report_session_roles(const char *spec, struct strset *roles,

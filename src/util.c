@@ -194,6 +194,18 @@ strset_has(const struct strset *s, const char *str)
 	return found;
 }
 
+const char *
+strset_intern(struct strset *s, const char *str)
+{
+	int found;
+	size_t at;
+
+	if (strset_add(s, str) < 0)
+		return NULL;
+	at = strset_find(s, str, &found);
+	return found ? s->v[at] : NULL;
+}
+
 void
 strset_free(struct strset *s)
 {

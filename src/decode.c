@@ -1,0 +1,510 @@
+/* decode.c - decode one audit record line into a struct pgsc_record. */
+/*
+ * We decode arch, syscall, code, pid, exe and comm ourselves rather than
+ * through auparse's interpretation: auparse_get_field_int() is strtol base
+ * 10, so "arch=c000003e" comes back as 0, and its SECCOMP interpretation is
+ * wrong without a subj= field (DESIGN §4).  The ENRICHED tail after \x1d
+ * (ARCH=... SYSCALL=unknown-syscall(-1)) is never trusted and never read.
+ *
+ * Record text is untrusted: comm and exe are chosen by the process.  Every
+ * copy is bounded and NUL bytes end a decoded value.
+ */
+#include <string.h>
+
+#include "pgsc-int.h"
+
+#define ENRICH_SEP '\x1d'
+
+struct type_name {
+	const char *name;
+	size_t len;
+	int num;
+	enum pgsc_rec_type type;
+};
+
+static const struct type_name type_names[] = {
+	{ "SECCOMP", 7, 1326, PGSC_REC_SECCOMP },
+	{ "SYSCALL", 7, 1300, PGSC_REC_SYSCALL },
+	{ "EXECVE", 6, 1309, PGSC_REC_EXECVE },
+	{ "PROCTITLE", 9, 1327, PGSC_REC_PROCTITLE },
+	{ "EOE", 3, 1320, PGSC_REC_EOE },
+};
+
+static const char *const reject_names[PGSC_REJ__COUNT] = {
+	[PGSC_REJ_NONE] = "none",
+	[PGSC_REJ_NO_HEADER] = "no-header",
+	[PGSC_REJ_BINARY] = "binary",
+	[PGSC_REJ_TOO_LONG] = "too-long",
+	[PGSC_REJ_TRUNCATED] = "truncated",
+	[PGSC_REJ_BAD_FIELD] = "bad-field",
+	[PGSC_REJ_DUP_FIELD] = "duplicate-field",
+	[PGSC_REJ_UNKNOWN_ARCH] = "unknown-arch",
+	[PGSC_REJ_BAD_SYSCALL] = "bad-syscall",
+};
+
+const char *
+pgsc_reject_name(int reason)
+{
+	if (reason < 0 || reason >= PGSC_REJ__COUNT)
+		return "unknown";
+	return reject_names[reason];
+}
+
+static int
+parse_u64(const char *p, size_t n, int base, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > 20)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d;
+		char c = p[i];
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+		if (v > (UINT64_MAX - d) / (uint64_t)base)
+			return -1;
+		v = v * (uint64_t)base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+parse_i64(const char *p, size_t n, int64_t *out)
+{
+	uint64_t v;
+	int neg = 0;
+
+	if (n > 0 && p[0] == '-') {
+		neg = 1;
+		p++;
+		n--;
+	}
+	if (parse_u64(p, n, 10, &v) < 0 || v > (uint64_t)INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* "0x7ffc0000" or "7ffc0000" */
+static int
+parse_hex(const char *p, size_t n, uint64_t *out)
+{
+	if (n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		p += 2;
+		n -= 2;
+	}
+	return parse_u64(p, n, 16, out);
+}
+
+/**
+ * Parse the record header "[node=X ]type=T msg=audit(S.M:N): ".
+ * Returns the offset of the first field, or -1.
+ */
+static long
+header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
+       const char **tname, size_t *tname_len, int64_t *sec, int *msec,
+       uint64_t *serial, int *has_node)
+{
+	const char *p = line, *end = line + len, *q;
+	uint64_t v;
+
+	*has_node = 0;
+	if (len >= 5 && memcmp(p, "node=", 5) == 0) {
+		q = memchr(p, ' ', len);
+		if (q == NULL)
+			return -1;
+		p = q + 1;
+		*has_node = 1;
+	}
+	if (end - p < 5 || memcmp(p, "type=", 5) != 0)
+		return -1;
+	p += 5;
+	q = memchr(p, ' ', (size_t)(end - p));
+	if (q == NULL || q == p)
+		return -1;
+	*tname = p;
+	*tname_len = (size_t)(q - p);
+	*type = PGSC_REC_OTHER;
+	*type_num = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(type_names); i++) {
+		if (type_names[i].len == *tname_len &&
+		    memcmp(type_names[i].name, p, *tname_len) == 0) {
+			*type = type_names[i].type;
+			*type_num = type_names[i].num;
+			break;
+		}
+	}
+	/* Logs written without the type table say "UNKNOWN[1326]". */
+	if (*type == PGSC_REC_OTHER && *tname_len > 9 &&
+	    memcmp(p, "UNKNOWN[", 8) == 0 && q[-1] == ']') {
+		if (parse_u64(p + 8, *tname_len - 9, 10, &v) == 0 && v < 100000) {
+			*type_num = (int)v;
+			for (size_t i = 0; i < ARRAY_SIZE(type_names); i++)
+				if (type_names[i].num == *type_num)
+					*type = type_names[i].type;
+		}
+	}
+	p = q + 1;
+	if (end - p < 11 || memcmp(p, "msg=audit(", 10) != 0)
+		return -1;
+	p += 10;
+	q = memchr(p, '.', (size_t)(end - p));
+	if (q == NULL || parse_u64(p, (size_t)(q - p), 10, &v) < 0 ||
+	    v > (uint64_t)INT64_MAX)
+		return -1;
+	*sec = (int64_t)v;
+	p = q + 1;
+	q = memchr(p, ':', (size_t)(end - p));
+	if (q == NULL || parse_u64(p, (size_t)(q - p), 10, &v) < 0 || v > 999)
+		return -1;
+	*msec = (int)v;
+	p = q + 1;
+	q = memchr(p, ')', (size_t)(end - p));
+	if (q == NULL || parse_u64(p, (size_t)(q - p), 10, serial) < 0)
+		return -1;
+	p = q + 1;
+	if (p >= end || *p != ':')
+		return -1;
+	p++;
+	if (p < end && *p == ' ')
+		p++;
+	return p - line;
+}
+
+int
+decode_header(const char *line, size_t len, int *type_num,
+	      const char **type_name, size_t *type_name_len, int64_t *sec,
+	      int *msec, uint64_t *serial)
+{
+	enum pgsc_rec_type t;
+	int node;
+
+	if (header(line, len, type_num, &t, type_name, type_name_len, sec, msec,
+		   serial, &node) < 0)
+		return -1;
+	return (int)t;
+}
+
+/* Cheap test used on the hot path: is this a SECCOMP record line? */
+int
+decode_is_seccomp(const char *line, size_t len)
+{
+	const char *p = line;
+
+	if (len >= 5 && memcmp(p, "node=", 5) == 0) {
+		p = memchr(line, ' ', len);
+		if (p == NULL)
+			return 0;
+		p++;
+	}
+	len -= (size_t)(p - line);
+	return (len >= 13 && memcmp(p, "type=SECCOMP ", 13) == 0) ||
+	       (len >= 19 && memcmp(p, "type=UNKNOWN[1326] ", 19) == 0);
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Copy an audit string value into dst (capacity cap including the NUL).
+ * Quoted values are copied as is; unquoted values made only of an even
+ * number of hex digits are decoded (the kernel hex-encodes values with
+ * spaces, quotes or control bytes); "(null)" is empty.  @nul_sep replaces
+ * NUL bytes with spaces (argv in PROCTITLE) instead of ending the value.
+ */
+static void
+copy_value(char *dst, size_t cap, const char *v, size_t n, int quoted,
+	   int nul_sep)
+{
+	size_t o = 0, i;
+	int hex = !quoted && n > 0 && (n % 2) == 0;
+
+	if (!quoted && n == 6 && memcmp(v, "(null)", 6) == 0) {
+		dst[0] = '\0';
+		return;
+	}
+	for (i = 0; hex && i < n; i++)
+		if (hexval(v[i]) < 0)
+			hex = 0;
+	if (hex) {
+		for (i = 0; i + 1 < n && o + 1 < cap; i += 2) {
+			char c = (char)(hexval(v[i]) << 4 | hexval(v[i + 1]));
+
+			if (c == '\0') {
+				if (!nul_sep)
+					break;
+				c = ' ';
+			}
+			dst[o++] = c;
+		}
+	} else {
+		for (i = 0; i < n && o + 1 < cap; i++)
+			dst[o++] = v[i];
+	}
+	if (nul_sep)
+		while (o > 0 && dst[o - 1] == ' ')
+			o--;
+	dst[o] = '\0';
+}
+
+enum field_bit {
+	F_PID = 1 << 0, F_PPID = 1 << 1, F_ARCH = 1 << 2, F_SYSCALL = 1 << 3,
+	F_COMPAT = 1 << 4, F_CODE = 1 << 5, F_SUCCESS = 1 << 6, F_EXIT = 1 << 7,
+	F_A0 = 1 << 8, F_COMM = 1 << 9, F_EXE = 1 << 10, F_ARGC = 1 << 11,
+	F_TITLE = 1 << 12,
+};
+
+#define KEY(s) (klen == sizeof(s) - 1 && memcmp(k, s, sizeof(s) - 1) == 0)
+
+int
+pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
+{
+	const char *p, *end, *tname;
+	size_t tname_len, title_len = 0;
+	unsigned seen = 0;
+	long off;
+	uint64_t u;
+
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (len > PGSC_LINE_MAX)
+		return PGSC_REJ_TOO_LONG;
+	if (memchr(line, '\0', len) != NULL)
+		return PGSC_REJ_BINARY;
+
+	rec->pid = rec->ppid = -1;
+	rec->has_arch = 0;
+	rec->arch = 0;
+	rec->syscall = -1;
+	rec->compat = -1;
+	rec->code = 0;
+	rec->success = -1;
+	rec->exit = 0;
+	rec->has_exit = 0;
+	rec->a0 = 0;
+	rec->argc = -1;
+	rec->comm[0] = rec->exe[0] = rec->title[0] = '\0';
+
+	off = header(line, len, &rec->type_num, &rec->type, &tname, &tname_len,
+		     &rec->sec, &rec->msec, &rec->serial, &rec->has_node);
+	if (off < 0)
+		return PGSC_REJ_NO_HEADER;
+	if (rec->type == PGSC_REC_OTHER || rec->type == PGSC_REC_EOE)
+		return 0;
+
+	p = line + off;
+	end = memchr(p, ENRICH_SEP, (size_t)(line + len - p));
+	if (end == NULL)
+		end = line + len;
+
+	while (p < end) {
+		const char *k, *v, *eq;
+		size_t klen, vlen;
+		int quoted = 0;
+		unsigned bit = 0;
+
+		while (p < end && *p == ' ')
+			p++;
+		if (p >= end)
+			break;
+		k = p;
+		eq = memchr(p, '=', (size_t)(end - p));
+		if (eq == NULL)
+			break; /* trailing junk without a value: ignore */
+		klen = (size_t)(eq - k);
+		if (memchr(k, ' ', klen) != NULL) {
+			/* "word word=..." : skip the stray word */
+			p = (const char *)memchr(k, ' ', klen) + 1;
+			continue;
+		}
+		v = eq + 1;
+		if (v < end && *v == '"') {
+			const char *q = memchr(v + 1, '"', (size_t)(end - v - 1));
+
+			if (q == NULL)
+				return PGSC_REJ_TRUNCATED;
+			quoted = 1;
+			vlen = (size_t)(q - v - 1);
+			v++;
+			p = q + 1;
+		} else if (v < end && *v == '\'') {
+			/* msg='...' of user records: may contain spaces. */
+			const char *q = memchr(v + 1, '\'', (size_t)(end - v - 1));
+
+			if (q == NULL)
+				return PGSC_REJ_TRUNCATED;
+			vlen = (size_t)(q - v - 1);
+			v++;
+			p = q + 1;
+		} else {
+			const char *q = memchr(v, ' ', (size_t)(end - v));
+
+			if (q == NULL)
+				q = end;
+			vlen = (size_t)(q - v);
+			p = q;
+		}
+
+		if (KEY("pid"))
+			bit = F_PID;
+		else if (KEY("ppid"))
+			bit = F_PPID;
+		else if (KEY("arch"))
+			bit = F_ARCH;
+		else if (KEY("syscall"))
+			bit = F_SYSCALL;
+		else if (KEY("compat"))
+			bit = F_COMPAT;
+		else if (KEY("code"))
+			bit = F_CODE;
+		else if (KEY("success"))
+			bit = F_SUCCESS;
+		else if (KEY("exit"))
+			bit = F_EXIT;
+		else if (KEY("a0") && rec->type != PGSC_REC_EXECVE)
+			bit = F_A0;
+		else if (KEY("comm"))
+			bit = F_COMM;
+		else if (KEY("exe"))
+			bit = F_EXE;
+		else if (KEY("argc"))
+			bit = F_ARGC;
+		else if (KEY("proctitle"))
+			bit = F_TITLE;
+
+		if (rec->type == PGSC_REC_EXECVE && klen >= 2 && k[0] == 'a' &&
+		    k[1] >= '0' && k[1] <= '9') {
+			/* EXECVE a0="..." a1=hex ...: join into the title.
+			 * Long arguments (a1[0]=...) are kept as pieces. */
+			char tmp[PGSC_TITLE_MAX + 1];
+			size_t tl;
+
+			copy_value(tmp, sizeof(tmp), v, vlen, quoted, 1);
+			tl = strlen(tmp);
+			if (title_len > 0 && title_len < PGSC_TITLE_MAX &&
+			    memchr(k, '[', klen) == NULL)
+				rec->title[title_len++] = ' ';
+			if (tl > PGSC_TITLE_MAX - title_len)
+				tl = PGSC_TITLE_MAX - title_len;
+			memcpy(rec->title + title_len, tmp, tl);
+			title_len += tl;
+			rec->title[title_len] = '\0';
+			continue;
+		}
+		if (bit == 0)
+			continue;
+		if (seen & bit)
+			return PGSC_REJ_DUP_FIELD;
+		seen |= bit;
+
+		switch (bit) {
+		case F_PID:
+			if (parse_i64(v, vlen, &rec->pid) < 0 || rec->pid < 0)
+				return PGSC_REJ_BAD_FIELD;
+			break;
+		case F_PPID:
+			if (parse_i64(v, vlen, &rec->ppid) < 0 || rec->ppid < 0)
+				return PGSC_REJ_BAD_FIELD;
+			break;
+		case F_ARCH:
+			if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)
+				return PGSC_REJ_BAD_FIELD;
+			rec->arch = (uint32_t)u;
+			rec->has_arch = 1;
+			break;
+		case F_SYSCALL:
+			if (parse_i64(v, vlen, &rec->syscall) < 0)
+				return PGSC_REJ_BAD_FIELD;
+			break;
+		case F_COMPAT:
+			if (parse_u64(v, vlen, 10, &u) < 0 || u > 1)
+				return PGSC_REJ_BAD_FIELD;
+			rec->compat = (int)u;
+			break;
+		case F_CODE:
+			if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)
+				return PGSC_REJ_BAD_FIELD;
+			rec->code = (uint32_t)u;
+			break;
+		case F_SUCCESS:
+			if (vlen == 3 && memcmp(v, "yes", 3) == 0)
+				rec->success = 1;
+			else if (vlen == 2 && memcmp(v, "no", 2) == 0)
+				rec->success = 0;
+			else
+				return PGSC_REJ_BAD_FIELD;
+			break;
+		case F_EXIT:
+			if (parse_i64(v, vlen, &rec->exit) < 0)
+				return PGSC_REJ_BAD_FIELD;
+			rec->has_exit = 1;
+			break;
+		case F_A0:
+			if (parse_hex(v, vlen, &rec->a0) < 0)
+				return PGSC_REJ_BAD_FIELD;
+			break;
+		case F_COMM:
+			copy_value(rec->comm, sizeof(rec->comm), v, vlen, quoted, 0);
+			break;
+		case F_EXE:
+			copy_value(rec->exe, sizeof(rec->exe), v, vlen, quoted, 0);
+			break;
+		case F_ARGC: {
+			int64_t a;
+
+			if (parse_i64(v, vlen, &a) < 0 || a < 0)
+				return PGSC_REJ_BAD_FIELD;
+			rec->argc = a > 65536 ? 65536 : (int)a;
+			break;
+		}
+		case F_TITLE:
+			copy_value(rec->title, sizeof(rec->title), v, vlen, quoted, 1);
+			break;
+		}
+	}
+
+	switch (rec->type) {
+	case PGSC_REC_SECCOMP:
+		if ((seen & (F_PID | F_ARCH | F_SYSCALL)) !=
+		    (F_PID | F_ARCH | F_SYSCALL))
+			return PGSC_REJ_TRUNCATED;
+		if (pgsc_arch_name(rec->arch) == NULL)
+			return PGSC_REJ_UNKNOWN_ARCH;
+		if (rec->syscall < 0 || rec->syscall > INT32_MAX ||
+		    pgsc_syscall_name(rec->arch, (int)rec->syscall) == NULL)
+			return PGSC_REJ_BAD_SYSCALL;
+		break;
+	case PGSC_REC_SYSCALL:
+		if ((seen & (F_PID | F_ARCH | F_SYSCALL)) !=
+		    (F_PID | F_ARCH | F_SYSCALL))
+			return PGSC_REJ_TRUNCATED;
+		if (pgsc_arch_name(rec->arch) == NULL)
+			return PGSC_REJ_UNKNOWN_ARCH;
+		break;
+	case PGSC_REC_PROCTITLE:
+		if (!(seen & F_TITLE))
+			return PGSC_REJ_TRUNCATED;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}

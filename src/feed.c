@@ -1,0 +1,345 @@
+/* feed.c - split bytes into lines and assemble events through libauparse. */
+/*
+ * libauparse 3.0.9 is quadratic on SECCOMP-only streams: a SECCOMP record
+ * is a one-record event with no EOE, not one of auparse's "last record"
+ * types, so it stays open for end_of_event_timeout and every new record
+ * scans all open events (DESIGN §4: 105k records took 104 s).  Two ways
+ * out, both here:
+ *
+ *  - the default fast path decodes a standalone SECCOMP line directly and
+ *    never hands it to auparse; every other record (SYSCALL, EXECVE,
+ *    PROCTITLE, ...) is assembled by auparse;
+ *  - with no_fast_path, a SECCOMP line goes to auparse followed by a
+ *    synthetic EOE line with the same timestamp and serial, which closes
+ *    the event at once.
+ *
+ * tests/golden runs every fixture both ways and requires identical
+ * output, which is what keeps the fast path honest.
+ *
+ * A SECCOMP record can share its serial with the SYSCALL record of the
+ * same syscall when an audit rule also matches it (clone is both logged by
+ * the filter and audited by pgsc.rules).  Closing the SECCOMP record's
+ * event early only splits it from that SYSCALL record; pgsc interprets
+ * records one by one, so nothing is lost.
+ */
+#include <auparse.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+
+/* Remember where recent lines handed to auparse came from, so that a
+ * record rejected inside an event can still be reported by line. */
+#define LINE_RING 4096
+
+struct ring_ent {
+	uint64_t serial;
+	uint64_t line;
+};
+
+struct feed {
+	auparse_state_t *au;
+	const struct feed_ops *ops;
+	void *arg;
+	int no_fast_path;
+
+	/* the partial line carried between feed_bytes() calls */
+	char *part;
+	size_t part_len, part_cap;
+	int part_too_long;          /* discarding until the next newline */
+	size_t long_len;            /* length so far of a too-long line */
+
+	const char *src;
+	uint64_t line;              /* lines completed so far */
+	uint64_t offset;            /* bytes consumed up to the last newline */
+
+	struct ring_ent ring[LINE_RING];
+	size_t ring_pos;
+
+	struct pgsc_record rec;     /* scratch, big: kept out of the stack */
+};
+
+static uint64_t
+ring_lookup(const struct feed *f, uint64_t serial)
+{
+	for (size_t i = 0; i < LINE_RING; i++) {
+		size_t j = (f->ring_pos + LINE_RING - 1 - i) % LINE_RING;
+
+		if (f->ring[j].line == 0)
+			break;
+		if (f->ring[j].serial == serial)
+			return f->ring[j].line;
+	}
+	return 0;
+}
+
+static void
+au_callback(auparse_state_t *au, auparse_cb_event_t type, void *arg)
+{
+	struct feed *f = arg;
+
+	if (type != AUPARSE_CB_EVENT_READY)
+		return;
+	if (auparse_first_record(au) <= 0)
+		return;
+	do {
+		const char *text = auparse_get_record_text(au);
+		size_t len;
+		int rc;
+
+		if (text == NULL)
+			continue;
+		len = strlen(text);
+		rc = pgsc_record_decode(text, len, &f->rec);
+		if (rc != 0) {
+			struct feed_loc loc = { f->src, 0, 0 };
+			uint64_t serial = auparse_get_serial(au);
+
+			loc.line = ring_lookup(f, serial);
+			f->ops->reject(f->arg, rc, &loc, serial, text, len);
+			continue;
+		}
+		if (f->rec.type == PGSC_REC_EOE)
+			continue;
+		if (f->rec.type == PGSC_REC_OTHER && !f->no_fast_path)
+			continue;
+		f->ops->record(f->arg, &f->rec);
+	} while (auparse_next_record(au) > 0);
+	if (f->ops->event_end)
+		f->ops->event_end(f->arg);
+}
+
+int
+feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
+	 struct feed **out, char **cause)
+{
+	struct feed *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return -ENOMEM;
+	f->au = auparse_init(AUSOURCE_FEED, NULL);
+	if (f->au == NULL) {
+		int e = errno ? errno : ENOMEM;
+
+		util_cause(cause, "auparse_init failed: %s", strerror(e));
+		free(f);
+		return -e;
+	}
+	f->ops = ops;
+	f->arg = arg;
+	f->no_fast_path = no_fast_path;
+	f->src = "-";
+	auparse_add_callback(f->au, au_callback, f, NULL);
+	*out = f;
+	return 0;
+}
+
+void
+feed_free(struct feed *f)
+{
+	if (f == NULL)
+		return;
+	auparse_destroy(f->au);
+	free(f->part);
+	free(f);
+}
+
+void
+feed_set_source(struct feed *f, const char *name, uint64_t line0,
+		uint64_t offset0)
+{
+	f->src = name;
+	f->line = line0;
+	f->offset = offset0;
+}
+
+uint64_t
+feed_lines(const struct feed *f)
+{
+	return f->line;
+}
+
+uint64_t
+feed_offset(const struct feed *f)
+{
+	return f->offset;
+}
+
+static void
+reject_line(struct feed *f, int reason, const char *line, size_t len)
+{
+	struct feed_loc loc = { f->src, f->line, f->offset };
+
+	f->ops->reject(f->arg, reason, &loc, 0, line, len);
+}
+
+static void
+to_auparse(struct feed *f, const char *line, size_t len, uint64_t serial)
+{
+	f->ring[f->ring_pos].serial = serial;
+	f->ring[f->ring_pos].line = f->line;
+	f->ring_pos = (f->ring_pos + 1) % LINE_RING;
+	/* auparse wants whole lines ending in '\n'. */
+	auparse_feed(f->au, line, len);
+	auparse_feed(f->au, "\n", 1);
+}
+
+/* One complete line, without its newline. */
+static void
+do_line(struct feed *f, const char *line, size_t len)
+{
+	int type_num, t;
+	const char *tname;
+	size_t tlen;
+	int64_t sec;
+	int msec;
+	uint64_t serial;
+
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	if (len == 0)
+		return;
+	if (len > PGSC_LINE_MAX) {
+		reject_line(f, PGSC_REJ_TOO_LONG, line, 200);
+		return;
+	}
+	if (memchr(line, '\0', len) != NULL) {
+		reject_line(f, PGSC_REJ_BINARY, line, len);
+		return;
+	}
+	if (decode_is_seccomp(line, len) && !f->no_fast_path) {
+		int rc = pgsc_record_decode(line, len, &f->rec);
+
+		if (rc != 0) {
+			reject_line(f, rc, line, len);
+			return;
+		}
+		f->ops->record(f->arg, &f->rec);
+		if (f->ops->event_end)
+			f->ops->event_end(f->arg);
+		return;
+	}
+	t = decode_header(line, len, &type_num, &tname, &tlen, &sec, &msec,
+			  &serial);
+	if (t < 0) {
+		reject_line(f, PGSC_REJ_NO_HEADER, line, len);
+		return;
+	}
+	to_auparse(f, line, len, serial);
+	if (t == PGSC_REC_SECCOMP) {
+		char eoe[96];
+		int n = snprintf(eoe, sizeof(eoe),
+				 "type=EOE msg=audit(%lld.%03d:%llu): ",
+				 (long long)sec, msec, (unsigned long long)serial);
+
+		to_auparse(f, eoe, (size_t)n, serial);
+	}
+}
+
+/* Append to the carried partial line. */
+static int
+part_append(struct feed *f, const char *p, size_t n)
+{
+	if (f->part_len + n + 1 > f->part_cap) {
+		size_t cap = f->part_cap ? f->part_cap : 4096;
+		char *np;
+
+		while (cap < f->part_len + n + 1)
+			cap *= 2;
+		np = realloc(f->part, cap);
+		if (np == NULL)
+			return -ENOMEM;
+		f->part = np;
+		f->part_cap = cap;
+	}
+	memcpy(f->part + f->part_len, p, n);
+	f->part_len += n;
+	return 0;
+}
+
+int
+feed_bytes(struct feed *f, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (!f->part_too_long && f->part_len + n > PGSC_LINE_MAX) {
+			/* Over the bound: keep a head for the message and
+			 * count the rest without storing it. */
+			size_t keep = f->part_len < 200 ? 200 - f->part_len : 0;
+
+			if (keep > n)
+				keep = n;
+			if (part_append(f, p, keep) < 0)
+				return -ENOMEM;
+			f->long_len = f->part_len - keep + n;
+			f->part_too_long = 1;
+		} else if (f->part_too_long) {
+			f->long_len += n;
+		}
+		if (f->part_too_long) {
+			if (nl == NULL)
+				return 0;
+			f->line++;
+			reject_line(f, PGSC_REJ_TOO_LONG, f->part,
+				    f->part_len < 200 ? f->part_len : 200);
+			f->offset += f->long_len + 1;
+			f->part_too_long = 0;
+			f->part_len = 0;
+			f->long_len = 0;
+			p = nl + 1;
+			continue;
+		}
+		if (nl != NULL && f->part_len == 0) {
+			/* the common case: a whole line inside the buffer */
+			f->line++;
+			do_line(f, p, n);
+			f->offset += n + 1;
+			p = nl + 1;
+			continue;
+		}
+		if (part_append(f, p, n) < 0)
+			return -ENOMEM;
+		if (nl == NULL)
+			return 0;
+		f->line++;
+		do_line(f, f->part, f->part_len);
+		f->offset += f->part_len + 1;
+		f->part_len = 0;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/* Bytes of an incomplete last line held back. */
+size_t
+feed_pending(const struct feed *f)
+{
+	return f->part_len;
+}
+
+void
+feed_end_source(struct feed *f)
+{
+	/* An incomplete last line stays unconsumed: feed_offset() points at
+	 * its start, so the next import reads it again once it is whole. */
+	f->part_len = 0;
+	f->part_too_long = 0;
+	f->long_len = 0;
+}
+
+int
+feed_flush(struct feed *f)
+{
+	/* An incomplete last line stays unconsumed: feed_offset() points at
+	 * its start, so the next import reads it again once it is whole. */
+	f->part_len = 0;
+	f->part_too_long = 0;
+	f->long_len = 0;
+	auparse_flush_feed(f->au);
+	return 0;
+}

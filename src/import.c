@@ -1,0 +1,545 @@
+/* import.c - pgsc_import(): audit log files into a new round of the store. */
+/*
+ * The flow is DESIGN §2: bytes -> feed (libauparse) -> records -> process
+ * tree -> aggregates -> one transaction.  The whole round, the sources'
+ * new positions included, is committed at once, so an import killed at
+ * any point leaves the store as it was and can simply be run again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgsc-int.h"
+
+#define READ_CHUNK (1024 * 1024)
+#define FIRST_LINE_MAX (64 * 1024)
+#define MAX_SAMPLES 100
+#define EXCERPT_MAX 200
+#define PREFIX_SPAN 4096
+
+struct infile {
+	const char *path;
+	int fd;
+	uint64_t size, inode;
+	double first_t;
+	uint64_t first_serial;
+	char fingerprint[24];
+	uint64_t start, lines0;     /* where this import begins */
+	int skip;
+	uint64_t end_offset, end_lines;
+	uint64_t last_serial;
+	double last_event;
+};
+
+struct sample {
+	int reason;
+	const char *source;
+	uint64_t line, serial;
+	char *excerpt;
+};
+
+struct importer {
+	const struct pgsc_import_opts *opts;
+	FILE *diag;
+	struct proctree *tree;
+	struct feed *feed;
+	struct infile *cur;
+	uint64_t rejects[PGSC_REJ__COUNT];
+	uint64_t file_rejects;
+	struct sample samples[MAX_SAMPLES];
+	size_t nsamples;
+	uint64_t seccomp;
+	double first_event, last_event;
+};
+
+static void
+imp_record(void *arg, const struct pgsc_record *rec)
+{
+	struct importer *im = arg;
+	double t = (double)rec->sec + rec->msec / 1000.0;
+
+	if (rec->type == PGSC_REC_SECCOMP) {
+		im->seccomp++;
+		if (im->first_event == 0 || t < im->first_event)
+			im->first_event = t;
+		if (t > im->last_event)
+			im->last_event = t;
+	}
+	if (im->cur != NULL && rec->type != PGSC_REC_OTHER) {
+		im->cur->last_serial = rec->serial;
+		im->cur->last_event = t;
+	}
+	proctree_record(im->tree, rec);
+}
+
+static void
+imp_event_end(void *arg)
+{
+	struct importer *im = arg;
+
+	proctree_event_end(im->tree);
+}
+
+static char *
+excerpt(const char *text, size_t len)
+{
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f;
+	char tmp[EXCERPT_MAX + 1];
+
+	if (len > EXCERPT_MAX)
+		len = EXCERPT_MAX;
+	memcpy(tmp, text, len);
+	tmp[len] = '\0';
+	/* NUL bytes end the excerpt; everything else is escaped */
+	f = open_memstream(&buf, &sz);
+	if (f == NULL)
+		return NULL;
+	pgsc_text_escape(f, tmp);
+	fclose(f);
+	return buf;
+}
+
+static void
+imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
+	   const char *text, size_t len)
+{
+	struct importer *im = arg;
+	size_t maxd = im->opts->max_diagnostics ? im->opts->max_diagnostics : 20;
+
+	if (reason <= 0 || reason >= PGSC_REJ__COUNT)
+		reason = PGSC_REJ_BAD_FIELD;
+	im->rejects[reason]++;
+	im->file_rejects++;
+	if (im->nsamples < MAX_SAMPLES) {
+		struct sample *s = &im->samples[im->nsamples++];
+
+		s->reason = reason;
+		s->source = loc->file;
+		s->line = loc->line;
+		s->serial = serial;
+		s->excerpt = excerpt(text, len);
+	}
+	if (!im->opts->quiet && im->file_rejects <= maxd) {
+		char *ex = excerpt(text, len > 120 ? 120 : len);
+
+		if (loc->line)
+			fprintf(im->diag, "pgsc: %s:%llu: rejected (%s): %s\n",
+				loc->file, (unsigned long long)loc->line,
+				pgsc_reject_name(reason), ex ? ex : "");
+		else
+			fprintf(im->diag, "pgsc: %s: serial %llu: rejected (%s): %s\n",
+				loc->file, (unsigned long long)serial,
+				pgsc_reject_name(reason), ex ? ex : "");
+		free(ex);
+	}
+}
+
+static const struct feed_ops imp_ops = {
+	.record = imp_record,
+	.reject = imp_reject,
+	.event_end = imp_event_end,
+};
+
+static void
+hex64(char out[24], uint64_t v)
+{
+	snprintf(out, 24, "%016llx", (unsigned long long)v);
+}
+
+/* Hash of the first and the last PREFIX_SPAN bytes before @off: proves,
+ * cheaply, that a file was only appended to since we read up to @off. */
+static int
+prefix_hash(int fd, uint64_t off, char out[24])
+{
+	char buf[PREFIX_SPAN];
+	uint64_t h;
+	size_t n = off < PREFIX_SPAN ? (size_t)off : PREFIX_SPAN;
+	ssize_t r;
+
+	r = pread(fd, buf, n, 0);
+	if (r < 0 || (size_t)r != n)
+		return -EIO;
+	h = util_hash(buf, n, off);
+	if (off > PREFIX_SPAN) {
+		r = pread(fd, buf, PREFIX_SPAN, (off_t)(off - PREFIX_SPAN));
+		if (r != PREFIX_SPAN)
+			return -EIO;
+		h ^= util_hash(buf, PREFIX_SPAN, h);
+	}
+	hex64(out, h);
+	return 0;
+}
+
+/* Open a file and identify it by its first line. */
+static int
+infile_open(struct infile *f, char **cause)
+{
+	char *buf;
+	ssize_t n;
+	struct stat sb;
+	const char *nl;
+	int type_num;
+	const char *tn;
+	size_t tl;
+	int64_t sec;
+	int msec;
+
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		int e = errno;
+
+		util_cause(cause, "%s: %s", f->path, strerror(e));
+		return -e;
+	}
+	if (fstat(f->fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		util_cause(cause, "%s: not a regular file", f->path);
+		return -EINVAL;
+	}
+	f->size = (uint64_t)sb.st_size;
+	f->inode = (uint64_t)sb.st_ino;
+	f->first_t = (double)sb.st_mtime;
+	if (f->size == 0) {
+		f->skip = 1;
+		return 0;
+	}
+	buf = malloc(FIRST_LINE_MAX);
+	if (buf == NULL)
+		return -ENOMEM;
+	n = pread(f->fd, buf, FIRST_LINE_MAX, 0);
+	if (n <= 0) {
+		free(buf);
+		util_cause(cause, "%s: cannot read", f->path);
+		return -EIO;
+	}
+	nl = memchr(buf, '\n', (size_t)n);
+	if (nl == NULL) {
+		/* one incomplete line: nothing to import yet */
+		free(buf);
+		f->skip = 1;
+		return 0;
+	}
+	hex64(f->fingerprint, util_hash(buf, (size_t)(nl - buf), 0x70677363));
+	if (decode_header(buf, (size_t)(nl - buf), &type_num, &tn, &tl, &sec,
+			  &msec, &f->first_serial) >= 0)
+		f->first_t = (double)sec + msec / 1000.0;
+	free(buf);
+	return 0;
+}
+
+static int
+infile_cmp(const void *a, const void *b)
+{
+	const struct infile *x = a, *y = b;
+
+	if (x->first_t != y->first_t)
+		return x->first_t < y->first_t ? -1 : 1;
+	if (x->first_serial != y->first_serial)
+		return x->first_serial < y->first_serial ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int
+read_file(struct importer *im, struct infile *f, char *buf, char **cause)
+{
+	uint64_t pos = f->start;
+	int rc;
+
+	im->cur = f;
+	im->file_rejects = 0;
+	feed_set_source(im->feed, f->path, f->lines0, f->start);
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(f->fd, (off_t)f->start, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	for (;;) {
+		ssize_t n = pread(f->fd, buf, READ_CHUNK, (off_t)pos);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			util_cause(cause, "%s: %s", f->path, strerror(errno));
+			return rc;
+		}
+		if (n == 0)
+			break;
+		pos += (uint64_t)n;
+		rc = feed_bytes(im->feed, buf, (size_t)n);
+		if (rc < 0) {
+			util_cause(cause, "%s: out of memory", f->path);
+			return rc;
+		}
+	}
+	if (feed_pending(im->feed) > 0 && !im->opts->quiet)
+		fprintf(im->diag, "pgsc: %s: last line is incomplete (%zu bytes); "
+			"left for the next import\n", f->path,
+			feed_pending(im->feed));
+	feed_end_source(im->feed);
+	f->end_offset = feed_offset(im->feed);
+	f->end_lines = feed_lines(im->feed);
+	if (im->file_rejects > (im->opts->max_diagnostics ?
+				im->opts->max_diagnostics : 20) &&
+	    !im->opts->quiet)
+		fprintf(im->diag, "pgsc: %s: %llu lines rejected in all\n",
+			f->path, (unsigned long long)im->file_rejects);
+	im->cur = NULL;
+	return 0;
+}
+
+struct write_ctx {
+	struct store_batch *b;
+	char **cause;
+	struct store_round *r;
+};
+
+static int
+write_agg(void *arg, const struct role_agg *a)
+{
+	struct write_ctx *w = arg;
+
+	if (strcmp(a->role, PGSC_ROLE_UNRELATED) == 0)
+		w->r->unrelated += a->count;
+	else if (strcmp(a->role, PGSC_ROLE_STANDALONE) == 0)
+		w->r->standalone += a->count;
+	else if (strcmp(a->role, PGSC_ROLE_UNATTRIBUTED) == 0)
+		w->r->unattributed += a->count;
+	else
+		w->r->attributed += a->count;
+	return store_batch_agg(w->b, a, w->cause);
+}
+
+static int
+write_proc(void *arg, const struct proc_info *p)
+{
+	struct write_ctx *w = arg;
+
+	return store_batch_proc(w->b, p, w->cause);
+}
+
+static int
+write_round(pgsc_store *st, struct importer *im, struct infile *files,
+	    size_t n, struct pgsc_import_stats *stats, char **cause)
+{
+	struct store_batch *b = NULL;
+	struct store_round r = { 0 };
+	struct write_ctx w;
+	int64_t round = 0;
+	int rc;
+
+	rc = store_begin(st, cause);
+	if (rc < 0)
+		return rc;
+	rc = store_round_new(st, im->opts->label, "import", util_now(), &round,
+			     cause);
+	if (rc < 0)
+		goto out;
+	rc = store_batch_new(st, round, &b, cause);
+	if (rc < 0)
+		goto out;
+	w.b = b;
+	w.cause = cause;
+	w.r = &r;
+	rc = proctree_each_agg(im->tree, write_agg, &w);
+	if (rc == 0)
+		rc = proctree_each_proc(im->tree, write_proc, &w);
+	for (int i = 1; rc == 0 && i < PGSC_REJ__COUNT; i++) {
+		if (im->rejects[i] == 0)
+			continue;
+		r.rejected += im->rejects[i];
+		rc = store_batch_reject(b, pgsc_reject_name(i), im->rejects[i],
+					cause);
+	}
+	for (size_t i = 0; rc == 0 && i < im->nsamples; i++) {
+		struct sample *s = &im->samples[i];
+
+		rc = store_batch_sample(b, pgsc_reject_name(s->reason),
+					s->source, s->line, s->serial,
+					s->excerpt, cause);
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct infile *f = &files[i];
+		struct store_source src = { 0 };
+
+		if (f->skip)
+			continue;
+		src.path = f->path;
+		src.inode = f->inode;
+		src.offset = f->end_offset;
+		src.lines = f->end_lines;
+		src.last_serial = f->last_serial;
+		src.last_event = f->last_event;
+		rc = prefix_hash(f->fd, f->end_offset, src.prefix_hash);
+		if (rc < 0) {
+			util_cause(cause, "%s: cannot re-read", f->path);
+			break;
+		}
+		rc = store_source_put(st, f->fingerprint, &src, round, cause);
+		stats->lines += f->end_lines - f->lines0;
+		stats->bytes += f->end_offset - f->start;
+	}
+	if (rc < 0)
+		goto out;
+	r.finished = util_now();
+	r.records = im->seccomp;
+	r.lines = stats->lines;
+	r.first_event = im->first_event;
+	r.last_event = im->last_event;
+	rc = store_round_finish(st, round, &r, cause);
+	if (rc == 0)
+		rc = store_commit(st, cause);
+out:
+	store_batch_free(b);
+	if (rc < 0) {
+		store_rollback(st);
+		return rc;
+	}
+	stats->round = round;
+	stats->seccomp = r.records;
+	stats->attributed = r.attributed;
+	stats->unrelated = r.unrelated;
+	stats->standalone = r.standalone;
+	stats->unattributed = r.unattributed;
+	stats->rejected = r.rejected;
+	return 0;
+}
+
+static int
+count_proc(void *arg, const struct proc_info *p)
+{
+	(void)p;
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
+int
+pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
+	    const char *const *paths, size_t n, struct pgsc_import_stats *stats,
+	    char **cause)
+{
+	struct importer im;
+	struct infile *files = NULL;
+	struct pglog *pl = NULL;
+	struct proctree_hints hints = { 0 };
+	char *buf = NULL;
+	size_t todo = 0;
+	int rc = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	memset(&im, 0, sizeof(im));
+	im.opts = opts;
+	im.diag = opts->diag ? opts->diag : stderr;
+
+	files = calloc(n ? n : 1, sizeof(*files));
+	if (files == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		files[i].fd = -1;
+	for (size_t i = 0; i < n; i++) {
+		struct store_source src;
+
+		files[i].path = paths[i];
+		rc = infile_open(&files[i], cause);
+		if (rc < 0)
+			goto out;
+		if (files[i].skip)
+			continue;
+		rc = store_source_get(st, files[i].fingerprint, &src, cause);
+		if (rc < 0)
+			goto out;
+		if (rc == 1) {
+			char h[24];
+
+			rc = 0;
+			if (src.offset > files[i].size ||
+			    prefix_hash(files[i].fd, src.offset, h) < 0 ||
+			    strcmp(h, src.prefix_hash) != 0) {
+				fprintf(im.diag, "pgsc: %s: starts like an "
+					"imported file but its content differs; "
+					"skipped so nothing is counted twice\n",
+					files[i].path);
+				files[i].skip = 1;
+				stats->skipped_files++;
+				continue;
+			}
+			if (src.offset == files[i].size ||
+			    (files[i].size - src.offset) == 0) {
+				files[i].skip = 1;
+				stats->skipped_files++;
+				continue;
+			}
+			files[i].start = src.offset;
+			files[i].lines0 = src.lines;
+		}
+		/* the same file given twice under two names */
+		for (size_t j = 0; j < i; j++) {
+			if (!files[j].skip && strcmp(files[j].fingerprint,
+						     files[i].fingerprint) == 0) {
+				files[i].skip = 1;
+				stats->skipped_files++;
+				break;
+			}
+		}
+		if (!files[i].skip)
+			todo++;
+	}
+	if (todo == 0)
+		goto out;
+	qsort(files, n, sizeof(*files), infile_cmp);
+
+	if (opts->n_pg_logs > 0) {
+		rc = pglog_new(&pl);
+		if (rc < 0)
+			goto out;
+		for (size_t i = 0; i < opts->n_pg_logs; i++) {
+			rc = pglog_load(pl, opts->pg_logs[i], opts->pg_log_prefix,
+					cause);
+			if (rc < 0)
+				goto out;
+		}
+		hints.pglog = pl;
+	}
+	hints.postmaster_pids = opts->postmaster_pids;
+	hints.n_postmaster_pids = opts->n_postmaster_pids;
+	rc = proctree_new(&hints, &im.tree);
+	if (rc < 0)
+		goto out;
+	rc = feed_new(&imp_ops, &im, opts->no_fast_path, &im.feed, cause);
+	if (rc < 0)
+		goto out;
+	buf = malloc(READ_CHUNK);
+	if (buf == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (files[i].skip)
+			continue;
+		rc = read_file(&im, &files[i], buf, cause);
+		if (rc < 0)
+			goto out;
+	}
+	feed_flush(im.feed);
+	rc = proctree_finish(im.tree);
+	if (rc < 0) {
+		util_cause(cause, "out of memory while building the process tree");
+		goto out;
+	}
+	proctree_each_proc(im.tree, count_proc, &stats->processes);
+	rc = write_round(st, &im, files, n, stats, cause);
+out:
+	for (size_t i = 0; i < im.nsamples; i++)
+		free(im.samples[i].excerpt);
+	for (size_t i = 0; i < n; i++)
+		if (files[i].fd >= 0)
+			close(files[i].fd);
+	free(files);
+	free(buf);
+	feed_free(im.feed);
+	proctree_free(im.tree);
+	pglog_free(pl);
+	return rc;
+}

@@ -1,0 +1,147 @@
+/* names.c - syscall numbers to names per audit arch, through libseccomp. */
+/*
+ * Names always come from the record's own arch= (DESIGN §4): i386 122 is
+ * uname, x86_64 122 is setfsuid.  libseccomp's SCMP_ARCH_* values are the
+ * audit arch tokens, so a token is passed straight through.  libaudit's
+ * tables are not used: they disagree with libseccomp (pread vs pread64),
+ * and the server-side check hooks use libseccomp.
+ *
+ * The cache is process-global and not thread-safe, like libauparse.
+ */
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+
+struct arch_name {
+	const char *name;
+	uint32_t token;
+};
+
+static const struct arch_name arches[] = {
+	{ "x86_64", SCMP_ARCH_X86_64 },
+	{ "i386", SCMP_ARCH_X86 },
+	{ "aarch64", SCMP_ARCH_AARCH64 },
+	{ "arm", SCMP_ARCH_ARM },
+	{ "ppc64le", SCMP_ARCH_PPC64LE },
+	{ "ppc64", SCMP_ARCH_PPC64 },
+	{ "ppc", SCMP_ARCH_PPC },
+	{ "s390x", SCMP_ARCH_S390X },
+	{ "s390", SCMP_ARCH_S390 },
+	{ "mips", SCMP_ARCH_MIPS },
+	{ "mipsel", SCMP_ARCH_MIPSEL },
+	{ "mips64", SCMP_ARCH_MIPS64 },
+	{ "mipsel64", SCMP_ARCH_MIPSEL64 },
+	{ "riscv64", SCMP_ARCH_RISCV64 },
+};
+
+const char *
+pgsc_arch_name(uint32_t arch)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(arches); i++)
+		if (arches[i].token == arch)
+			return arches[i].name;
+	return NULL;
+}
+
+uint32_t
+pgsc_arch_token(const char *name)
+{
+	if (name == NULL)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(arches); i++)
+		if (strcmp(arches[i].name, name) == 0)
+			return arches[i].token;
+	return 0;
+}
+
+uint32_t
+pgsc_native_arch(void)
+{
+	return seccomp_arch_native();
+}
+
+/* Open-addressing cache of (arch, nr) -> name.  A miss is cached too. */
+struct name_slot {
+	uint64_t key;   /* arch << 32 | nr, 0 = empty (arch 0 is invalid) */
+	char *name;     /* NULL: libseccomp has no name */
+};
+
+static struct name_slot *cache;
+static size_t cache_cap, cache_n;
+static const char no_name[] = "";
+
+static uint64_t
+slot_hash(uint64_t key)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return key;
+}
+
+static int
+cache_grow(void)
+{
+	size_t ncap = cache_cap ? cache_cap * 2 : 1024;
+	struct name_slot *n = calloc(ncap, sizeof(*n));
+
+	if (n == NULL)
+		return -1;
+	for (size_t i = 0; i < cache_cap; i++) {
+		size_t j;
+
+		if (cache[i].key == 0)
+			continue;
+		j = slot_hash(cache[i].key) & (ncap - 1);
+		while (n[j].key != 0)
+			j = (j + 1) & (ncap - 1);
+		n[j] = cache[i];
+	}
+	free(cache);
+	cache = n;
+	cache_cap = ncap;
+	return 0;
+}
+
+const char *
+pgsc_syscall_name(uint32_t arch, int nr)
+{
+	uint64_t key = (uint64_t)arch << 32 | (uint32_t)nr;
+	size_t j;
+	char *name;
+
+	if (arch == 0 || nr < 0 || pgsc_arch_name(arch) == NULL)
+		return NULL;
+	if (cache_cap > 0) {
+		j = slot_hash(key) & (cache_cap - 1);
+		while (cache[j].key != 0) {
+			if (cache[j].key == key)
+				return cache[j].name == no_name ? NULL
+								: cache[j].name;
+			j = (j + 1) & (cache_cap - 1);
+		}
+	}
+	if ((cache_n + 1) * 2 > cache_cap && cache_grow() < 0)
+		return NULL;
+	name = seccomp_syscall_resolve_num_arch(arch, nr);
+	j = slot_hash(key) & (cache_cap - 1);
+	while (cache[j].key != 0)
+		j = (j + 1) & (cache_cap - 1);
+	cache[j].key = key;
+	cache[j].name = name ? name : (char *)(uintptr_t)no_name;
+	cache_n++;
+	return name;
+}
+
+void
+names_reset_cache(void)
+{
+	for (size_t i = 0; i < cache_cap; i++)
+		if (cache[i].key != 0 && cache[i].name != no_name)
+			free(cache[i].name);
+	free(cache);
+	cache = NULL;
+	cache_cap = cache_n = 0;
+}

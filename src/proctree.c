@@ -1,0 +1,1064 @@
+/* proctree.c - the process tree from the audit stream, roles, aggregates. */
+/*
+ * SECCOMP records carry pid, comm and exe but no ppid, so the tree comes
+ * from the SYSCALL records of pgsc.rules (DESIGN §3):
+ *   fork/vfork/clone/clone3  pid= is the parent, exit= the child;
+ *   execve/execveat          exe= is the new program, EXECVE its argv;
+ *   exit_group (postgres)    PROCTITLE is the title that gives the type.
+ *
+ * A process is its pid plus its birth (the fork record), never the pid
+ * alone: pids are reused (132 backends in 5 s under pgbench -C).
+ *
+ * A child's records often arrive before its parent's fork record (always
+ * with vfork-style spawns, up to 262 records), because the parent's record
+ * is written when its syscall returns.  Records of a pid we have no live
+ * process for therefore start a provisional process whose records are
+ * kept one by one, with their times.  When the fork record arrives, the
+ * records at or after the fork time (timestamps are taken at syscall
+ * entry and never put a child first) move to the child.  A provisional
+ * process that no fork record claims within SETTLE_SECS of stream time,
+ * or that grows past PEND_MAX records, is settled: a process that existed
+ * before collection started (or a log recorded without the rules).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+
+#define PEND_MAX 4096
+#define SETTLE_SECS 10.0
+#define CLONE_THREAD_FLAG 0x00010000ULL
+#define MAX_DEPTH 256
+
+struct sysent {
+	uint32_t arch;
+	int32_t nr;
+	uint64_t count;
+	double first, last;
+};
+
+struct pend {
+	uint32_t arch;
+	int32_t nr;
+	double t;
+};
+
+struct proc {
+	int64_t pid;
+	int64_t ppid_hint;          /* ppid= of this process's SYSCALL records */
+	struct proc *parent;
+	uint64_t birth_serial;
+	double birth_t;
+	double first_t, last_t, exe_t;
+	char *exe, *comm, *title, *argv;
+	unsigned forked : 1;        /* its fork record was seen */
+	unsigned exited : 1;
+	unsigned provisional : 1;   /* records still kept one by one */
+	unsigned has_pg_child : 1;
+	unsigned role_busy : 1;
+	struct sysent *sys;
+	size_t nsys, capsys;
+	struct pend *pend;
+	size_t npend, cappend;
+	uint64_t records;
+	const char *role;           /* interned; set at finish or rollup */
+	const char *rolled;         /* syscalls already folded under this */
+};
+
+struct agg {
+	const char *role;           /* interned */
+	uint32_t arch;
+	int32_t nr;
+	uint64_t count;
+	double first, last;
+	int64_t example_pid;
+	const char *example_exe;
+};
+
+struct event {
+	int has_syscall;
+	uint32_t arch;
+	int64_t syscall, pid, ppid, exit;
+	int success, has_exit;
+	uint64_t a0, serial;
+	double t;
+	char *exe, *comm, *title, *argv;
+};
+
+struct proctree {
+	struct proctree_hints hints;
+
+	struct proc **all;
+	size_t nall, capall;
+
+	/* pid -> current process, open addressing, never deleted */
+	struct { int64_t pid; struct proc *p; } *map;
+	size_t mapcap, mapn;
+
+	/* provisional processes in creation order, for settling */
+	struct proc **fifo;
+	size_t fifo_head, fifo_n, fifo_cap;
+
+	double now;                 /* latest record time seen */
+
+	struct event ev;
+
+	struct strset roles;        /* interned role names */
+
+	struct agg *aggs;           /* open addressing */
+	size_t aggcap, aggn;
+
+	int oom;
+	int finished;
+};
+
+/* ---------------------------------------------------------------- */
+
+static double
+rec_time(const struct pgsc_record *r)
+{
+	return (double)r->sec + r->msec / 1000.0;
+}
+
+static const char *
+intern(struct proctree *t, const char *s)
+{
+	const char *r = strset_intern(&t->roles, s);
+
+	if (r == NULL) {
+		t->oom = 1;
+		return PGSC_ROLE_UNATTRIBUTED;
+	}
+	return r;
+}
+
+static void
+set_str(struct proctree *t, char **dst, const char *s)
+{
+	char *n;
+
+	if (s == NULL || *s == '\0')
+		return;
+	if (*dst != NULL && strcmp(*dst, s) == 0)
+		return;
+	n = strdup(s);
+	if (n == NULL) {
+		t->oom = 1;
+		return;
+	}
+	free(*dst);
+	*dst = n;
+}
+
+static uint64_t
+pid_hash(int64_t pid)
+{
+	uint64_t k = (uint64_t)pid;
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static struct proc *
+map_get(struct proctree *t, int64_t pid)
+{
+	size_t j;
+
+	if (t->mapcap == 0)
+		return NULL;
+	j = pid_hash(pid) & (t->mapcap - 1);
+	while (t->map[j].p != NULL) {
+		if (t->map[j].pid == pid)
+			return t->map[j].p;
+		j = (j + 1) & (t->mapcap - 1);
+	}
+	return NULL;
+}
+
+static int
+map_put(struct proctree *t, struct proc *p)
+{
+	size_t j;
+
+	if ((t->mapn + 1) * 2 > t->mapcap) {
+		size_t ncap = t->mapcap ? t->mapcap * 2 : 1024;
+		__typeof__(t->map) nm = calloc(ncap, sizeof(*nm));
+
+		if (nm == NULL)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->mapcap; i++) {
+			if (t->map[i].p == NULL)
+				continue;
+			j = pid_hash(t->map[i].pid) & (ncap - 1);
+			while (nm[j].p != NULL)
+				j = (j + 1) & (ncap - 1);
+			nm[j] = t->map[i];
+		}
+		free(t->map);
+		t->map = nm;
+		t->mapcap = ncap;
+	}
+	j = pid_hash(p->pid) & (t->mapcap - 1);
+	while (t->map[j].p != NULL) {
+		if (t->map[j].pid == p->pid) {
+			t->map[j].p = p;
+			return 0;
+		}
+		j = (j + 1) & (t->mapcap - 1);
+	}
+	t->map[j].pid = p->pid;
+	t->map[j].p = p;
+	t->mapn++;
+	return 0;
+}
+
+static struct proc *
+proc_new(struct proctree *t, int64_t pid, double when)
+{
+	struct proc *p;
+
+	if (t->nall == t->capall) {
+		size_t ncap = t->capall ? t->capall * 2 : 256;
+		struct proc **na = realloc(t->all, ncap * sizeof(*na));
+
+		if (na == NULL)
+			goto oom;
+		t->all = na;
+		t->capall = ncap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		goto oom;
+	p->pid = pid;
+	p->ppid_hint = -1;
+	p->first_t = p->last_t = when;
+	if (map_put(t, p) < 0) {
+		free(p);
+		goto oom;
+	}
+	t->all[t->nall++] = p;
+	return p;
+oom:
+	t->oom = 1;
+	return NULL;
+}
+
+static void
+fifo_push(struct proctree *t, struct proc *p)
+{
+	if (t->fifo_head + t->fifo_n == t->fifo_cap) {
+		if (t->fifo_head > 0) {
+			memmove(t->fifo, t->fifo + t->fifo_head,
+				t->fifo_n * sizeof(*t->fifo));
+			t->fifo_head = 0;
+		}
+		if (t->fifo_n == t->fifo_cap) {
+			size_t ncap = t->fifo_cap ? t->fifo_cap * 2 : 256;
+			struct proc **nf = realloc(t->fifo, ncap * sizeof(*nf));
+
+			if (nf == NULL) {
+				t->oom = 1;
+				return;
+			}
+			t->fifo = nf;
+			t->fifo_cap = ncap;
+		}
+	}
+	t->fifo[t->fifo_head + t->fifo_n++] = p;
+}
+
+static void
+sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
+	uint64_t count, double first, double last)
+{
+	size_t lo = 0, hi = p->nsys;
+
+	/* sorted by (arch, nr): binary search, a process has ~100 entries */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		struct sysent *e = &p->sys[mid];
+
+		if (e->arch == arch && e->nr == nr) {
+			e->count += count;
+			if (first < e->first)
+				e->first = first;
+			if (last > e->last)
+				e->last = last;
+			return;
+		}
+		if (e->arch < arch || (e->arch == arch && e->nr < nr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (p->nsys == p->capsys) {
+		size_t ncap = p->capsys ? p->capsys * 2 : 16;
+		struct sysent *ns = realloc(p->sys, ncap * sizeof(*ns));
+
+		if (ns == NULL) {
+			t->oom = 1;
+			return;
+		}
+		p->sys = ns;
+		p->capsys = ncap;
+	}
+	memmove(p->sys + lo + 1, p->sys + lo, (p->nsys - lo) * sizeof(*p->sys));
+	p->sys[lo] = (struct sysent){ arch, nr, count, first, last };
+	p->nsys++;
+}
+
+/* Fold a provisional process's kept records into its counts. */
+static void
+settle(struct proctree *t, struct proc *p)
+{
+	for (size_t i = 0; i < p->npend; i++)
+		sys_add(t, p, p->pend[i].arch, p->pend[i].nr, 1, p->pend[i].t,
+			p->pend[i].t);
+	free(p->pend);
+	p->pend = NULL;
+	p->npend = p->cappend = 0;
+	p->provisional = 0;
+}
+
+static void
+settle_old(struct proctree *t)
+{
+	while (t->fifo_n > 0) {
+		struct proc *p = t->fifo[t->fifo_head];
+
+		if (p->provisional && p->first_t + SETTLE_SECS > t->now)
+			break;
+		if (p->provisional)
+			settle(t, p);
+		t->fifo_head++;
+		t->fifo_n--;
+	}
+}
+
+/* The live process for @pid, or a new provisional one. */
+static struct proc *
+current(struct proctree *t, int64_t pid, double when)
+{
+	struct proc *p = map_get(t, pid);
+
+	if (p != NULL && !p->exited)
+		return p;
+	p = proc_new(t, pid, when);
+	if (p == NULL)
+		return NULL;
+	p->provisional = 1;
+	fifo_push(t, p);
+	return p;
+}
+
+static void
+note_exe(struct proctree *t, struct proc *p, const char *exe,
+	 const char *comm, double when)
+{
+	if (exe != NULL && *exe != '\0' && (p->exe == NULL || when >= p->exe_t)) {
+		set_str(t, &p->exe, exe);
+		p->exe_t = when;
+	}
+	if (comm != NULL && *comm != '\0' && (p->comm == NULL || when >= p->exe_t))
+		set_str(t, &p->comm, comm);
+}
+
+static void
+seccomp_record(struct proctree *t, const struct pgsc_record *r)
+{
+	double when = rec_time(r);
+	struct proc *p = current(t, r->pid, when);
+
+	if (p == NULL)
+		return;
+	if (when < p->first_t)
+		p->first_t = when;
+	if (when > p->last_t)
+		p->last_t = when;
+	p->records++;
+	note_exe(t, p, r->exe, r->comm, when);
+	if (p->provisional) {
+		if (p->npend == p->cappend) {
+			size_t ncap = p->cappend ? p->cappend * 2 : 32;
+			struct pend *np;
+
+			if (p->npend >= PEND_MAX) {
+				settle(t, p);
+				goto counted;
+			}
+			np = realloc(p->pend, ncap * sizeof(*np));
+			if (np == NULL) {
+				t->oom = 1;
+				return;
+			}
+			p->pend = np;
+			p->cappend = ncap;
+		}
+		p->pend[p->npend++] = (struct pend){ r->arch, (int32_t)r->syscall,
+						     when };
+		return;
+	}
+counted:
+	sys_add(t, p, r->arch, (int32_t)r->syscall, 1, when, when);
+}
+
+/* ---------------------------------------------------------------- */
+/* Roles                                                              */
+
+static int
+is_pg(const struct proc *p)
+{
+	const char *b;
+
+	if (p == NULL || p->exe == NULL)
+		return 0;
+	b = strrchr(p->exe, '/');
+	b = b ? b + 1 : p->exe;
+	return strcmp(b, "postgres") == 0 || strcmp(b, "postmaster") == 0;
+}
+
+static int
+exe_is(const struct proc *p, const char *name)
+{
+	const char *b;
+
+	if (p->exe == NULL)
+		return 0;
+	b = strrchr(p->exe, '/');
+	b = b ? b + 1 : p->exe;
+	return strcmp(b, name) == 0;
+}
+
+/* Does an argv say this postgres runs without a postmaster? */
+static int
+standalone_argv(const char *argv)
+{
+	static const char *const opts[] = {
+		"--single", "--boot", "-C", "--describe-config", "-V",
+		"--version", "--check", "-?", "--help",
+	};
+	const char *p;
+
+	if (argv == NULL)
+		return 0;
+	/* skip argv[0] */
+	p = strchr(argv, ' ');
+	while (p != NULL) {
+		const char *w = p + 1, *e = strchr(w, ' ');
+		size_t n = e ? (size_t)(e - w) : strlen(w);
+
+		for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+			if (strlen(opts[i]) == n && memcmp(w, opts[i], n) == 0)
+				return 1;
+		p = e;
+	}
+	return 0;
+}
+
+static int
+has_tool_ancestor(const struct proc *p)
+{
+	for (int d = 0; p != NULL && d < MAX_DEPTH; d++, p = p->parent)
+		if (exe_is(p, "initdb") || exe_is(p, "pg_upgrade"))
+			return 1;
+	return 0;
+}
+
+static int
+hinted_postmaster(const struct proctree *t, const struct proc *p)
+{
+	for (size_t i = 0; i < t->hints.n_postmaster_pids; i++)
+		if (t->hints.postmaster_pids[i] == p->pid)
+			return 1;
+	return 0;
+}
+
+static const char *
+pglog_type(const struct proctree *t, const struct proc *p)
+{
+	if (t->hints.pglog == NULL)
+		return NULL;
+	return pglog_lookup(t->hints.pglog, p->pid, p->first_t);
+}
+
+static int
+role_is_descendant(const char *r)
+{
+	return strncmp(r, "descendant/", 11) == 0;
+}
+
+int
+pgsc_role_in_server(const char *role)
+{
+	if (role == NULL)
+		return 0;
+	return strcmp(role, PGSC_ROLE_STANDALONE) != 0 &&
+	       strcmp(role, PGSC_ROLE_UNRELATED) != 0 &&
+	       strcmp(role, PGSC_ROLE_UNATTRIBUTED) != 0;
+}
+
+static const char *
+descendant_of(struct proctree *t, const char *ar)
+{
+	char buf[160];
+
+	if (!pgsc_role_in_server(ar) || role_is_descendant(ar))
+		return ar;
+	snprintf(buf, sizeof(buf), "descendant/%s", ar);
+	return intern(t, buf);
+}
+
+/* The type of a postmaster's postgres child. */
+static const char *
+backend_type(struct proctree *t, const struct proc *p)
+{
+	const char *r = NULL;
+
+	if (p->title != NULL)
+		r = pgsc_title_role(p->title);
+	if (r == NULL)
+		r = pglog_type(t, p);
+	if (r == NULL || strcmp(r, "postmaster") == 0)
+		r = PGSC_ROLE_BACKEND_UNKNOWN;
+	return intern(t, r);
+}
+
+/*
+ * The role of a process (see docs/roles.md).  @memo caches results on the
+ * process; without it the role is computed afresh, for early rollup.
+ */
+static const char *
+role_of(struct proctree *t, struct proc *p, int memo, int depth)
+{
+	const char *r;
+	struct proc *par = p->parent, *a;
+
+	if (p->rolled != NULL)
+		return p->rolled;
+	if (memo && p->role != NULL)
+		return p->role;
+	if (depth > MAX_DEPTH || p->role_busy)
+		return PGSC_ROLE_UNATTRIBUTED;
+	p->role_busy = 1;
+	if (is_pg(p)) {
+		if (par != NULL && is_pg(par)) {
+			const char *pr = role_of(t, par, memo, depth + 1);
+
+			if (strcmp(pr, PGSC_ROLE_POSTMASTER) == 0)
+				r = backend_type(t, p);
+			else
+				r = descendant_of(t, pr);
+		} else if (standalone_argv(p->argv) || has_tool_ancestor(p)) {
+			r = PGSC_ROLE_STANDALONE;
+		} else if (hinted_postmaster(t, p) || p->has_pg_child ||
+			   (p->argv != NULL && par != NULL)) {
+			r = PGSC_ROLE_POSTMASTER;
+		} else {
+			const char *lt = pglog_type(t, p);
+
+			if (lt != NULL)
+				r = intern(t, lt);
+			else if (p->title != NULL && pgsc_title_role(p->title))
+				r = intern(t, pgsc_title_role(p->title));
+			else
+				r = PGSC_ROLE_UNATTRIBUTED;
+		}
+	} else {
+		int d = 0;
+
+		for (a = par; a != NULL && !is_pg(a) && d < MAX_DEPTH; a = a->parent)
+			d++;
+		if (a != NULL && is_pg(a))
+			r = descendant_of(t, role_of(t, a, memo, depth + 1));
+		else if (par != NULL)
+			r = PGSC_ROLE_UNRELATED;
+		else
+			r = PGSC_ROLE_UNATTRIBUTED;
+	}
+	p->role_busy = 0;
+	if (memo)
+		p->role = r;
+	return r;
+}
+
+/* ---------------------------------------------------------------- */
+/* Aggregates per (role, arch, nr)                                    */
+
+static uint64_t
+agg_hash(const char *role, uint32_t arch, int32_t nr)
+{
+	uint64_t k = (uint64_t)(uintptr_t)role * 0x9e3779b97f4a7c15ULL;
+
+	k ^= ((uint64_t)arch << 20) ^ (uint64_t)(uint32_t)nr;
+	return pid_hash((int64_t)k);
+}
+
+static void
+agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
+	uint64_t count, double first, double last, const struct proc *p)
+{
+	size_t j;
+	struct agg *a;
+
+	if ((t->aggn + 1) * 2 > t->aggcap) {
+		size_t ncap = t->aggcap ? t->aggcap * 2 : 512;
+		struct agg *na = calloc(ncap, sizeof(*na));
+
+		if (na == NULL) {
+			t->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < t->aggcap; i++) {
+			if (t->aggs[i].role == NULL)
+				continue;
+			j = agg_hash(t->aggs[i].role, t->aggs[i].arch,
+				     t->aggs[i].nr) & (ncap - 1);
+			while (na[j].role != NULL)
+				j = (j + 1) & (ncap - 1);
+			na[j] = t->aggs[i];
+		}
+		free(t->aggs);
+		t->aggs = na;
+		t->aggcap = ncap;
+	}
+	j = agg_hash(role, arch, nr) & (t->aggcap - 1);
+	while ((a = &t->aggs[j])->role != NULL) {
+		if (a->role == role && a->arch == arch && a->nr == nr) {
+			a->count += count;
+			if (first < a->first)
+				a->first = first;
+			if (last > a->last)
+				a->last = last;
+			return;
+		}
+		j = (j + 1) & (t->aggcap - 1);
+	}
+	*a = (struct agg){ role, arch, nr, count, first, last, p->pid, p->exe };
+	t->aggn++;
+}
+
+static void
+fold(struct proctree *t, struct proc *p, const char *role)
+{
+	role = intern(t, role);
+	for (size_t i = 0; i < p->nsys; i++)
+		agg_add(t, role, p->sys[i].arch, p->sys[i].nr, p->sys[i].count,
+			p->sys[i].first, p->sys[i].last, p);
+	free(p->sys);
+	p->sys = NULL;
+	p->nsys = p->capsys = 0;
+	p->rolled = role;
+}
+
+/*
+ * A postgres child of a postmaster that has exited with its title known
+ * will not change role any more: fold its counts now, so memory stays
+ * bounded by the live processes, not by every backend of a long run.
+ */
+static void
+try_rollup(struct proctree *t, struct proc *p)
+{
+	const char *r;
+
+	if (!p->exited || !p->forked || p->provisional || p->title == NULL ||
+	    !is_pg(p) || !is_pg(p->parent))
+		return;
+	p->parent->has_pg_child = 1;
+	if (strcmp(role_of(t, p->parent, 0, 0), PGSC_ROLE_POSTMASTER) != 0)
+		return;
+	r = pgsc_title_role(p->title);
+	if (r == NULL)
+		return;
+	fold(t, p, intern(t, r));
+}
+
+/* ---------------------------------------------------------------- */
+/* Events                                                             */
+
+static void
+ev_clear(struct event *e)
+{
+	free(e->exe);
+	free(e->comm);
+	free(e->title);
+	free(e->argv);
+	memset(e, 0, sizeof(*e));
+}
+
+static void
+do_fork(struct proctree *t, struct event *e)
+{
+	struct proc *parent, *child, *cur;
+	const char *name = pgsc_syscall_name(e->arch, (int)e->syscall);
+
+	if (e->success != 1 || !e->has_exit || e->exit <= 0)
+		return;
+	/* clone(CLONE_THREAD) makes a thread, not a process; clone3 hides
+	 * its flags, but a thread's id never appears as a record's pid=
+	 * (always a tgid), so such a child just stays empty. */
+	if (name != NULL && strcmp(name, "clone") == 0 &&
+	    (e->a0 & CLONE_THREAD_FLAG))
+		return;
+	parent = current(t, e->pid, e->t);
+	if (parent == NULL)
+		return;
+	if (parent->ppid_hint < 0)
+		parent->ppid_hint = e->ppid;
+	note_exe(t, parent, e->exe, e->comm, e->t);
+
+	cur = map_get(t, e->exit);
+	if (cur != NULL && !cur->forked && cur->first_t + 0.0005 >= e->t &&
+	    (cur->parent == NULL)) {
+		/* the child's records came first: adopt them */
+		child = cur;
+	} else {
+		child = proc_new(t, e->exit, e->t);
+		if (child == NULL)
+			return;
+		if (cur != NULL && cur->provisional && !cur->forked) {
+			/* an older process of the same pid: records at or
+			 * after the fork time belong to the new child */
+			size_t k = 0;
+
+			for (size_t i = 0; i < cur->npend; i++) {
+				struct pend *pe = &cur->pend[i];
+
+				if (pe->t + 0.0005 >= e->t) {
+					sys_add(t, child, pe->arch, pe->nr, 1,
+						pe->t, pe->t);
+					child->records++;
+					cur->records--;
+				} else {
+					cur->pend[k++] = *pe;
+				}
+			}
+			cur->npend = k;
+			if (child->records > 0) {
+				child->exe = cur->exe ? strdup(cur->exe) : NULL;
+				child->comm = cur->comm ? strdup(cur->comm) : NULL;
+				child->exe_t = cur->exe_t;
+			}
+			cur->exited = 1;
+		}
+	}
+	child->parent = parent;
+	child->forked = 1;
+	child->birth_serial = e->serial;
+	child->birth_t = e->t;
+	if (e->t < child->first_t)
+		child->first_t = e->t;
+	if (child->provisional)
+		settle(t, child);
+	/* Until it execs, a child runs its parent's program. */
+	if (child->exe == NULL)
+		note_exe(t, child, parent->exe, parent->comm, e->t - 1e-6);
+	try_rollup(t, child);
+}
+
+static void
+apply_event(struct proctree *t, struct event *e)
+{
+	const char *name = pgsc_syscall_name(e->arch, (int)e->syscall);
+	struct proc *p;
+
+	if (name == NULL)
+		return;
+	if (strcmp(name, "clone") == 0 || strcmp(name, "clone3") == 0 ||
+	    strcmp(name, "fork") == 0 || strcmp(name, "vfork") == 0) {
+		do_fork(t, e);
+		return;
+	}
+	if (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0) {
+		if (e->success != 1)
+			return;
+		p = current(t, e->pid, e->t);
+		if (p == NULL)
+			return;
+		if (p->ppid_hint < 0)
+			p->ppid_hint = e->ppid;
+		/* exe= of the execve record is the new program */
+		set_str(t, &p->exe, e->exe);
+		set_str(t, &p->comm, e->comm);
+		p->exe_t = e->t;
+		if (e->argv != NULL)
+			set_str(t, &p->argv, e->argv);
+		return;
+	}
+	if (strcmp(name, "exit_group") == 0 || strcmp(name, "exit") == 0) {
+		p = current(t, e->pid, e->t);
+		if (p == NULL)
+			return;
+		if (p->ppid_hint < 0)
+			p->ppid_hint = e->ppid;
+		note_exe(t, p, e->exe, e->comm, e->t);
+		if (e->title != NULL)
+			set_str(t, &p->title, e->title);
+		if (e->t > p->last_t)
+			p->last_t = e->t;
+		p->exited = 1;
+		try_rollup(t, p);
+		return;
+	}
+	/* any other audited syscall still tells us who the caller is */
+	p = map_get(t, e->pid);
+	if (p != NULL && !p->exited && p->ppid_hint < 0)
+		p->ppid_hint = e->ppid;
+}
+
+void
+proctree_record(struct proctree *t, const struct pgsc_record *r)
+{
+	double when = rec_time(r);
+
+	if (t->finished)
+		return;
+	if (when > t->now) {
+		t->now = when;
+		settle_old(t);
+	}
+	switch (r->type) {
+	case PGSC_REC_SECCOMP:
+		seccomp_record(t, r);
+		break;
+	case PGSC_REC_SYSCALL:
+		if (t->ev.has_syscall) {
+			/* two SYSCALL records in one event: apply the first */
+			apply_event(t, &t->ev);
+			ev_clear(&t->ev);
+		}
+		t->ev.has_syscall = 1;
+		t->ev.arch = r->arch;
+		t->ev.syscall = r->syscall;
+		t->ev.pid = r->pid;
+		t->ev.ppid = r->ppid;
+		t->ev.exit = r->exit;
+		t->ev.has_exit = r->has_exit;
+		t->ev.success = r->success;
+		t->ev.a0 = r->a0;
+		t->ev.serial = r->serial;
+		t->ev.t = when;
+		set_str(t, &t->ev.exe, r->exe);
+		set_str(t, &t->ev.comm, r->comm);
+		break;
+	case PGSC_REC_EXECVE:
+		set_str(t, &t->ev.argv, r->title);
+		break;
+	case PGSC_REC_PROCTITLE:
+		set_str(t, &t->ev.title, r->title);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+proctree_event_end(struct proctree *t)
+{
+	if (t->ev.has_syscall)
+		apply_event(t, &t->ev);
+	ev_clear(&t->ev);
+}
+
+/* ---------------------------------------------------------------- */
+
+int
+proctree_new(const struct proctree_hints *hints, struct proctree **out)
+{
+	struct proctree *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return -ENOMEM;
+	if (hints != NULL)
+		t->hints = *hints;
+	*out = t;
+	return 0;
+}
+
+void
+proctree_free(struct proctree *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
+
+		free(p->exe);
+		free(p->comm);
+		free(p->title);
+		free(p->argv);
+		free(p->sys);
+		free(p->pend);
+		free(p);
+	}
+	free(t->all);
+	free(t->map);
+	free(t->fifo);
+	free(t->aggs);
+	ev_clear(&t->ev);
+	strset_free(&t->roles);
+	free(t);
+}
+
+int
+proctree_finish(struct proctree *t)
+{
+	if (t->finished)
+		return t->oom ? -ENOMEM : 0;
+	proctree_event_end(t);
+	for (size_t i = 0; i < t->nall; i++)
+		if (t->all[i]->provisional)
+			settle(t, t->all[i]);
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
+
+		if (p->parent != NULL && is_pg(p) && is_pg(p->parent))
+			p->parent->has_pg_child = 1;
+	}
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
+		const char *r = role_of(t, p, 1, 0);
+
+		if (p->rolled == NULL)
+			fold(t, p, r);
+		p->role = p->rolled;
+	}
+	t->finished = 1;
+	return t->oom ? -ENOMEM : 0;
+}
+
+int
+proctree_each_agg(struct proctree *t,
+		  int (*cb)(void *arg, const struct role_agg *a), void *arg)
+{
+	for (size_t i = 0; i < t->aggcap; i++) {
+		const struct agg *a = &t->aggs[i];
+		struct role_agg ra;
+		int rc;
+
+		if (a->role == NULL)
+			continue;
+		ra.role = a->role;
+		ra.arch = a->arch;
+		ra.nr = a->nr;
+		ra.count = a->count;
+		ra.first = a->first;
+		ra.last = a->last;
+		ra.example_pid = a->example_pid;
+		ra.example_exe = a->example_exe;
+		rc = cb(arg, &ra);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+proctree_each_proc(struct proctree *t,
+		   int (*cb)(void *arg, const struct proc_info *p), void *arg)
+{
+	for (size_t i = 0; i < t->nall; i++) {
+		const struct proc *p = t->all[i];
+		struct proc_info pi;
+		int rc;
+
+		/* empty entries (threads, exits of unknown processes) add
+		 * nothing but noise to the processes table */
+		if (p->records == 0 && !p->has_pg_child && p->title == NULL &&
+		    p->argv == NULL)
+			continue;
+		pi.pid = p->pid;
+		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;
+		pi.parent_known = p->parent != NULL;
+		pi.birth = p->forked ? p->birth_t : p->first_t;
+		pi.birth_serial = p->forked ? p->birth_serial : 0;
+		pi.last = p->last_t;
+		pi.exe = p->exe;
+		pi.comm = p->comm;
+		pi.title = p->title ? p->title : p->argv;
+		pi.role = p->role ? p->role : PGSC_ROLE_UNATTRIBUTED;
+		pi.records = p->records;
+		rc = cb(arg, &pi);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Titles                                                             */
+
+static int
+word_eq(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	return strncmp(s, w, n) == 0 && (s[n] == '\0' || s[n] == ' ');
+}
+
+const char *
+pgsc_title_role(const char *title)
+{
+	static const struct { const char *prefix, *role; } aux[] = {
+		{ "autovacuum launcher", "autovacuum launcher" },
+		{ "autovacuum worker", "autovacuum worker" },
+		{ "background writer", "background writer" },
+		{ "checkpointer", "checkpointer" },
+		{ "walwriter", "walwriter" },
+		{ "walreceiver", "walreceiver" },
+		{ "archiver", "archiver" },
+		{ "startup", "startup" },
+		{ "logger", "logger" },
+		{ "stats collector", "stats collector" },
+		{ "logical replication launcher", "logical replication launcher" },
+		{ "logical replication worker", "logical replication worker" },
+		{ "logical replication apply worker", "logical replication worker" },
+		{ "logical replication tablesync worker", "logical replication worker" },
+		{ "parallel worker", "parallel worker" },
+	};
+	const char *s = title, *sp;
+	const char *w[4];
+	int nw = 0;
+
+	if (title == NULL)
+		return NULL;
+	if (strncmp(s, "postgres: ", 10) == 0)
+		s += 10;
+	else if (strncmp(s, "postmaster: ", 12) == 0)
+		s += 12;
+	else
+		return NULL;
+	/* cluster_name: "postgres: main: checkpointer" */
+	sp = strchr(s, ' ');
+	if (sp != NULL && sp > s && sp[-1] == ':')
+		s = sp + 1;
+	if (*s == '\0')
+		return NULL;
+	if (word_eq(s, "walsender"))
+		return "walsender";
+	/* A client backend is "user db host activity", host "[local]" or
+	 * "addr(port)".  Test it before the auxiliary names: user and
+	 * database names are chosen by users, and a role named
+	 * "checkpointer" must not pass a session for an auxiliary process. */
+	for (const char *p = s; *p && nw < 4; ) {
+		w[nw++] = p;
+		p = strchr(p, ' ');
+		if (p == NULL)
+			break;
+		p++;
+	}
+	if (nw >= 3) {
+		const char *h = w[2];
+		size_t hl = strcspn(h, " ");
+
+		if ((hl == 7 && strncmp(h, "[local]", 7) == 0) ||
+		    (hl > 2 && h[hl - 1] == ')' && memchr(h, '(', hl) != NULL))
+			return "client backend";
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(aux); i++)
+		if (word_eq(s, aux[i].prefix))
+			return aux[i].role;
+	return "background worker";
+}

@@ -1,0 +1,503 @@
+/* store.c - the SQLite store: open, migrate, and the writes of a round. */
+/*
+ * The store knows nothing about parsing: it takes rounds, sources,
+ * processes, aggregates and rejects as plain values.  Every statement
+ * binds its parameters; no text from a record is ever put into SQL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgsc-int.h"
+
+struct pgsc_schema {
+	int version;
+	const char *sql;
+};
+extern const struct pgsc_schema pgsc_schemas[];
+extern const size_t pgsc_n_schemas;
+
+struct pgsc_store {
+	sqlite3 *db;
+	int readonly;
+	int version;
+	char *path;
+};
+
+struct sqlite3 *
+store_db(pgsc_store *st)
+{
+	return st->db;
+}
+
+int
+store_exec(pgsc_store *st, const char *sql, char **cause)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		int full = sqlite3_errcode(st->db) == SQLITE_FULL;
+
+		util_cause(cause, "%s: %s", st->path, err ? err : "sqlite error");
+		sqlite3_free(err);
+		return full ? -ENOSPC : -EIO;
+	}
+	return 0;
+}
+
+int
+store_begin(pgsc_store *st, char **cause)
+{
+	return store_exec(st, "BEGIN IMMEDIATE", cause);
+}
+
+int
+store_commit(pgsc_store *st, char **cause)
+{
+	return store_exec(st, "COMMIT", cause);
+}
+
+void
+store_rollback(pgsc_store *st)
+{
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int
+get_version(pgsc_store *st, int *v)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	rc = sqlite3_step(s);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -EIO;
+}
+
+/* Apply every schema newer than the store, each in its own transaction
+ * together with the user_version bump. */
+static int
+migrate(pgsc_store *st, char **cause)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < pgsc_n_schemas; i++) {
+		char bump[64];
+
+		if (pgsc_schemas[i].version <= st->version)
+			continue;
+		if (st->readonly) {
+			util_cause(cause, "%s: schema version %d is older than "
+				   "this pgsc's (%d); open it read-write once "
+				   "(pgsc-collect) to upgrade", st->path,
+				   st->version, pgsc_schemas[i].version);
+			return -EROFS;
+		}
+		rc = store_begin(st, cause);
+		if (rc < 0)
+			return rc;
+		rc = store_exec(st, pgsc_schemas[i].sql, cause);
+		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d",
+			 pgsc_schemas[i].version);
+		if (rc == 0)
+			rc = store_exec(st, bump, cause);
+		if (rc == 0)
+			rc = store_commit(st, cause);
+		if (rc < 0) {
+			store_rollback(st);
+			return rc;
+		}
+		st->version = pgsc_schemas[i].version;
+	}
+	if (pgsc_n_schemas > 0 &&
+	    st->version > pgsc_schemas[pgsc_n_schemas - 1].version) {
+		util_cause(cause, "%s: schema version %d is newer than this "
+			   "pgsc understands (%d)", st->path, st->version,
+			   pgsc_schemas[pgsc_n_schemas - 1].version);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int
+pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
+{
+	pgsc_store *st;
+	int rc, fd, sflags;
+
+	*out = NULL;
+	st = calloc(1, sizeof(*st));
+	if (st == NULL)
+		return -ENOMEM;
+	st->readonly = (flags & PGSC_STORE_READONLY) != 0;
+	st->path = strdup(path);
+	if (st->path == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (!st->readonly) {
+		/* Create it 0600 ourselves: the store names every program
+		 * the server ran, and sqlite would honour the umask. */
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			rc = -errno;
+			util_cause(cause, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		close(fd);
+		sflags = SQLITE_OPEN_READWRITE;
+	} else {
+		if (access(path, R_OK) < 0) {
+			rc = -errno;
+			util_cause(cause, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		sflags = SQLITE_OPEN_READONLY;
+	}
+	if (sqlite3_open_v2(path, &st->db, sflags | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		util_cause(cause, "%s: %s", path,
+			   st->db ? sqlite3_errmsg(st->db) : "cannot open");
+		rc = -EIO;
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	if (!st->readonly) {
+		rc = store_exec(st, "PRAGMA journal_mode = WAL;"
+				    "PRAGMA synchronous = NORMAL;", cause);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = store_exec(st, "PRAGMA foreign_keys = ON", cause);
+	if (rc < 0)
+		goto fail;
+	if (get_version(st, &st->version) < 0) {
+		util_cause(cause, "%s: not a pgsc store (%s)", path,
+			   sqlite3_errmsg(st->db));
+		rc = -EINVAL;
+		goto fail;
+	}
+	rc = migrate(st, cause);
+	if (rc < 0)
+		goto fail;
+	*out = st;
+	return 0;
+fail:
+	pgsc_store_free(st);
+	return rc;
+}
+
+void
+pgsc_store_free(pgsc_store *st)
+{
+	if (st == NULL)
+		return;
+	if (st->db != NULL)
+		sqlite3_close_v2(st->db);
+	free(st->path);
+	free(st);
+}
+
+int
+pgsc_store_schema_version(pgsc_store *st)
+{
+	return st->version;
+}
+
+/* ---------------------------------------------------------------- */
+/* Writes of one round; the caller holds a transaction.               */
+
+static int
+step_done(pgsc_store *st, sqlite3_stmt *s, char **cause)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		rc = rc == SQLITE_FULL ? -ENOSPC : -EIO;
+	} else {
+		rc = 0;
+	}
+	sqlite3_reset(s);
+	return rc;
+}
+
+static int
+prep(pgsc_store *st, const char *sql, sqlite3_stmt **s, char **cause)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK) {
+		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void
+bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v == NULL)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+}
+
+int
+store_round_new(pgsc_store *st, const char *label, const char *mode,
+		double started, int64_t *id, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "INSERT INTO rounds (label, mode, started) "
+		      "VALUES (?1, ?2, ?3)", &s, cause);
+	if (rc < 0)
+		return rc;
+	bind_text(s, 1, label);
+	bind_text(s, 2, mode);
+	sqlite3_bind_double(s, 3, started);
+	rc = step_done(st, s, cause);
+	sqlite3_finalize(s);
+	if (rc == 0)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return rc;
+}
+
+int
+store_round_finish(pgsc_store *st, int64_t id, const struct store_round *r,
+		   char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "UPDATE rounds SET finished = ?2, records = ?3, "
+		      "attributed = ?4, unrelated = ?5, standalone = ?6, "
+		      "unattributed = ?7, rejected = ?8, lines = ?9, "
+		      "first_event = ?10, last_event = ?11 WHERE id = ?1",
+		  &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_double(s, 2, r->finished);
+	sqlite3_bind_int64(s, 3, (int64_t)r->records);
+	sqlite3_bind_int64(s, 4, (int64_t)r->attributed);
+	sqlite3_bind_int64(s, 5, (int64_t)r->unrelated);
+	sqlite3_bind_int64(s, 6, (int64_t)r->standalone);
+	sqlite3_bind_int64(s, 7, (int64_t)r->unattributed);
+	sqlite3_bind_int64(s, 8, (int64_t)r->rejected);
+	sqlite3_bind_int64(s, 9, (int64_t)r->lines);
+	if (r->first_event > 0) {
+		sqlite3_bind_double(s, 10, r->first_event);
+		sqlite3_bind_double(s, 11, r->last_event);
+	}
+	rc = step_done(st, s, cause);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int
+store_source_get(pgsc_store *st, const char *fingerprint,
+		 struct store_source *src, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "SELECT id, offset, lines, prefix_hash FROM sources "
+		      "WHERE fingerprint = ?1", &s, cause);
+	if (rc < 0)
+		return rc;
+	bind_text(s, 1, fingerprint);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *h = sqlite3_column_text(s, 3);
+
+		src->id = sqlite3_column_int64(s, 0);
+		src->offset = (uint64_t)sqlite3_column_int64(s, 1);
+		src->lines = (uint64_t)sqlite3_column_int64(s, 2);
+		snprintf(src->prefix_hash, sizeof(src->prefix_hash), "%s",
+			 h ? (const char *)h : "");
+		rc = 1;
+	} else if (rc == SQLITE_DONE) {
+		src->id = 0;
+		rc = 0;
+	} else {
+		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		rc = -EIO;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int
+store_source_put(pgsc_store *st, const char *fingerprint,
+		 const struct store_source *src, int64_t round, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "INSERT INTO sources (fingerprint, path, inode, offset, "
+		      "lines, prefix_hash, last_serial, last_event, "
+		      "first_round, last_round) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) "
+		      "ON CONFLICT (fingerprint) DO UPDATE SET path = ?2, "
+		      "inode = ?3, offset = ?4, lines = ?5, prefix_hash = ?6, "
+		      "last_serial = ?7, last_event = ?8, last_round = ?9",
+		  &s, cause);
+	if (rc < 0)
+		return rc;
+	bind_text(s, 1, fingerprint);
+	bind_text(s, 2, src->path);
+	sqlite3_bind_int64(s, 3, (int64_t)src->inode);
+	sqlite3_bind_int64(s, 4, (int64_t)src->offset);
+	sqlite3_bind_int64(s, 5, (int64_t)src->lines);
+	bind_text(s, 6, src->prefix_hash);
+	sqlite3_bind_int64(s, 7, (int64_t)src->last_serial);
+	sqlite3_bind_double(s, 8, src->last_event);
+	sqlite3_bind_int64(s, 9, round);
+	rc = step_done(st, s, cause);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+struct store_batch {
+	pgsc_store *st;
+	int64_t round;
+	sqlite3_stmt *agg, *proc, *rej, *sample;
+};
+
+int
+store_batch_new(pgsc_store *st, int64_t round, struct store_batch **out,
+		char **cause)
+{
+	struct store_batch *b = calloc(1, sizeof(*b));
+	int rc;
+
+	if (b == NULL)
+		return -ENOMEM;
+	b->st = st;
+	b->round = round;
+	rc = prep(st, "INSERT INTO aggregates (round_id, role, arch, nr, "
+		      "count, first_seen, last_seen, example_pid, example_exe) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+		      "ON CONFLICT (round_id, role, arch, nr) DO UPDATE SET "
+		      "count = count + ?5, first_seen = min(first_seen, ?6), "
+		      "last_seen = max(last_seen, ?7)", &b->agg, cause);
+	if (rc == 0)
+		rc = prep(st, "INSERT OR REPLACE INTO processes (round_id, pid, "
+			      "birth, birth_serial, ppid, parent_known, "
+			      "last_seen, exe, comm, title, role, records) "
+			      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+			      "?10, ?11, ?12)", &b->proc, cause);
+	if (rc == 0)
+		rc = prep(st, "INSERT INTO rejects (round_id, reason, count) "
+			      "VALUES (?1, ?2, ?3) ON CONFLICT (round_id, "
+			      "reason) DO UPDATE SET count = count + ?3",
+			  &b->rej, cause);
+	if (rc == 0)
+		rc = prep(st, "INSERT INTO reject_samples (round_id, reason, "
+			      "source, line, serial, excerpt) VALUES (?1, ?2, "
+			      "?3, ?4, ?5, ?6)", &b->sample, cause);
+	if (rc < 0) {
+		store_batch_free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+void
+store_batch_free(struct store_batch *b)
+{
+	if (b == NULL)
+		return;
+	sqlite3_finalize(b->agg);
+	sqlite3_finalize(b->proc);
+	sqlite3_finalize(b->rej);
+	sqlite3_finalize(b->sample);
+	free(b);
+}
+
+int
+store_batch_agg(struct store_batch *b, const struct role_agg *a, char **cause)
+{
+	sqlite3_stmt *s = b->agg;
+
+	sqlite3_bind_int64(s, 1, b->round);
+	bind_text(s, 2, a->role);
+	sqlite3_bind_int64(s, 3, a->arch);
+	sqlite3_bind_int64(s, 4, a->nr);
+	sqlite3_bind_int64(s, 5, (int64_t)a->count);
+	sqlite3_bind_double(s, 6, a->first);
+	sqlite3_bind_double(s, 7, a->last);
+	sqlite3_bind_int64(s, 8, a->example_pid);
+	bind_text(s, 9, a->example_exe);
+	return step_done(b->st, s, cause);
+}
+
+int
+store_batch_proc(struct store_batch *b, const struct proc_info *p,
+		 char **cause)
+{
+	sqlite3_stmt *s = b->proc;
+
+	sqlite3_bind_int64(s, 1, b->round);
+	sqlite3_bind_int64(s, 2, p->pid);
+	sqlite3_bind_double(s, 3, p->birth);
+	if (p->birth_serial)
+		sqlite3_bind_int64(s, 4, (int64_t)p->birth_serial);
+	else
+		sqlite3_bind_null(s, 4);
+	if (p->ppid >= 0)
+		sqlite3_bind_int64(s, 5, p->ppid);
+	else
+		sqlite3_bind_null(s, 5);
+	sqlite3_bind_int(s, 6, p->parent_known);
+	sqlite3_bind_double(s, 7, p->last);
+	bind_text(s, 8, p->exe);
+	bind_text(s, 9, p->comm);
+	bind_text(s, 10, p->title);
+	bind_text(s, 11, p->role);
+	sqlite3_bind_int64(s, 12, (int64_t)p->records);
+	return step_done(b->st, s, cause);
+}
+
+int
+store_batch_reject(struct store_batch *b, const char *reason, uint64_t count,
+		   char **cause)
+{
+	sqlite3_stmt *s = b->rej;
+
+	sqlite3_bind_int64(s, 1, b->round);
+	bind_text(s, 2, reason);
+	sqlite3_bind_int64(s, 3, (int64_t)count);
+	return step_done(b->st, s, cause);
+}
+
+int
+store_batch_sample(struct store_batch *b, const char *reason,
+		   const char *source, uint64_t line, uint64_t serial,
+		   const char *excerpt, char **cause)
+{
+	sqlite3_stmt *s = b->sample;
+
+	sqlite3_bind_int64(s, 1, b->round);
+	bind_text(s, 2, reason);
+	bind_text(s, 3, source);
+	if (line)
+		sqlite3_bind_int64(s, 4, (int64_t)line);
+	else
+		sqlite3_bind_null(s, 4);
+	if (serial)
+		sqlite3_bind_int64(s, 5, (int64_t)serial);
+	else
+		sqlite3_bind_null(s, 5);
+	bind_text(s, 6, excerpt);
+	return step_done(b->st, s, cause);
+}

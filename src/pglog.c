@@ -51,7 +51,7 @@
 #define PFX_MAX_ELEMS 256
 #define PAD_MAX 1000            /* %-NNNx padding we follow */
 #define SKIP_MAX 2048           /* bytes of a skipped escape's value */
-#define MATCH_MAX_STEPS 4096    /* backtracking budget per line and pass */
+#define MATCH_MAX_STEPS 8192    /* matching work per line and pass */
 #define NONE SIZE_MAX
 
 UNITTEST size_t pglog_parse_time(const char *s, size_t n, double *out);
@@ -1166,6 +1166,15 @@ can_start(const struct prefix *pf, size_t i, const char *s, size_t n,
 
 static int m_match(struct match *m, size_t i, size_t pos);
 
+/* Spend one unit of the line's budget; 0 when it is gone.  A unit is
+ * at most a few dozen bytes compared (or one bounded memchr), so a
+ * hostile line costs a bounded amount of work. */
+static int
+m_step(struct match *m)
+{
+	return ++m->steps <= MATCH_MAX_STEPS;
+}
+
 static size_t
 skip_pad(const struct match *m, size_t pos, int pad)
 {
@@ -1192,6 +1201,7 @@ m_type(struct match *m, size_t i, size_t pos, int pad)
 {
 	const char *s = m->s;
 	size_t q = skip_pad(m, pos, pad), end;
+	size_t lim = PGLOG_TYPE_MAX + (size_t)(pad < 0 ? -pad : pad);
 	int r;
 
 	for (size_t k = 0; k < ARRAY_SIZE(known_types); k++) {
@@ -1206,10 +1216,11 @@ m_type(struct match *m, size_t i, size_t pos, int pad)
 		if (r != 0)
 			return r;
 	}
-	for (end = q + 1; end <= m->n && end - q <= PGLOG_TYPE_MAX + PAD_MAX;
-	     end++) {
+	for (end = q + 1; end <= m->n && end - q <= lim; end++) {
 		size_t len = end - q;
 
+		if (!m_step(m))
+			return -1;
 		if (s[end - 1] < 0x20 || s[end - 1] > 0x7e)
 			break;
 		if (!can_start(m->pf, i + 1, s, m->n, end))
@@ -1237,7 +1248,7 @@ m_match(struct match *m, size_t i, size_t pos)
 	size_t q, k;
 	int r;
 
-	if (++m->steps > MATCH_MAX_STEPS)
+	if (!m_step(m))
 		return -1;
 	if (i == m->pf->n)
 		return !m->need_label || label_at(m->s + pos, m->n - pos);
@@ -1271,6 +1282,21 @@ m_match(struct match *m, size_t i, size_t pos)
 		return m_type(m, i, pos, e->pad);
 	case PE_SKIP:
 		for (q = pos; q <= m->n && q - pos <= SKIP_MAX; q++) {
+			if (!m_step(m))
+				return -1;
+			/* Jump to where the following text could start. */
+			if (i + 1 < m->pf->n && m->pf->e[i + 1].kind == PE_LIT) {
+				size_t lim = pos + SKIP_MAX + 1 - q;
+				const char *c;
+
+				if (lim > m->n - q)
+					lim = m->n - q;
+				c = memchr(m->s + q,
+					   m->pf->lit[m->pf->e[i + 1].off], lim);
+				if (c == NULL)
+					return 0;
+				q = (size_t)(c - m->s);
+			}
 			if (!can_start(m->pf, i + 1, m->s, m->n, q))
 				continue;
 			r = m_match(m, i + 1, q);

@@ -19,20 +19,36 @@ _pgsc_saved_status=
 
 _audit_status() { auditctl -s | awk -v k="$1" '$1 == k { print $2 }'; }
 
+# audit_lock: wait for the right to be the audit daemon (held on fd 9).
+audit_lock() {
+	exec 9>"$PGSC_AUDIT_LOCK"
+	if ! flock -w 900 9; then
+		echo "FAIL: could not get the audit lock $PGSC_AUDIT_LOCK" >&2
+		return 1
+	fi
+}
+
+# audit_foreign_daemon: print the pid of a registered audit daemon that is
+# not ours, if any.
+audit_foreign_daemon() {
+	local owner
+	owner=$(_audit_status pid)
+	if [ -n "$owner" ] && [ "$owner" != 0 ] && [ "$owner" != "$PGSC_AUDITD_PID" ] &&
+		kill -0 "$owner" 2>/dev/null; then
+		echo "$owner"
+	fi
+}
+
 audit_begin() {
 	local dir=$1 i
 	command -v auditd >/dev/null || { echo "FAIL: auditd is not installed" >&2; return 1; }
 	mkdir -p "$dir"
 	PGSC_AUDIT_DIR=$(cd "$dir" && pwd)
-	exec 9>"$PGSC_AUDIT_LOCK"
-	if ! flock -w 600 9; then
-		echo "FAIL: could not get the audit lock $PGSC_AUDIT_LOCK" >&2
-		return 1
-	fi
+	audit_lock || return 1
 	local owner
-	owner=$(_audit_status pid)
-	if [ -n "$owner" ] && [ "$owner" != 0 ] && kill -0 "$owner" 2>/dev/null; then
-		echo "FAIL: pid $owner ($(cat /proc/$owner/comm 2>/dev/null)) is the kernel's audit daemon; stop it first" >&2
+	owner=$(audit_foreign_daemon)
+	if [ -n "$owner" ]; then
+		echo "FAIL: pid $owner ($(cat /proc/$owner/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (tests start their own)" >&2
 		flock -u 9
 		return 1
 	fi

@@ -149,13 +149,15 @@ chmod 755 "$W/bin"/*.sh
 chown postgres "$W/report" "$R"
 
 # ------------------------------------------------------------- initdb --
+BG=
 for c in $CLUSTERS; do
 	mkdir -p "$W/$c/sock" "$W/$c/arch"
 	chown -R postgres "$W/$c"
 	runuser -u postgres -- "$PGBIN/initdb" -D "$W/$c/data" -A trust -U postgres --no-sync \
 		>"$W/$c/initdb.log" 2>&1 &
+	BG="$BG $!"
 done
-wait
+for p in $BG; do wait "$p" || true; done
 for c in $CLUSTERS; do
 	[ -f "$W/$c/data/PG_VERSION" ] || fail "initdb of cluster $c failed: $(cat "$W/$c/initdb.log")"
 	cat >>"$W/$c/data/postgresql.conf" <<EOF
@@ -189,12 +191,15 @@ LOST0=$(auditctl -s | awk '$1 == "lost" { print $2 }')
 
 T_WORK=$(now)
 # --------------------------------------------------------- start both --
+BG=
 for c in $CLUSTERS; do
 	runuser -u postgres -- "$EXEC" --default log -- \
 		"$PGBIN/pg_ctl" -D "$W/$c/data" -l "$W/$c/server.log" -w -t 60 start \
 		>"$W/$c/pg_ctl.out" 2>&1 &
+	BG="$BG $!"
 done
-wait || true
+# Wait for these two only: auditd is a child of this shell too.
+for p in $BG; do wait "$p" || true; done
 for c in $CLUSTERS; do
 	[ -f "$W/$c/data/postmaster.pid" ] ||
 		fail "cluster $c did not start: $(cat "$W/$c/pg_ctl.out"; tail -20 "$W/$c/server.log" 2>/dev/null)"

@@ -1,0 +1,640 @@
+/* test_decode.c - unit tests for decode.c: pgsc_record_decode() and
+ * pgsc_reject_name(). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+
+/* The ENRICHED separator; kept apart so "\x1d" never swallows hex digits
+ * of the text that follows it. */
+#define GS "\x1d"
+
+#define X86_64 0xc000003eU
+#define I386 0x40000003U
+
+/* Real lines recorded on this machine (/tmp/rec/audit/audit.log). */
+#define SECCOMP_RAW                                                        \
+	"type=SECCOMP msg=audit(1796277282.415:61): auid=4294967295 uid=101 " \
+	"gid=104 ses=4294967295 pid=5511 comm=\"pg_ctl\" "                  \
+	"exe=\"/usr/lib/postgresql/15/bin/pg_ctl\" sig=0 arch=c000003e "    \
+	"syscall=12 compat=0 ip=0x7fd618601c47 code=0x7ffc0000"
+#define ENRICH_TAIL                                                        \
+	GS "AUID=\"unset\" UID=\"postgres\" GID=\"postgres\" ARCH=x86_64 "   \
+	   "SYSCALL=unknown-syscall(-1)"
+
+#define SYSCALL_CLONE                                                      \
+	"type=SYSCALL msg=audit(1796277282.523:3668): arch=c000003e "        \
+	"syscall=56 success=yes exit=5515 a0=1200011 a1=0 a2=0 "            \
+	"a3=7f9be6021d50 items=0 ppid=5511 pid=5514 auid=4294967295 uid=101 " \
+	"gid=104 euid=101 suid=101 fsuid=101 egid=104 sgid=104 fsgid=104 "  \
+	"tty=(none) ses=4294967295 comm=\"postgres\" "                      \
+	"exe=\"/usr/lib/postgresql/15/bin/postgres\" key=\"pgsc\"" GS         \
+	"ARCH=x86_64 SYSCALL=clone AUID=\"unset\" UID=\"postgres\" "          \
+	"GID=\"postgres\""
+
+#define SYSCALL_EXIT_GROUP                                                 \
+	"type=SYSCALL msg=audit(1796277283.019:9977): arch=c000003e "        \
+	"syscall=231 a0=0 a1=e7 a2=3c a3=dbec1d2670bb2fea items=0 ppid=5514 " \
+	"pid=5523 auid=4294967295 uid=101 gid=104 euid=101 suid=101 "        \
+	"fsuid=101 egid=104 sgid=104 fsgid=104 tty=(none) ses=4294967295 "  \
+	"comm=\"postgres\" exe=\"/usr/lib/postgresql/15/bin/postgres\" "    \
+	"key=\"pgsc\"" GS "ARCH=x86_64 SYSCALL=exit_group AUID=\"unset\""
+
+static struct pgsc_record rec;
+
+static int
+dec(const char *line)
+{
+	memset(&rec, 0xa5, sizeof(rec)); /* no stale values can pass */
+	return pgsc_record_decode(line, strlen(line), &rec);
+}
+
+static void
+check_seccomp_5511(void)
+{
+	assert_int_equal(rec.type, PGSC_REC_SECCOMP);
+	assert_int_equal(rec.type_num, 1326);
+	assert_int_equal(rec.sec, 1796277282);
+	assert_int_equal(rec.msec, 415);
+	assert_int_equal(rec.serial, 61);
+	assert_int_equal(rec.has_node, 0);
+	assert_int_equal(rec.pid, 5511);
+	assert_int_equal(rec.ppid, -1);
+	assert_string_equal(rec.comm, "pg_ctl");
+	assert_string_equal(rec.exe, "/usr/lib/postgresql/15/bin/pg_ctl");
+	assert_int_equal(rec.has_arch, 1);
+	assert_int_equal(rec.arch, X86_64);
+	assert_int_equal(rec.syscall, 12);
+	assert_int_equal(rec.compat, 0);
+	assert_int_equal(rec.code, 0x7ffc0000U);
+	assert_int_equal(rec.success, -1);
+	assert_int_equal(rec.has_exit, 0);
+	assert_int_equal(rec.argc, -1);
+	assert_string_equal(rec.title, "");
+}
+
+static void
+test_seccomp_raw(void **state)
+{
+	(void)state;
+	assert_int_equal(dec(SECCOMP_RAW), 0);
+	check_seccomp_5511();
+	/* a trailing newline is accepted */
+	assert_int_equal(dec(SECCOMP_RAW "\n"), 0);
+	check_seccomp_5511();
+	assert_string_equal(pgsc_syscall_name(rec.arch, (int)rec.syscall),
+			    "brk");
+}
+
+static void
+test_seccomp_enriched(void **state)
+{
+	(void)state;
+	assert_int_equal(dec(SECCOMP_RAW ENRICH_TAIL), 0);
+	check_seccomp_5511();
+	assert_int_equal(dec(SECCOMP_RAW ENRICH_TAIL "\n"), 0);
+	check_seccomp_5511();
+	/* Whatever follows \x1d is never read: lower-case look-alikes of
+	 * our fields there must neither override nor count as duplicates. */
+	assert_int_equal(dec(SECCOMP_RAW GS "pid=1 syscall=59 arch=40000003 "
+			     "comm=\"evil\" code=0x0"), 0);
+	check_seccomp_5511();
+}
+
+static void
+test_node_prefix(void **state)
+{
+	(void)state;
+	assert_int_equal(dec("node=host1 " SECCOMP_RAW ENRICH_TAIL), 0);
+	assert_int_equal(rec.has_node, 1);
+	assert_int_equal(rec.type, PGSC_REC_SECCOMP);
+	assert_int_equal(rec.pid, 5511);
+	assert_int_equal(rec.syscall, 12);
+	assert_int_equal(rec.serial, 61);
+	assert_int_equal(rec.arch, X86_64);
+	/* node= with nothing after it is not a header */
+	assert_int_equal(dec("node=host1"), PGSC_REJ_NO_HEADER);
+}
+
+static void
+test_subj_field(void **state)
+{
+	(void)state;
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+			     "subj=unconfined pid=5511 comm=\"pg_ctl\" "
+			     "exe=\"/usr/lib/postgresql/15/bin/pg_ctl\" sig=0 "
+			     "arch=c000003e syscall=12 compat=0 "
+			     "ip=0x7fd618601c47 code=0x7ffc0000" ENRICH_TAIL),
+			 0);
+	check_seccomp_5511();
+	/* an AppArmor label with a space: "(enforce)" is a stray word */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+			     "subj=snap.x.y (enforce) pid=5511 comm=\"pg_ctl\" "
+			     "exe=\"/usr/lib/postgresql/15/bin/pg_ctl\" sig=0 "
+			     "arch=c000003e syscall=12 compat=0 "
+			     "ip=0x7fd618601c47 code=0x7ffc0000"), 0);
+	check_seccomp_5511();
+}
+
+static void
+test_hex_comm_exe(void **state)
+{
+	(void)state;
+	/* comm 'evil "x"', exe '/tmp/my prog' are hex encoded by the kernel */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+			     "pid=5511 comm=6576696C2022782220 "
+			     "exe=2F746D702F6D792070726F67 sig=0 arch=c000003e "
+			     "syscall=12 compat=0 ip=0x7fd618601c47 "
+			     "code=0x7ffc0000" ENRICH_TAIL), 0);
+	assert_string_equal(rec.comm, "evil \"x\" ");
+	assert_string_equal(rec.exe, "/tmp/my prog");
+	/* lower-case hex, and a NUL in hex ends the value */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.5:6): pid=7 "
+			     "comm=61620063 exe=2f62696e2f7368 arch=c000003e "
+			     "syscall=0"), 0);
+	assert_string_equal(rec.comm, "ab");
+	assert_string_equal(rec.exe, "/bin/sh");
+	assert_int_equal(rec.msec, 5);
+}
+
+static void
+test_null_comm(void **state)
+{
+	(void)state;
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+			     "pid=5511 comm=(null) exe=(null) sig=0 "
+			     "arch=c000003e syscall=12 compat=0 "
+			     "ip=0x7fd618601c47 code=0x7ffc0000"), 0);
+	assert_string_equal(rec.comm, "");
+	assert_string_equal(rec.exe, "");
+	assert_int_equal(rec.pid, 5511);
+	/* a quoted "(null)" is a real name */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "pid=5511 comm=\"(null)\" arch=c000003e "
+			     "syscall=12"), 0);
+	assert_string_equal(rec.comm, "(null)");
+}
+
+static void
+test_i386_compat(void **state)
+{
+	(void)state;
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277290.100:700): "
+			     "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+			     "pid=6000 comm=\"uname32\" exe=\"/tmp/uname32\" "
+			     "sig=0 arch=40000003 syscall=122 compat=1 "
+			     "ip=0xf7f0b549 code=0x7ffc0000" ENRICH_TAIL), 0);
+	assert_int_equal(rec.arch, I386);
+	assert_int_equal(rec.syscall, 122);
+	assert_int_equal(rec.compat, 1);
+	assert_string_equal(pgsc_syscall_name(rec.arch, (int)rec.syscall),
+			    "uname");
+	assert_string_equal(pgsc_syscall_name(X86_64, 122), "setfsuid");
+	/* compat is 0 or 1 */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=40000003 syscall=122 compat=2"),
+			 PGSC_REJ_BAD_FIELD);
+}
+
+static void
+test_codes(void **state)
+{
+	static const struct {
+		const char *code;
+		uint32_t v;
+	} codes[] = {
+		{ "0x50001", 0x50001U },       /* SECCOMP_RET_ERRNO | EPERM */
+		{ "0x80000000", 0x80000000U }, /* kill process */
+		{ "0x0", 0x0U },               /* kill thread */
+		{ "0x7ffc0000", 0x7ffc0000U }, /* log */
+		{ "7ff00000", 0x7ff00000U },   /* trace, no 0x */
+	};
+	char line[512];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(codes); i++) {
+		snprintf(line, sizeof(line),
+			 "type=SECCOMP msg=audit(1796277282.415:61): "
+			 "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+			 "pid=5511 comm=\"pg_ctl\" exe=\"/x\" sig=31 "
+			 "arch=c000003e syscall=12 compat=0 "
+			 "ip=0x7fd618601c47 code=%s" ENRICH_TAIL, codes[i].code);
+		assert_int_equal(dec(line), 0);
+		assert_int_equal(rec.code, codes[i].v);
+		assert_int_equal(rec.syscall, 12);
+	}
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=c000003e syscall=1 code=0x1ffffffff"),
+			 PGSC_REJ_BAD_FIELD);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=c000003e syscall=1 code=0xzz"),
+			 PGSC_REJ_BAD_FIELD);
+}
+
+static void
+test_unknown_type_header(void **state)
+{
+	(void)state;
+	assert_int_equal(dec("type=UNKNOWN[1326] msg=audit(1796277282.415:61): "
+			     "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+			     "pid=5511 comm=\"pg_ctl\" "
+			     "exe=\"/usr/lib/postgresql/15/bin/pg_ctl\" sig=0 "
+			     "arch=c000003e syscall=12 compat=0 "
+			     "ip=0x7fd618601c47 code=0x7ffc0000"), 0);
+	check_seccomp_5511();
+	assert_true(decode_is_seccomp(SECCOMP_RAW, strlen(SECCOMP_RAW)));
+	assert_true(decode_is_seccomp("type=UNKNOWN[1326] msg=audit(1.0:1): ",
+				      strlen("type=UNKNOWN[1326] msg=audit(1.0:1): ")));
+	assert_true(decode_is_seccomp("node=a " SECCOMP_RAW,
+				      strlen("node=a " SECCOMP_RAW)));
+	assert_false(decode_is_seccomp(SYSCALL_CLONE, strlen(SYSCALL_CLONE)));
+	/* other UNKNOWN numbers and other types are PGSC_REC_OTHER */
+	assert_int_equal(dec("type=UNKNOWN[1400] msg=audit(1.0:1): x=1"), 0);
+	assert_int_equal(rec.type, PGSC_REC_OTHER);
+	assert_int_equal(rec.type_num, 1400);
+	assert_int_equal(dec("type=CWD msg=audit(1796277285.175:31965): "
+			     "cwd=\"/tmp/rec/data\""), 0);
+	assert_int_equal(rec.type, PGSC_REC_OTHER);
+	assert_int_equal(dec("type=EOE msg=audit(1796277285.175:31965): "), 0);
+	assert_int_equal(rec.type, PGSC_REC_EOE);
+	assert_int_equal(rec.serial, 31965);
+}
+
+static void
+test_rejects(void **state)
+{
+	(void)state;
+	/* missing syscall= */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+			     "pid=5511 comm=\"pg_ctl\" exe=\"/x\" sig=0 "
+			     "arch=c000003e compat=0 ip=0x7fd618601c47 "
+			     "code=0x7ffc0000"), PGSC_REJ_TRUNCATED);
+	/* missing pid=, missing arch= */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): arch=c000003e "
+			     "syscall=1"), PGSC_REJ_TRUNCATED);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "syscall=1"), PGSC_REJ_TRUNCATED);
+	/* unknown arch */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "pid=5511 comm=\"pg_ctl\" arch=deadbeef "
+			     "syscall=12 compat=0 code=0x7ffc0000"),
+			 PGSC_REJ_UNKNOWN_ARCH);
+	/* syscall numbers with no name */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "pid=5511 comm=\"pg_ctl\" arch=c000003e "
+			     "syscall=99999 compat=0 code=0x7ffc0000"),
+			 PGSC_REJ_BAD_SYSCALL);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=c000003e syscall=-1"), PGSC_REJ_BAD_SYSCALL);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=c000003e syscall=4294967308"),
+			 PGSC_REJ_BAD_SYSCALL);
+	/* duplicated fields */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "pid=5511 pid=5512 comm=\"pg_ctl\" arch=c000003e "
+			     "syscall=12 compat=0 code=0x7ffc0000"),
+			 PGSC_REJ_DUP_FIELD);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=c000003e syscall=1 syscall=2"),
+			 PGSC_REJ_DUP_FIELD);
+	/* non-numeric and negative pid */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "pid=55x1 comm=\"pg_ctl\" arch=c000003e "
+			     "syscall=12 compat=0 code=0x7ffc0000"),
+			 PGSC_REJ_BAD_FIELD);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=-5 "
+			     "arch=c000003e syscall=1"), PGSC_REJ_BAD_FIELD);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid= "
+			     "arch=c000003e syscall=1"), PGSC_REJ_BAD_FIELD);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=c000003e syscall=abc"), PGSC_REJ_BAD_FIELD);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=c000003e syscall=99999999999999999999999"),
+			 PGSC_REJ_BAD_FIELD);
+	/* no header / garbage */
+	assert_int_equal(dec(""), PGSC_REJ_NO_HEADER);
+	assert_int_equal(dec("garbage"), PGSC_REJ_NO_HEADER);
+	assert_int_equal(dec("hello world this is not audit"),
+			 PGSC_REJ_NO_HEADER);
+	assert_int_equal(dec("type=SECCOMP pid=1 arch=c000003e syscall=1"),
+			 PGSC_REJ_NO_HEADER);
+	assert_int_equal(dec("type=SECCOMP msg=audit(x.1:2): pid=1"),
+			 PGSC_REJ_NO_HEADER);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.1000:2): pid=1"),
+			 PGSC_REJ_NO_HEADER);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.1:2) pid=1"),
+			 PGSC_REJ_NO_HEADER);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.1:2"),
+			 PGSC_REJ_NO_HEADER);
+	/* unterminated quote */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "pid=5511 arch=c000003e syscall=12 comm=\"abc"),
+			 PGSC_REJ_TRUNCATED);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
+			     "pid=5511 arch=c000003e syscall=12 comm=\"abc"
+			     ENRICH_TAIL), PGSC_REJ_TRUNCATED);
+}
+
+static void
+test_reject_binary(void **state)
+{
+	static const char line[] = "type=SECCOMP msg=audit(1796277282.415:61): "
+				   "pid=5511 comm=\"pg\0ctl\" arch=c000003e "
+				   "syscall=12 code=0x7ffc0000";
+
+	(void)state;
+	assert_int_equal(pgsc_record_decode(line, sizeof(line) - 1, &rec),
+			 PGSC_REJ_BINARY);
+	/* NUL as the very first and last byte */
+	assert_int_equal(pgsc_record_decode("\0type=", 6, &rec),
+			 PGSC_REJ_BINARY);
+	assert_int_equal(pgsc_record_decode(SECCOMP_RAW "\0",
+					    sizeof(SECCOMP_RAW), &rec),
+			 PGSC_REJ_BINARY);
+}
+
+static void
+test_reject_too_long(void **state)
+{
+	size_t n = 1024 * 1024;
+	char *line = malloc(n + 1);
+	size_t hl;
+
+	(void)state;
+	assert_non_null(line);
+	hl = strlen(SECCOMP_RAW);
+	memcpy(line, SECCOMP_RAW, hl);
+	memcpy(line + hl, " pad=", 5);
+	memset(line + hl + 5, 'x', n - hl - 5);
+	line[n] = '\0';
+	assert_int_equal(pgsc_record_decode(line, n, &rec), PGSC_REJ_TOO_LONG);
+	/* exactly PGSC_LINE_MAX bytes (plus a newline) is accepted */
+	line[PGSC_LINE_MAX] = '\n';
+	assert_int_equal(pgsc_record_decode(line, PGSC_LINE_MAX + 1, &rec), 0);
+	assert_int_equal(rec.syscall, 12);
+	assert_int_equal(pgsc_record_decode(line, PGSC_LINE_MAX + 2, &rec),
+			 PGSC_REJ_TOO_LONG);
+	free(line);
+}
+
+static void
+test_long_exe_truncated(void **state)
+{
+	char *line = malloc(8192);
+	char *exe = malloc(5001);
+	int n;
+
+	(void)state;
+	assert_non_null(line);
+	assert_non_null(exe);
+	exe[0] = '/';
+	memset(exe + 1, 'e', 4999);
+	exe[5000] = '\0';
+	n = snprintf(line, 8192, "type=SECCOMP msg=audit(1796277282.415:61): "
+		     "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+		     "pid=5511 comm=\"%s\" exe=\"%s\" sig=0 arch=c000003e "
+		     "syscall=12 compat=0 ip=0x7fd618601c47 code=0x7ffc0000"
+		     ENRICH_TAIL, "0123456789012345678901234567890123456789"
+		     "0123456789012345678901234567890123456789", exe);
+	assert_true(n > 5000 && n < 8192);
+	assert_int_equal(pgsc_record_decode(line, (size_t)n, &rec), 0);
+	assert_int_equal(strlen(rec.exe), PGSC_EXE_MAX);
+	assert_memory_equal(rec.exe, exe, PGSC_EXE_MAX);
+	assert_int_equal(strlen(rec.comm), PGSC_COMM_MAX);
+	assert_int_equal(rec.syscall, 12);
+	assert_int_equal(rec.code, 0x7ffc0000U);
+	free(line);
+	free(exe);
+}
+
+static void
+test_syscall_record(void **state)
+{
+	(void)state;
+	assert_int_equal(dec(SYSCALL_CLONE), 0);
+	assert_int_equal(rec.type, PGSC_REC_SYSCALL);
+	assert_int_equal(rec.type_num, 1300);
+	assert_int_equal(rec.sec, 1796277282);
+	assert_int_equal(rec.msec, 523);
+	assert_int_equal(rec.serial, 3668);
+	assert_int_equal(rec.arch, X86_64);
+	assert_int_equal(rec.syscall, 56);
+	assert_int_equal(rec.success, 1);
+	assert_int_equal(rec.has_exit, 1);
+	assert_int_equal(rec.exit, 5515);
+	assert_int_equal(rec.a0, 0x1200011U);
+	assert_int_equal(rec.ppid, 5511);
+	assert_int_equal(rec.pid, 5514);
+	assert_string_equal(rec.comm, "postgres");
+	assert_string_equal(rec.exe, "/usr/lib/postgresql/15/bin/postgres");
+
+	/* exit_group: no success= and no exit= */
+	assert_int_equal(dec(SYSCALL_EXIT_GROUP), 0);
+	assert_int_equal(rec.type, PGSC_REC_SYSCALL);
+	assert_int_equal(rec.syscall, 231);
+	assert_int_equal(rec.success, -1);
+	assert_int_equal(rec.has_exit, 0);
+	assert_int_equal(rec.pid, 5523);
+	assert_int_equal(rec.ppid, 5514);
+	assert_string_equal(pgsc_syscall_name(rec.arch, (int)rec.syscall),
+			    "exit_group");
+
+	/* a failed syscall */
+	assert_int_equal(dec("type=SYSCALL msg=audit(1.0:2): arch=c000003e "
+			     "syscall=59 success=no exit=-2 a0=55e8c0535d20 "
+			     "ppid=1 pid=2 comm=\"x\" exe=\"/x\""), 0);
+	assert_int_equal(rec.success, 0);
+	assert_int_equal(rec.exit, -2);
+	assert_int_equal(rec.a0, 0x55e8c0535d20ULL);
+
+	assert_int_equal(dec("type=SYSCALL msg=audit(1.0:2): arch=c000003e "
+			     "syscall=59 success=maybe pid=2"),
+			 PGSC_REJ_BAD_FIELD);
+	assert_int_equal(dec("type=SYSCALL msg=audit(1.0:2): arch=c000003e "
+			     "syscall=59 success=yes exit=1 exit=2 pid=2"),
+			 PGSC_REJ_DUP_FIELD);
+	assert_int_equal(dec("type=SYSCALL msg=audit(1.0:2): arch=c000003e "
+			     "syscall=59 ppid=x pid=2"), PGSC_REJ_BAD_FIELD);
+	assert_int_equal(dec("type=SYSCALL msg=audit(1.0:2): arch=c000003e "
+			     "success=yes pid=2"), PGSC_REJ_TRUNCATED);
+	assert_int_equal(dec("type=SYSCALL msg=audit(1.0:2): arch=12345678 "
+			     "syscall=59 pid=2"), PGSC_REJ_UNKNOWN_ARCH);
+}
+
+static void
+test_proctitle(void **state)
+{
+	(void)state;
+	/* "postgres: checkpointer " (the kernel's copy of the title) */
+	assert_int_equal(dec("type=PROCTITLE msg=audit(1796277285.335:34508): "
+			     "proctitle=706F7374677265733A20636865636B706F696E"
+			     "74657220"), 0);
+	assert_int_equal(rec.type, PGSC_REC_PROCTITLE);
+	assert_int_equal(rec.type_num, 1327);
+	assert_int_equal(rec.serial, 34508);
+	/* trailing blanks (a NUL-padded title) are trimmed */
+	assert_string_equal(rec.title, "postgres: checkpointer");
+	assert_string_equal(pgsc_title_role(rec.title), "checkpointer");
+
+	/* argv with NULs between the words */
+	assert_int_equal(dec("type=PROCTITLE msg=audit(1796277281.671:24): "
+			     "proctitle=2F7573722F6C69622F706F737467726573716C"
+			     "2F31352F62696E2F706F737467726573002D56"), 0);
+	assert_string_equal(rec.title, "/usr/lib/postgresql/15/bin/postgres -V");
+
+	assert_int_equal(dec("type=PROCTITLE msg=audit(1796277283.019:9977): "
+			     "proctitle=706F7374677265733A20706F73746772657320"
+			     "706F737467726573205B6C6F63616C5D2069646C65"), 0);
+	assert_string_equal(rec.title, "postgres: postgres postgres [local] idle");
+
+	/* a quoted title is taken as is */
+	assert_int_equal(dec("type=PROCTITLE msg=audit(1796277285.179:32037): "
+			     "proctitle=\"cat\""), 0);
+	assert_string_equal(rec.title, "cat");
+
+	/* a PROCTITLE without proctitle= */
+	assert_int_equal(dec("type=PROCTITLE msg=audit(1796277285.179:32037): "),
+			 PGSC_REJ_TRUNCATED);
+}
+
+static void
+test_proctitle_long(void **state)
+{
+	/* a title longer than PGSC_TITLE_MAX is cut, never overflows */
+	size_t hexlen = 2 * (PGSC_TITLE_MAX + 500);
+	char *line = malloc(hexlen + 100);
+	int n;
+
+	(void)state;
+	assert_non_null(line);
+	n = snprintf(line, 100, "type=PROCTITLE msg=audit(1.0:1): proctitle=");
+	for (size_t i = 0; i < hexlen; i += 2)
+		memcpy(line + n + i, "41", 2);
+	line[n + hexlen] = '\0';
+	assert_int_equal(pgsc_record_decode(line, (size_t)n + hexlen, &rec), 0);
+	assert_int_equal(strlen(rec.title), PGSC_TITLE_MAX);
+	assert_int_equal(rec.title[0], 'A');
+	assert_int_equal(rec.title[PGSC_TITLE_MAX - 1], 'A');
+	free(line);
+}
+
+static void
+test_execve(void **state)
+{
+	(void)state;
+	/* real: sh -c 'cat >/dev/null' under COPY ... TO PROGRAM */
+	assert_int_equal(dec("type=EXECVE msg=audit(1796277285.175:31965): "
+			     "argc=3 a0=\"sh\" a1=\"-c\" "
+			     "a2=636174203E2F6465762F6E756C6C"), 0);
+	assert_int_equal(rec.type, PGSC_REC_EXECVE);
+	assert_int_equal(rec.type_num, 1309);
+	assert_int_equal(rec.argc, 3);
+	assert_string_equal(rec.title, "sh -c cat >/dev/null");
+	/* a0 of an EXECVE record is an argument, not the syscall's a0 */
+	assert_int_equal(rec.a0, 0);
+
+	assert_int_equal(dec("type=EXECVE msg=audit(1796277282.455:943): "
+			     "argc=11 a0=\"/usr/lib/postgresql/15/bin/postgres\" "
+			     "a1=\"-D\" a2=\"/tmp/rec/data\" a3=\"-k\" "
+			     "a4=\"/tmp/rec/sock\" a5=\"-c\" "
+			     "a6=\"listen_addresses=\" a7=\"-c\" "
+			     "a8=6C6F675F6C696E655F7072656669783D256D205B25705D"
+			     "20256220 a9=\"-c\" a10=\"log_min_messages=debug1\""),
+			 0);
+	assert_int_equal(rec.argc, 11);
+	assert_string_equal(rec.title,
+			    "/usr/lib/postgresql/15/bin/postgres -D "
+			    "/tmp/rec/data -k /tmp/rec/sock -c "
+			    "listen_addresses= -c log_line_prefix=%m [%p] %b -c "
+			    "log_min_messages=debug1");
+
+	assert_int_equal(dec("type=EXECVE msg=audit(1.0:1): argc=x a0=\"a\""),
+			 PGSC_REJ_BAD_FIELD);
+}
+
+/*
+ * An argument longer than the kernel's per-record budget is logged in
+ * pieces:  "a1_len=<bytes> a1[0]=<hex> a1[1]=<hex> ..."  (kernel
+ * audit_log_single_execve_arg()).  The pieces must join into the argument;
+ * the a1_len= count is not part of argv.
+ */
+static void
+test_execve_split_arg(void **state)
+{
+	(void)state;
+	/* a1 = "abcdefghijklmnop", in two hex pieces */
+	assert_int_equal(dec("type=EXECVE msg=audit(1.0:1): argc=3 a0=\"sh\" "
+			     "a1_len=16 a1[0]=6162636465666768 "
+			     "a1[1]=696A6B6C6D6E6F70 a2=\"end\""), 0);
+	assert_int_equal(rec.argc, 3);
+	/*
+	 * BUG (src/decode.c:393-410): every key of the form a<digit>... is
+	 * taken as an argument, including "a1_len".  Its decimal value "16"
+	 * is then hex-decoded to the control byte 0x16 and joined into the
+	 * title: actual "sh \x16abcdefghijklmnop end", expected
+	 * "sh abcdefghijklmnop end".
+	 */
+	assert_string_equal(rec.title, "sh abcdefghijklmnop end");
+}
+
+static void
+test_reject_names(void **state)
+{
+	const char *names[PGSC_REJ__COUNT];
+
+	(void)state;
+	for (int i = 0; i < PGSC_REJ__COUNT; i++) {
+		names[i] = pgsc_reject_name(i);
+		assert_non_null(names[i]);
+		assert_true(names[i][0] != '\0');
+		for (const char *p = names[i]; *p; p++)
+			assert_true((*p >= 'a' && *p <= 'z') || *p == '-');
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(names[i], names[j]);
+	}
+	assert_string_equal(pgsc_reject_name(PGSC_REJ_TRUNCATED), "truncated");
+	/* out of range is a fixed word, never NULL */
+	assert_non_null(pgsc_reject_name(-1));
+	assert_non_null(pgsc_reject_name(PGSC_REJ__COUNT));
+	assert_non_null(pgsc_reject_name(1000));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seccomp_raw),
+		cmocka_unit_test(test_seccomp_enriched),
+		cmocka_unit_test(test_node_prefix),
+		cmocka_unit_test(test_subj_field),
+		cmocka_unit_test(test_hex_comm_exe),
+		cmocka_unit_test(test_null_comm),
+		cmocka_unit_test(test_i386_compat),
+		cmocka_unit_test(test_codes),
+		cmocka_unit_test(test_unknown_type_header),
+		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_reject_binary),
+		cmocka_unit_test(test_reject_too_long),
+		cmocka_unit_test(test_long_exe_truncated),
+		cmocka_unit_test(test_syscall_record),
+		cmocka_unit_test(test_proctitle),
+		cmocka_unit_test(test_proctitle_long),
+		cmocka_unit_test(test_execve),
+		cmocka_unit_test(test_execve_split_arg),
+		cmocka_unit_test(test_reject_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

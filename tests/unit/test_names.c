@@ -1,0 +1,185 @@
+/* test_names.c - unit tests for names.c: syscall and arch names. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+
+#define X86_64 0xc000003eU
+#define I386 0x40000003U
+#define AARCH64 0xc00000b7U
+
+/* pgsc's short names and libseccomp's tokens (= audit arch tokens). */
+static const struct {
+	const char *name;
+	uint32_t token;
+} arch_table[] = {
+	{ "x86_64", SCMP_ARCH_X86_64 }, { "i386", SCMP_ARCH_X86 },
+	{ "aarch64", SCMP_ARCH_AARCH64 }, { "arm", SCMP_ARCH_ARM },
+	{ "ppc64le", SCMP_ARCH_PPC64LE }, { "ppc64", SCMP_ARCH_PPC64 },
+	{ "ppc", SCMP_ARCH_PPC }, { "s390x", SCMP_ARCH_S390X },
+	{ "s390", SCMP_ARCH_S390 }, { "mips", SCMP_ARCH_MIPS },
+	{ "mipsel", SCMP_ARCH_MIPSEL }, { "mips64", SCMP_ARCH_MIPS64 },
+	{ "mipsel64", SCMP_ARCH_MIPSEL64 }, { "riscv64", SCMP_ARCH_RISCV64 },
+};
+
+static void
+test_x86_64(void **state)
+{
+	(void)state;
+	assert_string_equal(pgsc_syscall_name(X86_64, 0), "read");
+	assert_string_equal(pgsc_syscall_name(X86_64, 1), "write");
+	assert_string_equal(pgsc_syscall_name(X86_64, 12), "brk");
+	assert_string_equal(pgsc_syscall_name(X86_64, 56), "clone");
+	assert_string_equal(pgsc_syscall_name(X86_64, 59), "execve");
+	assert_string_equal(pgsc_syscall_name(X86_64, 122), "setfsuid");
+	assert_string_equal(pgsc_syscall_name(X86_64, 231), "exit_group");
+	assert_string_equal(pgsc_syscall_name(X86_64, 257), "openat");
+	assert_string_equal(pgsc_syscall_name(X86_64, 435), "clone3");
+	/* libseccomp's spelling, not libaudit's (DESIGN §4) */
+	assert_string_equal(pgsc_syscall_name(X86_64, 17), "pread64");
+}
+
+static void
+test_i386(void **state)
+{
+	(void)state;
+	assert_string_equal(pgsc_syscall_name(I386, 122), "uname");
+	assert_string_equal(pgsc_syscall_name(I386, 11), "execve");
+	assert_string_equal(pgsc_syscall_name(I386, 252), "exit_group");
+	assert_string_equal(pgsc_syscall_name(I386, 102), "socketcall");
+	assert_string_equal(pgsc_syscall_name(I386, 142), "_newselect");
+	assert_string_equal(pgsc_syscall_name(I386, 140), "_llseek");
+	/* the same number on the two x86 arches */
+	assert_string_not_equal(pgsc_syscall_name(I386, 122),
+				pgsc_syscall_name(X86_64, 122));
+	assert_string_equal(pgsc_syscall_name(I386, 1), "exit");
+	assert_string_equal(pgsc_syscall_name(X86_64, 1), "write");
+}
+
+static void
+test_aarch64(void **state)
+{
+	(void)state;
+	assert_string_equal(pgsc_syscall_name(AARCH64, 56), "openat");
+	assert_string_equal(pgsc_syscall_name(AARCH64, 221), "execve");
+	assert_string_equal(pgsc_syscall_name(AARCH64, 94), "exit_group");
+	assert_string_equal(pgsc_syscall_name(AARCH64, 220), "clone");
+	assert_string_equal(pgsc_syscall_name(AARCH64, 435), "clone3");
+	assert_string_equal(pgsc_arch_name(AARCH64), "aarch64");
+}
+
+static void
+test_unknown(void **state)
+{
+	(void)state;
+	/* arches libseccomp (or pgsc) does not know */
+	assert_null(pgsc_syscall_name(0xdeadbeefU, 1));
+	assert_null(pgsc_syscall_name(0, 1));
+	assert_null(pgsc_arch_name(0xdeadbeefU));
+	assert_null(pgsc_arch_name(0));
+	/* numbers out of range */
+	assert_null(pgsc_syscall_name(X86_64, -1));
+	assert_null(pgsc_syscall_name(X86_64, -10166));
+	assert_null(pgsc_syscall_name(X86_64, 99999));
+	assert_null(pgsc_syscall_name(X86_64, INT32_MAX));
+	assert_null(pgsc_syscall_name(I386, 99999));
+	assert_null(pgsc_syscall_name(AARCH64, 99999));
+	/* a miss is cached as a miss, not as some other entry */
+	assert_null(pgsc_syscall_name(X86_64, 99999));
+	assert_string_equal(pgsc_syscall_name(X86_64, 0), "read");
+}
+
+static void
+test_arch_round_trip(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(arch_table); i++) {
+		uint32_t tok = pgsc_arch_token(arch_table[i].name);
+
+		assert_int_equal(tok, arch_table[i].token);
+		assert_string_equal(pgsc_arch_name(tok), arch_table[i].name);
+		for (size_t j = 0; j < i; j++)
+			assert_int_not_equal(arch_table[j].token, tok);
+	}
+	/* libseccomp's tokens are the kernel's audit tokens */
+	assert_int_equal(SCMP_ARCH_X86_64, 0xc000003eU);
+	assert_int_equal(SCMP_ARCH_X86, 0x40000003U);
+	assert_int_equal(SCMP_ARCH_AARCH64, 0xc00000b7U);
+	assert_int_equal(pgsc_arch_token("x86_64"), X86_64);
+	assert_int_equal(pgsc_arch_token("i386"), I386);
+	assert_int_equal(pgsc_arch_token("aarch64"), AARCH64);
+	assert_string_equal(pgsc_arch_name(X86_64), "x86_64");
+	assert_string_equal(pgsc_arch_name(I386), "i386");
+	assert_int_equal(pgsc_arch_token("nope"), 0);
+	assert_int_equal(pgsc_arch_token(""), 0);
+	assert_int_equal(pgsc_arch_token("X86_64"), 0);
+	assert_int_equal(pgsc_arch_token(NULL), 0);
+	assert_non_null(pgsc_arch_name(pgsc_native_arch()));
+	assert_int_equal(pgsc_native_arch(), seccomp_arch_native());
+}
+
+/* Resolve many numbers (the cache grows several times) and compare every
+ * answer with libseccomp's, before and after the growth and a reset. */
+static void
+test_cache_consistent(void **state)
+{
+	static const uint32_t arches[] = { X86_64, I386, AARCH64 };
+	const char *first_read;
+	size_t named = 0;
+
+	(void)state;
+	names_reset_cache();
+	first_read = pgsc_syscall_name(X86_64, 0);
+	assert_string_equal(first_read, "read");
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t a = 0; a < ARRAY_SIZE(arches); a++) {
+			for (int nr = 0; nr < 1000; nr++) {
+				const char *n = pgsc_syscall_name(arches[a], nr);
+				char *ref = seccomp_syscall_resolve_num_arch(
+					arches[a], nr);
+
+				if (ref == NULL) {
+					assert_null(n);
+				} else {
+					assert_non_null(n);
+					assert_string_equal(n, ref);
+					/* every name can go into a GUC list */
+					assert_true(pgsc_guc_name_ok(n));
+					named++;
+				}
+				free(ref);
+			}
+		}
+	}
+	assert_true(named > 2 * 600);
+	/* names handed out before the cache grew are still valid */
+	assert_string_equal(first_read, "read");
+	assert_ptr_equal(pgsc_syscall_name(X86_64, 0), first_read);
+	names_reset_cache();
+	assert_string_equal(pgsc_syscall_name(X86_64, 0), "read");
+	assert_string_equal(pgsc_syscall_name(I386, 122), "uname");
+	assert_null(pgsc_syscall_name(X86_64, 99999));
+	names_reset_cache();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_x86_64),
+		cmocka_unit_test(test_i386),
+		cmocka_unit_test(test_aarch64),
+		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_arch_round_trip),
+		cmocka_unit_test(test_cache_consistent),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,818 @@
+/* test_proctree.c - unit tests for proctree.c: ancestry, roles, PID reuse,
+ * children whose records come before their fork record, process titles. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+
+#define GS "\x1d"
+#define X86_64 0xc000003eU
+
+#define PG_EXE "/usr/lib/postgresql/15/bin/postgres"
+#define PGCTL_EXE "/usr/lib/postgresql/15/bin/pg_ctl"
+#define DASH_EXE "/usr/bin/dash"
+
+/* x86_64 numbers used as markers: each process makes its own. */
+enum {
+	NR_READ = 0, NR_WRITE = 1, NR_POLL = 7, NR_BRK = 12,
+	NR_RT_SIGACTION = 13, NR_RT_SIGPROCMASK = 14, NR_PREAD64 = 17,
+	NR_DUP2 = 33, NR_ACCEPT = 43, NR_SENDTO = 44, NR_BIND = 49,
+	NR_CLONE = 56, NR_VFORK = 58, NR_EXECVE = 59, NR_WAIT4 = 61,
+	NR_UNAME = 63, NR_FSYNC = 74, NR_GETPPID = 110, NR_CLOCK_NANOSLEEP = 230,
+	NR_EXIT_GROUP = 231, NR_CLONE3 = 435,
+};
+
+/* Stream time in milliseconds after T0 (a time of the recorded log). */
+#define T0 1796277282LL
+
+static struct proctree *tree;
+static uint64_t serial;
+static struct pgsc_record rec;
+
+struct agg_row {
+	char *role;
+	uint32_t arch;
+	int32_t nr;
+	uint64_t count;
+	int64_t example_pid;
+};
+
+static struct agg_row rows[512];
+static size_t nrows;
+
+struct proc_row {
+	int64_t pid, ppid;
+	int parent_known;
+	uint64_t birth_serial;
+	double birth;
+	char *role;
+	uint64_t records;
+};
+
+static struct proc_row procs[256];
+static size_t nprocs;
+
+/* ---------------------------------------------------------------- */
+/* Feeding                                                             */
+
+static void
+record_line(const char *line)
+{
+	int rc = pgsc_record_decode(line, strlen(line), &rec);
+
+	if (rc != 0)
+		fail_msg("decode (%s): %s", pgsc_reject_name(rc), line);
+	proctree_record(tree, &rec);
+}
+
+static void
+hdr(char *buf, size_t sz, const char *type, long ms, uint64_t ser)
+{
+	snprintf(buf, sz, "type=%s msg=audit(%lld.%03ld:%llu): ", type,
+		 T0 + ms / 1000, ms % 1000, (unsigned long long)ser);
+}
+
+/* A standalone SECCOMP record (one event), as the feed delivers it. */
+static void
+sc(long ms, int pid, const char *comm, const char *exe, int nr)
+{
+	char line[1024], h[128];
+
+	hdr(h, sizeof(h), "SECCOMP", ms, ++serial);
+	snprintf(line, sizeof(line),
+		 "%sauid=4294967295 uid=101 gid=104 ses=4294967295 pid=%d "
+		 "comm=\"%s\" exe=\"%s\" sig=0 arch=c000003e syscall=%d "
+		 "compat=0 ip=0x7f9be62afdd4 code=0x7ffc0000" GS
+		 "AUID=\"unset\" UID=\"postgres\" GID=\"postgres\" "
+		 "ARCH=x86_64 SYSCALL=unknown-syscall(-1)",
+		 h, pid, comm, exe, nr);
+	record_line(line);
+	proctree_event_end(tree);
+}
+
+static void
+sc_n(long ms, int pid, const char *comm, const char *exe, int nr, int n)
+{
+	for (int i = 0; i < n; i++)
+		sc(ms, pid, comm, exe, nr);
+}
+
+static void
+pg(long ms, int pid, int nr, int n)
+{
+	sc_n(ms, pid, "postgres", PG_EXE, nr, n);
+}
+
+static void
+hex(char *out, const char *s)
+{
+	for (; *s; s++, out += 2)
+		sprintf(out, "%02X", (unsigned char)*s);
+	*out = '\0';
+}
+
+/* The SYSCALL record of one event; @tail is what follows "comm=.. exe=..". */
+static void
+syscall_line(long ms, uint64_t ser, int nr, const char *res, int ppid,
+	     int pid, const char *comm, const char *exe)
+{
+	char line[1024], h[128];
+
+	hdr(h, sizeof(h), "SYSCALL", ms, ser);
+	snprintf(line, sizeof(line),
+		 "%sarch=c000003e syscall=%d %s a1=0 a2=0 a3=8 items=0 "
+		 "ppid=%d pid=%d auid=4294967295 uid=101 gid=104 euid=101 "
+		 "suid=101 fsuid=101 egid=104 sgid=104 fsgid=104 tty=(none) "
+		 "ses=4294967295 comm=\"%s\" exe=\"%s\" key=\"pgsc\"" GS
+		 "ARCH=x86_64 SYSCALL=x AUID=\"unset\" UID=\"postgres\"",
+		 h, nr, res, ppid, pid, comm, exe);
+	record_line(line);
+}
+
+static void
+proctitle_line(long ms, uint64_t ser, const char *title)
+{
+	char line[4096], h[128], hx[2 * 1024 + 1];
+
+	hdr(h, sizeof(h), "PROCTITLE", ms, ser);
+	hex(hx, title);
+	snprintf(line, sizeof(line), "%sproctitle=%s", h, hx);
+	record_line(line);
+}
+
+/* fork/vfork/clone/clone3 by @pid, creating @child; one event. */
+static uint64_t
+fork_ev(long ms, int nr, int ppid, int pid, const char *comm, const char *exe,
+	int child, const char *title)
+{
+	char res[128];
+	uint64_t ser = ++serial;
+
+	snprintf(res, sizeof(res), "success=yes exit=%d a0=%s", child,
+		 nr == NR_CLONE ? "1200011" : "7ffe610df960");
+	syscall_line(ms, ser, nr, res, ppid, pid, comm, exe);
+	if (title != NULL)
+		proctitle_line(ms, ser, title);
+	proctree_event_end(tree);
+	return ser;
+}
+
+/* execve by @pid of @exe; @argv is the EXECVE record's body. */
+static void
+exec_ev(long ms, int ppid, int pid, const char *comm, const char *exe,
+	const char *argv, const char *title)
+{
+	char line[4096], h[128];
+	uint64_t ser = ++serial;
+
+	syscall_line(ms, ser, NR_EXECVE, "success=yes exit=0 a0=55df4c7b44fd",
+		     ppid, pid, comm, exe);
+	hdr(h, sizeof(h), "EXECVE", ms, ser);
+	snprintf(line, sizeof(line), "%s%s", h, argv);
+	record_line(line);
+	hdr(h, sizeof(h), "CWD", ms, ser);
+	snprintf(line, sizeof(line), "%scwd=\"/tmp/rec/data\"", h);
+	record_line(line);
+	if (title != NULL)
+		proctitle_line(ms, ser, title);
+	proctree_event_end(tree);
+}
+
+/* exit_group of a postgres process with the title the kernel cached. */
+static void
+exit_ev(long ms, int ppid, int pid, const char *title)
+{
+	uint64_t ser = ++serial;
+
+	syscall_line(ms, ser, NR_EXIT_GROUP, "a0=0", ppid, pid, "postgres",
+		     PG_EXE);
+	if (title != NULL)
+		proctitle_line(ms, ser, title);
+	proctree_event_end(tree);
+}
+
+/* ---------------------------------------------------------------- */
+/* Results                                                             */
+
+static int
+agg_cb(void *arg, const struct role_agg *a)
+{
+	(void)arg;
+	assert_true(nrows < ARRAY_SIZE(rows));
+	rows[nrows].role = strdup(a->role);
+	rows[nrows].arch = a->arch;
+	rows[nrows].nr = a->nr;
+	rows[nrows].count = a->count;
+	rows[nrows].example_pid = a->example_pid;
+	/* one row per (role, arch, nr) */
+	for (size_t i = 0; i < nrows; i++)
+		assert_false(strcmp(rows[i].role, a->role) == 0 &&
+			     rows[i].arch == a->arch && rows[i].nr == a->nr);
+	nrows++;
+	return 0;
+}
+
+static int
+proc_cb(void *arg, const struct proc_info *p)
+{
+	(void)arg;
+	assert_true(nprocs < ARRAY_SIZE(procs));
+	procs[nprocs].pid = p->pid;
+	procs[nprocs].ppid = p->ppid;
+	procs[nprocs].parent_known = p->parent_known;
+	procs[nprocs].birth_serial = p->birth_serial;
+	procs[nprocs].birth = p->birth;
+	procs[nprocs].role = strdup(p->role);
+	procs[nprocs].records = p->records;
+	nprocs++;
+	return 0;
+}
+
+static void
+finish(void)
+{
+	assert_int_equal(proctree_finish(tree), 0);
+	assert_int_equal(proctree_each_agg(tree, agg_cb, NULL), 0);
+	assert_int_equal(proctree_each_proc(tree, proc_cb, NULL), 0);
+}
+
+/* Count of syscall @nr under @role. */
+static uint64_t
+count(const char *role, int nr)
+{
+	for (size_t i = 0; i < nrows; i++)
+		if (strcmp(rows[i].role, role) == 0 && rows[i].nr == nr &&
+		    rows[i].arch == X86_64)
+			return rows[i].count;
+	return 0;
+}
+
+/* Count of syscall @nr under any role. */
+static uint64_t
+count_all(int nr)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].nr == nr)
+			n += rows[i].count;
+	return n;
+}
+
+/* Role of the @k-th (0-based) process listed with @pid. */
+static const char *
+role_of_pid(int64_t pid, int k)
+{
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid && k-- == 0)
+			return procs[i].role;
+	return NULL;
+}
+
+static const struct proc_row *
+proc_of_pid(int64_t pid, int k)
+{
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid && k-- == 0)
+			return &procs[i];
+	return NULL;
+}
+
+static void
+dump(void)
+{
+	for (size_t i = 0; i < nrows; i++)
+		print_message("agg  %-28s nr=%-4d count=%llu pid=%lld\n",
+			      rows[i].role, rows[i].nr,
+			      (unsigned long long)rows[i].count,
+			      (long long)rows[i].example_pid);
+	for (size_t i = 0; i < nprocs; i++)
+		print_message("proc pid=%lld ppid=%lld known=%d role=%s "
+			      "records=%llu\n", (long long)procs[i].pid,
+			      (long long)procs[i].ppid, procs[i].parent_known,
+			      procs[i].role,
+			      (unsigned long long)procs[i].records);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	serial = 1000;
+	nrows = nprocs = 0;
+	return proctree_new(NULL, &tree);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	if (getenv("PGSC_TEST_VERBOSE") != NULL)
+		dump();
+	proctree_free(tree);
+	tree = NULL;
+	for (size_t i = 0; i < nrows; i++)
+		free(rows[i].role);
+	for (size_t i = 0; i < nprocs; i++)
+		free(procs[i].role);
+	nrows = nprocs = 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* A server like the recorded one: pg_ctl (5511) forks 5514, which execs
+ * /bin/sh -c "exec postgres ...", then postgres: the postmaster. */
+
+#define PM 5514
+
+static void
+start_postmaster(void)
+{
+	sc(0, 5511, "pg_ctl", PGCTL_EXE, NR_WAIT4);
+	fork_ev(10, NR_CLONE, 5510, 5511, "pg_ctl", PGCTL_EXE, PM, NULL);
+	sc(11, PM, "pg_ctl", PGCTL_EXE, NR_EXECVE);
+	exec_ev(12, 5511, PM, "sh", DASH_EXE,
+		"argc=3 a0=\"/bin/sh\" a1=\"-c\" a2=6578656320222F7573722F6C69"
+		"622F706F737467726573716C2F31352F62696E2F706F73746772657322",
+		NULL);
+	sc(13, PM, "sh", DASH_EXE, NR_EXECVE);
+	exec_ev(14, 5511, PM, "postgres", PG_EXE,
+		"argc=5 a0=\"" PG_EXE "\" a1=\"-D\" a2=\"/tmp/rec/data\" "
+		"a3=\"-k\" a4=\"/tmp/rec/sock\"", NULL);
+	pg(20, PM, NR_BIND, 1);
+	pg(21, PM, NR_ACCEPT, 3);
+}
+
+static void
+test_postmaster_backend(void **state)
+{
+	uint64_t ser;
+	const struct proc_row *b;
+
+	(void)state;
+	start_postmaster();
+	ser = fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5523, NULL);
+	pg(101, 5523, NR_PREAD64, 2);
+	pg(102, 5523, NR_SENDTO, 1);
+	pg(103, PM, NR_ACCEPT, 1);
+	exit_ev(200, PM, 5523, "postgres: alice db [local] idle");
+	finish();
+
+	assert_int_equal(count("client backend", NR_PREAD64), 2);
+	assert_int_equal(count("client backend", NR_SENDTO), 1);
+	assert_int_equal(count("postmaster", NR_ACCEPT), 4);
+	assert_int_equal(count("postmaster", NR_BIND), 1);
+	/* the postmaster's records before its exec are its own too */
+	assert_int_equal(count("postmaster", NR_EXECVE), 2);
+	assert_int_equal(count("postmaster", NR_PREAD64), 0);
+	assert_int_equal(count("client backend", NR_ACCEPT), 0);
+	/* pg_ctl has no known parent: not part of any server */
+	assert_int_equal(count("unattributed", NR_WAIT4), 1);
+	assert_int_equal(count("postmaster", NR_WAIT4), 0);
+
+	assert_string_equal(role_of_pid(PM, 0), "postmaster");
+	b = proc_of_pid(5523, 0);
+	assert_non_null(b);
+	assert_string_equal(b->role, "client backend");
+	assert_int_equal(b->ppid, PM);
+	assert_int_equal(b->parent_known, 1);
+	assert_int_equal(b->birth_serial, ser);
+	assert_int_equal(b->records, 3);
+	assert_null(proc_of_pid(5523, 1));
+}
+
+static void
+test_auxiliary_titles(void **state)
+{
+	(void)state;
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5515, NULL);
+	fork_ev(101, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5516, NULL);
+	fork_ev(102, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5517, NULL);
+	pg(110, 5515, NR_FSYNC, 2);
+	pg(111, 5516, NR_POLL, 3);
+	pg(112, 5517, NR_CLOCK_NANOSLEEP, 4);
+	exit_ev(300, PM, 5515, "postgres: checkpointer ");
+	exit_ev(301, PM, 5516, "postgres: main: walwriter ");
+	/* 5517 never exits: a postgres child of the postmaster, no title */
+	finish();
+
+	assert_int_equal(count("checkpointer", NR_FSYNC), 2);
+	assert_int_equal(count("walwriter", NR_POLL), 3);
+	assert_int_equal(count(PGSC_ROLE_BACKEND_UNKNOWN, NR_CLOCK_NANOSLEEP),
+			 4);
+	assert_int_equal(count("postmaster", NR_FSYNC), 0);
+	assert_int_equal(count("client backend", NR_FSYNC), 0);
+	assert_string_equal(role_of_pid(5515, 0), "checkpointer");
+	assert_string_equal(role_of_pid(5516, 0), "walwriter");
+}
+
+/*
+ * COPY ... TO PROGRAM: the backend's clone3 child (real pids 5635/5636)
+ * logs its records before the backend's clone3 SYSCALL record, with the
+ * same timestamp, then execs /bin/sh.
+ */
+static void
+child_first(long child_ms)
+{
+	pg(150, PM, NR_ACCEPT, 1);
+	fork_ev(160, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5635, NULL);
+	pg(170, 5635, NR_READ, 1);
+	/* the child, before its parent's fork record */
+	pg(child_ms, 5636, NR_RT_SIGPROCMASK, 3);
+	pg(child_ms, 5636, NR_RT_SIGACTION, 2);
+	pg(child_ms, 5636, NR_DUP2, 1);
+	fork_ev(175, NR_CLONE3, PM, 5635, "postgres", PG_EXE, 5636,
+		"postgres: alice db [local] COPY");
+	pg(child_ms, 5635, NR_UNAME, 1);
+	exec_ev(child_ms + 1, 5635, 5636, "sh", DASH_EXE,
+		"argc=3 a0=\"sh\" a1=\"-c\" a2=636174203E2F6465762F6E756C6C",
+		"sh -c cat >/dev/null");
+	sc_n(child_ms + 2, 5636, "sh", DASH_EXE, NR_BRK, 2);
+	exit_ev(400, PM, 5635, "postgres: alice db [local] COPY");
+	finish();
+
+	assert_int_equal(count("descendant/client backend", NR_RT_SIGPROCMASK),
+			 3);
+	assert_int_equal(count("descendant/client backend", NR_RT_SIGACTION),
+			 2);
+	assert_int_equal(count("descendant/client backend", NR_DUP2), 1);
+	assert_int_equal(count("descendant/client backend", NR_BRK), 2);
+	assert_int_equal(count("client backend", NR_READ), 1);
+	assert_int_equal(count("client backend", NR_UNAME), 1);
+	/* nothing of the child's is lost or given to its parent */
+	assert_int_equal(count_all(NR_RT_SIGPROCMASK), 3);
+	assert_int_equal(count_all(NR_BRK), 2);
+	assert_int_equal(count("client backend", NR_RT_SIGPROCMASK), 0);
+	assert_string_equal(role_of_pid(5636, 0), "descendant/client backend");
+	assert_null(proc_of_pid(5636, 1));
+	assert_int_equal(proc_of_pid(5636, 0)->ppid, 5635);
+}
+
+static void
+test_child_before_parent_same_time(void **state)
+{
+	(void)state;
+	start_postmaster();
+	child_first(175);
+}
+
+static void
+test_child_before_parent_later_time(void **state)
+{
+	(void)state;
+	start_postmaster();
+	child_first(179);
+}
+
+/* A process that lived before the fork of a new holder of its pid and
+ * whose fork we never saw: records after the fork go to the new child. */
+static void
+test_child_after_stale_provisional(void **state)
+{
+	(void)state;
+	start_postmaster();
+	/* 5700: some postgres process seen since before the server started */
+	sc(30, 5700, "postgres", PG_EXE, NR_GETPPID);
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5700, NULL);
+	pg(100, 5700, NR_PREAD64, 2);
+	exit_ev(200, PM, 5700, "postgres: alice db [local] idle");
+	finish();
+	assert_int_equal(count("client backend", NR_PREAD64), 2);
+	assert_int_equal(count("client backend", NR_GETPPID), 0);
+	assert_int_equal(count("unattributed", NR_GETPPID), 1);
+}
+
+static void
+test_pid_reuse(void **state)
+{
+	const struct proc_row *a, *b;
+
+	(void)state;
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_READ, 2);
+	exit_ev(150, PM, 5600, "postgres: alice db [local] idle");
+	/* the same pid, forked again by the postmaster */
+	fork_ev(300, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(301, 5600, NR_CLOCK_NANOSLEEP, 3);
+	exit_ev(400, PM, 5600, "postgres: checkpointer ");
+	finish();
+
+	assert_int_equal(count("client backend", NR_READ), 2);
+	assert_int_equal(count("checkpointer", NR_CLOCK_NANOSLEEP), 3);
+	assert_int_equal(count("client backend", NR_CLOCK_NANOSLEEP), 0);
+	assert_int_equal(count("checkpointer", NR_READ), 0);
+	a = proc_of_pid(5600, 0);
+	b = proc_of_pid(5600, 1);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_null(proc_of_pid(5600, 2));
+	assert_int_not_equal(a->birth_serial, b->birth_serial);
+	assert_true(a->birth < b->birth);
+	assert_string_equal(a->role, "client backend");
+	assert_string_equal(b->role, "checkpointer");
+}
+
+/* PID reuse where the second holder's records precede its fork record. */
+static void
+test_pid_reuse_child_first(void **state)
+{
+	(void)state;
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_READ, 2);
+	exit_ev(150, PM, 5600, "postgres: alice db [local] idle");
+	pg(300, 5600, NR_CLOCK_NANOSLEEP, 3);
+	fork_ev(300, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(301, 5600, NR_CLOCK_NANOSLEEP, 1);
+	exit_ev(400, PM, 5600, "postgres: checkpointer ");
+	finish();
+
+	assert_int_equal(count("client backend", NR_READ), 2);
+	assert_int_equal(count("checkpointer", NR_CLOCK_NANOSLEEP), 4);
+	assert_int_equal(count_all(NR_CLOCK_NANOSLEEP), 4);
+}
+
+/*
+ * PID reuse where the first holder left no exit record.  pgsc.rules audit
+ * exit_group only for the postgres binary, so every non-postgres process
+ * (here the "sh" of a COPY ... TO PROGRAM) stays "live" in the tree for
+ * ever.  When its pid is later given to a new clone3 child whose records
+ * come before the fork record (DESIGN §3: every time for vfork-style
+ * spawns), those records must still go to the new child.
+ */
+static void
+test_pid_reuse_after_unaudited_exit(void **state)
+{
+	(void)state;
+	start_postmaster();
+	/* an unrelated shell (5800, parent known) runs a child 5801 */
+	fork_ev(50, NR_CLONE, 1, 5800, "bash", "/usr/bin/bash", 5801, NULL);
+	exec_ev(51, 5800, 5801, "cat", "/usr/bin/cat", "argc=1 a0=\"cat\"",
+		NULL);
+	sc(52, 5801, "cat", "/usr/bin/cat", NR_FSYNC);
+	/* 5801 exits; nothing audits that.  Much later the backend 5635
+	 * spawns a program that gets pid 5801. */
+	fork_ev(160, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5635, NULL);
+	pg(170, 5635, NR_READ, 1);
+	pg(5000, 5801, NR_RT_SIGPROCMASK, 3);
+	fork_ev(5000, NR_CLONE3, PM, 5635, "postgres", PG_EXE, 5801,
+		"postgres: alice db [local] COPY");
+	exec_ev(5001, 5635, 5801, "sh", DASH_EXE,
+		"argc=3 a0=\"sh\" a1=\"-c\" a2=636174203E2F6465762F6E756C6C",
+		NULL);
+	sc_n(5002, 5801, "sh", DASH_EXE, NR_BRK, 2);
+	exit_ev(6000, PM, 5635, "postgres: alice db [local] COPY");
+	finish();
+
+	assert_int_equal(count("descendant/client backend", NR_BRK), 2);
+	/*
+	 * BUG (src/proctree.c: current(), lines 343-355, and do_fork(),
+	 * lines 712-746): the old holder of pid 5801 (cat) has a fork record
+	 * and no exit record, so current() hands it the new child's early
+	 * records by pid alone, and do_fork() only moves records out of a
+	 * *provisional* process.  Worse, those records carry
+	 * exe=.../postgres, note_exe() gives that exe to the old cat, and a
+	 * postgres process with argv and a known non-postgres parent is a
+	 * "postmaster" in role_of().  Actual: cat's fsync and the new
+	 * child's 3 rt_sigprocmask are all counted under "postmaster" (an
+	 * unrelated program's syscalls enter the global list; the child's go
+	 * to the wrong role).  Expected: fsync under "unrelated",
+	 * rt_sigprocmask under "descendant/client backend".
+	 */
+	assert_int_equal(count("unrelated", NR_FSYNC), 1);
+	assert_int_equal(count("postmaster", NR_FSYNC), 0);
+	assert_int_equal(count("descendant/client backend", NR_RT_SIGPROCMASK),
+			 3);
+	assert_int_equal(count("unrelated", NR_RT_SIGPROCMASK), 0);
+}
+
+static void
+test_unattributed_and_hint(void **state)
+{
+	static const int64_t hint[] = { 4242, 6000 };
+	struct proctree_hints h = { hint, ARRAY_SIZE(hint), NULL };
+
+	(void)state;
+	/* no fork record, no hint, no children */
+	pg(0, 6000, NR_ACCEPT, 2);
+	pg(1, 6001, NR_READ, 1);
+	finish();
+	assert_int_equal(count("unattributed", NR_ACCEPT), 2);
+	assert_int_equal(count("postmaster", NR_ACCEPT), 0);
+	assert_string_equal(role_of_pid(6000, 0), "unattributed");
+
+	teardown(state);
+	setup(state);
+	proctree_free(tree);
+	assert_int_equal(proctree_new(&h, &tree), 0);
+	pg(0, 6000, NR_ACCEPT, 2);
+	pg(1, 6001, NR_READ, 1);
+	finish();
+	assert_int_equal(count("postmaster", NR_ACCEPT), 2);
+	assert_int_equal(count("unattributed", NR_ACCEPT), 0);
+	/* the hint names 6000 only */
+	assert_int_equal(count("unattributed", NR_READ), 1);
+	assert_string_equal(role_of_pid(6000, 0), "postmaster");
+}
+
+/* A postgres process with no fork record but a known postgres child is
+ * a postmaster too; its children are then classified by title. */
+static void
+test_postmaster_by_child(void **state)
+{
+	(void)state;
+	pg(0, 6100, NR_ACCEPT, 1);
+	fork_ev(10, NR_CLONE, 1, 6100, "postgres", PG_EXE, 6101, NULL);
+	pg(11, 6101, NR_READ, 1);
+	exit_ev(20, 6100, 6101, "postgres: bob db 10.0.0.1(5432) SELECT");
+	finish();
+	assert_int_equal(count("postmaster", NR_ACCEPT), 1);
+	assert_int_equal(count("client backend", NR_READ), 1);
+}
+
+static void
+test_unrelated(void **state)
+{
+	(void)state;
+	sc(0, 7000, "bash", "/usr/bin/bash", NR_WAIT4);
+	fork_ev(10, NR_CLONE, 1, 7000, "bash", "/usr/bin/bash", 7001, NULL);
+	exec_ev(11, 7000, 7001, "cat", "/usr/bin/cat", "argc=1 a0=\"cat\"",
+		"cat");
+	sc_n(12, 7001, "cat", "/usr/bin/cat", NR_READ, 2);
+	finish();
+	assert_int_equal(count("unrelated", NR_READ), 2);
+	assert_string_equal(role_of_pid(7001, 0), "unrelated");
+	/* bash itself has no known parent */
+	assert_int_equal(count("unattributed", NR_WAIT4), 1);
+	assert_false(pgsc_role_in_server("unrelated"));
+	assert_false(pgsc_role_in_server("unattributed"));
+	assert_false(pgsc_role_in_server("standalone"));
+	assert_true(pgsc_role_in_server("postmaster"));
+	assert_true(pgsc_role_in_server("descendant/client backend"));
+}
+
+static void
+test_standalone(void **state)
+{
+	(void)state;
+	fork_ev(0, NR_CLONE, 1, 7100, "bash", "/usr/bin/bash", 7101, NULL);
+	exec_ev(1, 7100, 7101, "postgres", PG_EXE,
+		"argc=4 a0=\"" PG_EXE "\" a1=\"--single\" a2=\"-D\" "
+		"a3=\"/tmp/rec/data\"", NULL);
+	pg(2, 7101, NR_PREAD64, 2);
+	/* --single spelled inside another word is not --single */
+	fork_ev(3, NR_CLONE, 1, 7100, "bash", "/usr/bin/bash", 7102, NULL);
+	exec_ev(4, 7100, 7102, "postgres", PG_EXE,
+		"argc=3 a0=\"" PG_EXE "\" a1=\"-D\" a2=\"/tmp/--single\"",
+		NULL);
+	pg(5, 7102, NR_ACCEPT, 1);
+	fork_ev(6, NR_CLONE, 7102, 7102, "postgres", PG_EXE, 7103, NULL);
+	pg(7, 7103, NR_READ, 1);
+	exit_ev(8, 7102, 7103, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(count("standalone", NR_PREAD64), 2);
+	assert_int_equal(count("postmaster", NR_PREAD64), 0);
+	assert_string_equal(role_of_pid(7101, 0), "standalone");
+	assert_int_equal(count("postmaster", NR_ACCEPT), 1);
+	assert_int_equal(count("checkpointer", NR_READ), 1);
+}
+
+/* initdb's children (postgres --boot via sh) are standalone. */
+static void
+test_standalone_under_initdb(void **state)
+{
+	(void)state;
+	fork_ev(0, NR_CLONE3, 5496, 5497, "initdb",
+		"/usr/lib/postgresql/15/bin/initdb", 5498, NULL);
+	exec_ev(1, 5497, 5498, "sh", DASH_EXE,
+		"argc=3 a0=\"sh\" a1=\"-c\" a2=\"x\"", NULL);
+	fork_ev(2, NR_VFORK, 5497, 5498, "sh", DASH_EXE, 5499, NULL);
+	exec_ev(3, 5498, 5499, "postgres", PG_EXE,
+		"argc=3 a0=\"" PG_EXE "\" a1=\"-F\" a2=\"-X\"", NULL);
+	pg(4, 5499, NR_PREAD64, 1);
+	finish();
+	assert_int_equal(count("standalone", NR_PREAD64), 1);
+}
+
+/* A clone with CLONE_THREAD makes a thread, not a child process. */
+static void
+test_thread_clone_ignored(void **state)
+{
+	char res[128];
+
+	(void)state;
+	start_postmaster();
+	snprintf(res, sizeof(res), "success=yes exit=5550 a0=3d0f00");
+	syscall_line(100, ++serial, NR_CLONE, res, 5511, PM, "postgres",
+		     PG_EXE);
+	proctree_event_end(tree);
+	pg(101, PM, NR_POLL, 1);
+	finish();
+	assert_null(proc_of_pid(5550, 0));
+	assert_int_equal(count("postmaster", NR_POLL), 1);
+}
+
+static void
+test_title_role(void **state)
+{
+	static const struct {
+		const char *title, *role;
+	} cases[] = {
+		{ "postgres: checkpointer ", "checkpointer" },
+		{ "postgres: checkpointer", "checkpointer" },
+		{ "postgres: main: walwriter", "walwriter" },
+		{ "postgres: main: alice db [local] idle", "client backend" },
+		{ "postgres: alice db [local] idle", "client backend" },
+		{ "postgres: alice db [local] idle in transaction (aborted)",
+		  "client backend" },
+		{ "postgres: bob db 10.0.0.1(5432) SELECT", "client backend" },
+		{ "postgres: bob db [::1](40000) SELECT", "client backend" },
+		{ "postgres: walsender rep [local] streaming 0/3000000",
+		  "walsender" },
+		{ "postgres: parallel worker for PID 12", "parallel worker" },
+		{ "postgres: autovacuum worker mydb", "autovacuum worker" },
+		{ "postgres: autovacuum launcher ", "autovacuum launcher" },
+		{ "postgres: background writer ", "background writer" },
+		{ "postgres: logical replication launcher ",
+		  "logical replication launcher" },
+		{ "postgres: startup recovering 000000010000000000000001",
+		  "startup" },
+		{ "postgres: archiver last was 000000010000000000000001",
+		  "archiver" },
+		{ "postgres: logger ", "logger" },
+		{ "postgres: TimescaleDB Background Worker Scheduler",
+		  "background worker" },
+		/* a user named checkpointer is still a client backend */
+		{ "postgres: checkpointer db [local] idle", "client backend" },
+		{ "postgres: walwriter walwriter 10.1.1.1(1) idle",
+		  "client backend" },
+		{ "postmaster: checkpointer ", "checkpointer" },
+		{ "/usr/bin/postgres -D x", NULL },
+		{ "/usr/lib/postgresql/15/bin/postgres -D /tmp/rec/data", NULL },
+		{ "postgres -D x", NULL },
+		{ "postgres:", NULL },
+		{ "postgres: ", NULL },
+		{ "", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *r = pgsc_title_role(cases[i].title);
+
+		if (cases[i].role == NULL) {
+			if (r != NULL)
+				fail_msg("\"%s\" -> \"%s\", expected NULL",
+					 cases[i].title, r);
+		} else if (r == NULL || strcmp(r, cases[i].role) != 0) {
+			fail_msg("\"%s\" -> \"%s\", expected \"%s\"",
+				 cases[i].title, r ? r : "(null)",
+				 cases[i].role);
+		}
+	}
+	assert_null(pgsc_title_role(NULL));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_postmaster_backend, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_auxiliary_titles, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_child_before_parent_same_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_child_before_parent_later_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_child_after_stale_provisional, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reuse_child_first,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pid_reuse_after_unaudited_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unattributed_and_hint,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_postmaster_by_child, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_unrelated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_standalone, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_standalone_under_initdb,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_clone_ignored, setup,
+						teardown),
+		cmocka_unit_test(test_title_role),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

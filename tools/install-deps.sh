@@ -1,0 +1,43 @@
+#!/bin/bash
+# install-deps.sh - install every Debian 12 package pgsc needs to build,
+# test and run its demo.  Idempotent; run as root.
+set -euo pipefail
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: run as root (apt-get, auditd and seccomp need it)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+# Do not let the postgresql package create and start a "main" cluster:
+# the demo and the tests run their own clusters under a seccomp filter.
+mkdir -p /etc/postgresql-common/createcluster.d
+echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.d/pgsc.conf
+
+PKGS=(
+	# build
+	build-essential cmake pkg-config
+	libauparse-dev libaudit-dev libseccomp-dev libsqlite3-dev
+	# tests
+	libcmocka-dev auditd seccomp sqlite3 time valgrind clang
+	libclang-rt-14-dev util-linux procps gcc-multilib
+	# the server pgsc watches, and the PGXS headers for the module
+	postgresql-15 postgresql-contrib postgresql-client-15
+	postgresql-server-dev-15
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "install-deps.sh: installing ${missing[*]}"
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+for cmd in cmake auditd auditctl ausearch scmp_sys_resolver sqlite3 \
+	/usr/lib/postgresql/15/bin/postgres /usr/lib/postgresql/15/bin/pgbench; do
+	command -v "$cmd" >/dev/null || { echo "install-deps.sh: $cmd missing after install" >&2; exit 1; }
+done
+echo "install-deps.sh: all dependencies present"

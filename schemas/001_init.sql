@@ -57,6 +57,7 @@ CREATE TABLE processes (
     title         TEXT,
     role          TEXT NOT NULL,
     records       INTEGER NOT NULL,
+    exited        INTEGER NOT NULL,         -- 1: its exit was seen
     PRIMARY KEY (round_id, pid, birth)
 );
 

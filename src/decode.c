@@ -390,8 +390,11 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 		else if (KEY("proctitle"))
 			bit = F_TITLE;
 
+		/* a1_len=N announces a long argument logged as a1[0]= a1[1]=
+		 * pieces; the length itself is not part of argv. */
 		if (rec->type == PGSC_REC_EXECVE && klen >= 2 && k[0] == 'a' &&
-		    k[1] >= '0' && k[1] <= '9') {
+		    k[1] >= '0' && k[1] <= '9' &&
+		    !(klen > 4 && memcmp(k + klen - 4, "_len", 4) == 0)) {
 			/* EXECVE a0="..." a1=hex ...: join into the title.
 			 * Long arguments (a1[0]=...) are kept as pieces. */
 			char tmp[PGSC_TITLE_MAX + 1];
@@ -399,8 +402,13 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 
 			copy_value(tmp, sizeof(tmp), v, vlen, quoted, 1);
 			tl = strlen(tmp);
+			const char *br = memchr(k, '[', klen);
+
+			/* a1[1]= continues a1[0]=; everything else starts a
+			 * new argument */
 			if (title_len > 0 && title_len < PGSC_TITLE_MAX &&
-			    memchr(k, '[', klen) == NULL)
+			    (br == NULL || (klen - (size_t)(br - k) >= 3 &&
+					    br[1] == '0' && br[2] == ']')))
 				rec->title[title_len++] = ' ';
 			if (tl > PGSC_TITLE_MAX - title_len)
 				tl = PGSC_TITLE_MAX - title_len;

@@ -32,6 +32,7 @@ struct infile {
 	uint64_t end_offset, end_lines;
 	uint64_t last_serial;
 	double last_event;
+	int64_t seed_round;         /* round that last read it */
 };
 
 struct sample {
@@ -408,6 +409,12 @@ out:
 }
 
 static int
+seed_proc(void *arg, const struct proc_info *p)
+{
+	return proctree_seed(arg, p);
+}
+
+static int
 count_proc(void *arg, const struct proc_info *p)
 {
 	(void)p;
@@ -473,6 +480,7 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			}
 			files[i].start = src.offset;
 			files[i].lines0 = src.lines;
+			files[i].seed_round = src.last_round;
 		}
 		/* the same file given twice under two names */
 		for (size_t j = 0; j < i; j++) {
@@ -507,6 +515,17 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	rc = proctree_new(&hints, &im.tree);
 	if (rc < 0)
 		goto out;
+	/* Continuing a log read before: the processes still alive at the end
+	 * of that round are the parents of what follows. */
+	for (size_t i = 0; i < n; i++) {
+		if (files[i].skip || files[i].start == 0 || files[i].seed_round == 0)
+			continue;
+		rc = store_live_procs(st, files[i].seed_round, seed_proc, im.tree,
+				      cause);
+		if (rc < 0)
+			goto out;
+		break;
+	}
 	rc = feed_new(&imp_ops, &im, opts->no_fast_path, &im.feed, cause);
 	if (rc < 0)
 		goto out;

@@ -229,10 +229,15 @@ static int
 pglog_add(struct pglog *l, int64_t pid, const char *type, size_t tlen,
 	  double first, double last)
 {
-	const char *t = intern(l, type, tlen);
+	const char *t;
 	struct pgent *e;
 	size_t qs, ps, idx;
 
+	/* A backend logs "connection received" before it knows whether it
+	 * becomes a client backend or a walsender: that says nothing. */
+	if (tlen == 15 && memcmp(type, "not initialized", 15) == 0)
+		return 0;
+	t = intern(l, type, tlen);
 	if (t == NULL)
 		return -ENOMEM;
 	if ((l->n + 1) * 2 > l->pairs_cap && pairs_grow(l) < 0)

@@ -113,11 +113,15 @@ struct proc_info {
 	double last;
 	const char *exe, *comm, *title, *role;
 	uint64_t records;
+	int exited;                /* its exit (or the reuse of its pid) was seen */
 };
 int proctree_new(const struct proctree_hints *hints, struct proctree **out);
 void proctree_free(struct proctree *t);
 void proctree_record(struct proctree *t, const struct pgsc_record *rec);
 void proctree_event_end(struct proctree *t);
+/* Carry a process over from an earlier round (an import that continues a
+ * growing log): its parent by pid among the seeded, its role kept. */
+int proctree_seed(struct proctree *t, const struct proc_info *p);
 /* Settle every process and assign roles; afterwards only the iterators
  * below may be called. */
 int proctree_finish(struct proctree *t);
@@ -162,6 +166,7 @@ struct store_source {
 	uint64_t inode, offset, lines, last_serial;
 	double last_event;
 	char prefix_hash[24];
+	int64_t last_round;
 };
 /* Returns 1 and fills @src when known, 0 when not, or a negative errno. */
 int store_source_get(pgsc_store *st, const char *fingerprint,
@@ -181,6 +186,10 @@ int store_batch_proc(struct store_batch *b, const struct proc_info *p,
 		     char **cause);
 int store_batch_reject(struct store_batch *b, const char *reason,
 		       uint64_t count, char **cause);
+/* Processes of @round not known to have exited, oldest first. */
+int store_live_procs(pgsc_store *st, int64_t round,
+		     int (*cb)(void *arg, const struct proc_info *p),
+		     void *arg, char **cause);
 int store_batch_sample(struct store_batch *b, const char *reason,
 		       const char *source, uint64_t line, uint64_t serial,
 		       const char *excerpt, char **cause);

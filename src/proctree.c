@@ -63,6 +63,8 @@ struct proc {
 	size_t npend, cappend;
 	uint64_t records;
 	const char *role;           /* interned; set at finish or rollup */
+	const char *fixed;          /* role carried over from an earlier round */
+	unsigned seeded : 1;
 	const char *rolled;         /* syscalls already folded under this */
 };
 
@@ -538,6 +540,8 @@ role_of(struct proctree *t, struct proc *p, int memo, int depth)
 
 	if (p->rolled != NULL)
 		return p->rolled;
+	if (p->fixed != NULL)
+		return p->fixed;
 	if (memo && p->role != NULL)
 		return p->role;
 	if (depth > MAX_DEPTH || p->role_busy)
@@ -903,6 +907,31 @@ proctree_free(struct proctree *t)
 }
 
 int
+proctree_seed(struct proctree *t, const struct proc_info *pi)
+{
+	struct proc *p, *par = NULL;
+
+	if (pi->parent_known && pi->ppid >= 0)
+		par = map_get(t, pi->ppid);
+	p = proc_new(t, pi->pid, pi->birth);
+	if (p == NULL)
+		return -ENOMEM;
+	p->parent = par;
+	p->ppid_hint = pi->ppid;
+	p->forked = par != NULL;
+	p->birth_serial = pi->birth_serial;
+	p->birth_t = pi->birth;
+	p->last_t = pi->last;
+	p->seeded = 1;
+	set_str(t, &p->exe, pi->exe);
+	set_str(t, &p->comm, pi->comm);
+	set_str(t, &p->title, pi->title);
+	if (pi->role != NULL && strcmp(pi->role, PGSC_ROLE_UNATTRIBUTED) != 0)
+		p->fixed = intern(t, pi->role);
+	return t->oom ? -ENOMEM : 0;
+}
+
+int
 proctree_finish(struct proctree *t)
 {
 	if (t->finished)
@@ -921,7 +950,7 @@ proctree_finish(struct proctree *t)
 		struct proc *p = t->all[i];
 		const char *r = role_of(t, p, 1, 0);
 
-		if (p->rolled == NULL)
+		if (p->nsys > 0 || p->rolled == NULL)
 			fold(t, p, r);
 		p->role = p->rolled;
 	}
@@ -967,7 +996,7 @@ proctree_each_proc(struct proctree *t,
 		/* empty entries (threads, exits of unknown processes) add
 		 * nothing but noise to the processes table */
 		if (p->records == 0 && !p->has_pg_child && p->title == NULL &&
-		    p->argv == NULL)
+		    p->argv == NULL && !p->seeded)
 			continue;
 		pi.pid = p->pid;
 		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;
@@ -980,6 +1009,7 @@ proctree_each_proc(struct proctree *t,
 		pi.title = p->title ? p->title : p->argv;
 		pi.role = p->role ? p->role : PGSC_ROLE_UNATTRIBUTED;
 		pi.records = p->records;
+		pi.exited = p->exited;
 		rc = cb(arg, &pi);
 		if (rc != 0)
 			return rc;
@@ -1049,10 +1079,15 @@ pgsc_title_role(const char *title)
 			break;
 		p++;
 	}
-	if (nw >= 3) {
-		const char *h = w[2];
+	/* The host word may come later when a user or database name holds
+	 * spaces ("postgres: app user db [local] idle"). */
+	for (const char *p = strchr(s, ' '); p != NULL && nw >= 3;
+	     p = strchr(p + 1, ' ')) {
+		const char *h = p + 1;
 		size_t hl = strcspn(h, " ");
 
+		if (h == s || h < w[2])
+			continue;
 		if ((hl == 7 && strncmp(h, "[local]", 7) == 0) ||
 		    (hl > 2 && h[hl - 1] == ')' && memchr(h, '(', hl) != NULL))
 			return "client backend";

@@ -309,8 +309,8 @@ store_source_get(pgsc_store *st, const char *fingerprint,
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = prep(st, "SELECT id, offset, lines, prefix_hash FROM sources "
-		      "WHERE fingerprint = ?1", &s, cause);
+	rc = prep(st, "SELECT id, offset, lines, prefix_hash, last_round "
+		      "FROM sources WHERE fingerprint = ?1", &s, cause);
 	if (rc < 0)
 		return rc;
 	bind_text(s, 1, fingerprint);
@@ -323,6 +323,7 @@ store_source_get(pgsc_store *st, const char *fingerprint,
 		src->lines = (uint64_t)sqlite3_column_int64(s, 2);
 		snprintf(src->prefix_hash, sizeof(src->prefix_hash), "%s",
 			 h ? (const char *)h : "");
+		src->last_round = sqlite3_column_int64(s, 4);
 		rc = 1;
 	} else if (rc == SQLITE_DONE) {
 		src->id = 0;
@@ -390,11 +391,11 @@ store_batch_new(pgsc_store *st, int64_t round, struct store_batch **out,
 		      "count = count + ?5, first_seen = min(first_seen, ?6), "
 		      "last_seen = max(last_seen, ?7)", &b->agg, cause);
 	if (rc == 0)
-		rc = prep(st, "INSERT OR REPLACE INTO processes (round_id, pid, "
+			rc = prep(st, "INSERT OR REPLACE INTO processes (round_id, pid, "
 			      "birth, birth_serial, ppid, parent_known, "
-			      "last_seen, exe, comm, title, role, records) "
-			      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-			      "?10, ?11, ?12)", &b->proc, cause);
+			      "last_seen, exe, comm, title, role, records, "
+			      "exited) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+			      "?9, ?10, ?11, ?12, ?13)", &b->proc, cause);
 	if (rc == 0)
 		rc = prep(st, "INSERT INTO rejects (round_id, reason, count) "
 			      "VALUES (?1, ?2, ?3) ON CONFLICT (round_id, "
@@ -465,6 +466,7 @@ store_batch_proc(struct store_batch *b, const struct proc_info *p,
 	bind_text(s, 10, p->title);
 	bind_text(s, 11, p->role);
 	sqlite3_bind_int64(s, 12, (int64_t)p->records);
+	sqlite3_bind_int(s, 13, p->exited);
 	return step_done(b->st, s, cause);
 }
 
@@ -500,4 +502,45 @@ store_batch_sample(struct store_batch *b, const char *reason,
 		sqlite3_bind_null(s, 5);
 	bind_text(s, 6, excerpt);
 	return step_done(b->st, s, cause);
+}
+
+int
+store_live_procs(pgsc_store *st, int64_t round,
+		 int (*cb)(void *arg, const struct proc_info *p), void *arg,
+		 char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
+		      "coalesce(birth_serial, 0), last_seen, exe, comm, title, "
+		      "role FROM processes WHERE round_id = ?1 AND exited = 0 "
+		      "ORDER BY birth, pid", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct proc_info p = { 0 };
+
+		p.pid = sqlite3_column_int64(s, 0);
+		p.ppid = sqlite3_column_int64(s, 1);
+		p.parent_known = sqlite3_column_int(s, 2);
+		p.birth = sqlite3_column_double(s, 3);
+		p.birth_serial = (uint64_t)sqlite3_column_int64(s, 4);
+		p.last = sqlite3_column_double(s, 5);
+		p.exe = (const char *)sqlite3_column_text(s, 6);
+		p.comm = (const char *)sqlite3_column_text(s, 7);
+		p.title = (const char *)sqlite3_column_text(s, 8);
+		p.role = (const char *)sqlite3_column_text(s, 9);
+		rc = cb(arg, &p);
+		if (rc != 0)
+			break;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc < 0)
+		return rc;
+	util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
+	return -EIO;
 }

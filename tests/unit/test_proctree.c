@@ -185,17 +185,24 @@ exec_ev(long ms, int ppid, int pid, const char *comm, const char *exe,
 	proctree_event_end(tree);
 }
 
+/* exit_group of any process with the title the kernel cached. */
+static void
+exit_ev_exe(long ms, int ppid, int pid, const char *comm, const char *exe,
+	    const char *title)
+{
+	uint64_t ser = ++serial;
+
+	syscall_line(ms, ser, NR_EXIT_GROUP, "a0=0", ppid, pid, comm, exe);
+	if (title != NULL)
+		proctitle_line(ms, ser, title);
+	proctree_event_end(tree);
+}
+
 /* exit_group of a postgres process with the title the kernel cached. */
 static void
 exit_ev(long ms, int ppid, int pid, const char *title)
 {
-	uint64_t ser = ++serial;
-
-	syscall_line(ms, ser, NR_EXIT_GROUP, "a0=0", ppid, pid, "postgres",
-		     PG_EXE);
-	if (title != NULL)
-		proctitle_line(ms, ser, title);
-	proctree_event_end(tree);
+	exit_ev_exe(ms, ppid, pid, "postgres", PG_EXE, title);
 }
 
 /* ---------------------------------------------------------------- */
@@ -542,12 +549,13 @@ test_pid_reuse_child_first(void **state)
 }
 
 /*
- * PID reuse where the first holder left no exit record.  pgsc.rules audit
- * exit_group only for the postgres binary, so every non-postgres process
- * (here the "sh" of a COPY ... TO PROGRAM) stays "live" in the tree for
- * ever.  When its pid is later given to a new clone3 child whose records
- * come before the fork record (DESIGN §3: every time for vfork-style
- * spawns), those records must still go to the new child.
+ * PID reuse of a non-postgres process.  When pgsc.rules audited
+ * exit_group only for the postgres binary, every other process (here a
+ * "cat") stayed "live" in the tree for ever, and when its pid was later
+ * given to a new clone3 child whose records come before the fork record
+ * (DESIGN §3: every time for vfork-style spawns), the old process took
+ * them.  pgsc.rules now audit every exit_group, so the old holder's exit
+ * is in the stream, as below.
  */
 static void
 test_pid_reuse_after_unaudited_exit(void **state)
@@ -559,7 +567,8 @@ test_pid_reuse_after_unaudited_exit(void **state)
 	exec_ev(51, 5800, 5801, "cat", "/usr/bin/cat", "argc=1 a0=\"cat\"",
 		NULL);
 	sc(52, 5801, "cat", "/usr/bin/cat", NR_FSYNC);
-	/* 5801 exits; nothing audits that.  Much later the backend 5635
+	exit_ev_exe(53, 5800, 5801, "cat", "/usr/bin/cat", "cat");
+	/* 5801 has exited.  Much later the backend 5635
 	 * spawns a program that gets pid 5801. */
 	fork_ev(160, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5635, NULL);
 	pg(170, 5635, NR_READ, 1);
@@ -574,20 +583,8 @@ test_pid_reuse_after_unaudited_exit(void **state)
 	finish();
 
 	assert_int_equal(count("descendant/client backend", NR_BRK), 2);
-	/*
-	 * BUG (src/proctree.c: current(), lines 343-355, and do_fork(),
-	 * lines 712-746): the old holder of pid 5801 (cat) has a fork record
-	 * and no exit record, so current() hands it the new child's early
-	 * records by pid alone, and do_fork() only moves records out of a
-	 * *provisional* process.  Worse, those records carry
-	 * exe=.../postgres, note_exe() gives that exe to the old cat, and a
-	 * postgres process with argv and a known non-postgres parent is a
-	 * "postmaster" in role_of().  Actual: cat's fsync and the new
-	 * child's 3 rt_sigprocmask are all counted under "postmaster" (an
-	 * unrelated program's syscalls enter the global list; the child's go
-	 * to the wrong role).  Expected: fsync under "unrelated",
-	 * rt_sigprocmask under "descendant/client backend".
-	 */
+	/* fsync stays with the unrelated cat; the new child's early
+	 * records go to the child, not to the old holder of its pid. */
 	assert_int_equal(count("unrelated", NR_FSYNC), 1);
 	assert_int_equal(count("postmaster", NR_FSYNC), 0);
 	assert_int_equal(count("descendant/client backend", NR_RT_SIGPROCMASK),
@@ -781,6 +778,33 @@ test_title_role(void **state)
 	assert_null(pgsc_title_role(NULL));
 }
 
+/*
+ * PostgreSQL role and database names may contain spaces ("app user"); the
+ * title is then "postgres: app user db [local] idle".
+ */
+static void
+test_title_role_spaces(void **state)
+{
+	(void)state;
+	/*
+	 * BUG (src/proctree.c:1045-1063, pgsc_title_role()): the host word
+	 * is looked for only as the third word.  With a space in the user or
+	 * database name it is the fourth, so a client backend falls through
+	 * to the auxiliary names: actual "background worker" (not in the
+	 * default "client" session preset, so the session list misses that
+	 * user's syscalls), and for a user named "checkpointer x" actual
+	 * "checkpointer" -- the very case the comment at line 1041 means to
+	 * prevent.  Expected "client backend" for all three.
+	 */
+	assert_string_equal(pgsc_title_role("postgres: app user db [local] "
+					    "idle"), "client backend");
+	assert_string_equal(pgsc_title_role("postgres: alice my db "
+					    "10.0.0.1(5432) idle"),
+			    "client backend");
+	assert_string_equal(pgsc_title_role("postgres: checkpointer x db "
+					    "[local] idle"), "client backend");
+}
+
 int
 main(void)
 {
@@ -812,6 +836,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_thread_clone_ignored, setup,
 						teardown),
 		cmocka_unit_test(test_title_role),
+		cmocka_unit_test(test_title_role_spaces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

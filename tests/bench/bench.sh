@@ -12,10 +12,13 @@
 # /var/tmp/pgsc-bench) and reused by later runs when present and big enough:
 #
 #   real-100k.log   >= 110,000 SECCOMP records
-#   bench-1m.log    >= 1,000,000 SECCOMP records; a longer real recording
-#                   when the machine makes records fast enough, otherwise
-#                   real-100k.log concatenated with shifted timestamps and
-#                   serials (bench-1m.info says which; so does the output)
+#   bench-1m.log    >= 1,000,000 SECCOMP records: the same session recorded
+#                   on for up to PGSC_BENCH_REC_MAX seconds of pgbench; if
+#                   that falls short (a slow or busy machine), the real
+#                   recording made so far - or real-100k.log when 1M was out
+#                   of reach from the start - repeated, each copy with its
+#                   timestamps and serials shifted (bench-1m.log.info says
+#                   which; so does the output)
 #
 # Figures (warm page cache, wall clock from date +%s.%N):
 #   pgsc-collect --import on a fresh store, the whole command including the
@@ -26,7 +29,7 @@
 #
 # Environment knobs (all optional):
 #   PGSC_BENCH_AUSEARCH_TIMEOUT  seconds for ausearch (600); 0 skips it
-#   PGSC_BENCH_REC_MAX           max seconds of pgbench for the 1M log (120)
+#   PGSC_BENCH_REC_MAX           max seconds of pgbench for the 1M log (180)
 #   PGSC_BENCH_RERECORD=1        ignore the cached logs and record again
 #   PGSC_PGBIN                   PostgreSQL 15 binaries (/usr/lib/postgresql/15/bin)
 
@@ -47,7 +50,7 @@ SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=${PGSC_PGBIN:-/usr/lib/postgresql/15/bin}
 PGEXE=$PGBIN/postgres
 AUS_TIMEOUT=${PGSC_BENCH_AUSEARCH_TIMEOUT:-600}
-REC_MAX=${PGSC_BENCH_REC_MAX:-120}
+REC_MAX=${PGSC_BENCH_REC_MAX:-180}
 MIN100=110000
 MIN1M=1000000
 RSS_MAX_KIB=$((32 * 1024)) # 32 MiB
@@ -158,9 +161,9 @@ record() {
 	pgb -i -s 1 -q >"$C/pgbench.out" 2>&1 || die "pgbench -i failed: $(tail -5 "$C/pgbench.out")"
 
 	snapshot() { # snapshot DST: the log up to a fresh marker record
-		local tag="pgsc-bench-mark-$$-$RANDOM$RANDOM" i L=
+		local tag="pgsc-bench-mark-$$-$RANDOM$RANDOM" L=
 		auditctl -m "$tag" 2>/dev/null || die "auditctl -m failed"
-		for i in $(seq 1 600); do
+		for _ in $(seq 1 600); do
 			L=$(LC_ALL=C grep -n -m1 -F "$tag" "$ALOG" | cut -d: -f1)
 			[ -n "$L" ] && break
 			sleep 0.1
@@ -169,66 +172,85 @@ record() {
 		head -n "$L" "$ALOG" >"$1.tmp" && mv "$1.tmp" "$1" || die "could not write $1"
 	}
 
-	local t0 n=0 secs=0 rate
+	# Progress is counted on the bytes added since the last look, not by
+	# re-reading a log of hundreds of MB on a machine that is recording.
+	local off=0 n=0
+	count_more() {
+		local size add
+		size=$(stat -c %s "$ALOG")
+		add=$(tail -c +$((off + 1)) "$ALOG" | head -c $((size - off)) | LC_ALL=C grep -c '^type=SECCOMP ' || true)
+		n=$((n + ${add:-0}))
+		off=$size
+	}
+	# pgbench_until TARGET MAXSECS CHUNK: pgbench -C -c 4 in CHUNK-second
+	# runs until the log holds TARGET records or MAXSECS of pgbench passed.
+	local secs=0 t0 rate
+	pgbench_until() {
+		while [ "$n" -lt "$1" ] && [ "$secs" -lt "$2" ]; do
+			pgb -C -c 4 -T "$3" >>"$C/pgbench.out" 2>&1 || die "pgbench -C failed: $(tail -5 "$C/pgbench.out")"
+			secs=$((secs + $3))
+			count_more
+		done
+		rate=$(awk -v n="$n" -v t0="$t0" -v t1="$(now)" 'BEGIN { printf "%.0f", n / (t1 - t0) }')
+		note "recording: $(fmt_int "$n") SECCOMP records after ${secs} s of pgbench (~$(fmt_int "$rate")/s)"
+	}
+	lost_now() { auditctl -s | awk -v l0="$lost0" '$1 == "lost" { print $2 - l0 }'; }
+
 	t0=$(now)
 	note "recording: pgbench -C -c 4 until $(fmt_int $MIN100) SECCOMP records"
-	while [ "$n" -lt "$MIN100" ] && [ "$secs" -lt 60 ]; do
-		pgb -C -c 4 -T 2 >>"$C/pgbench.out" 2>&1 || die "pgbench -C failed: $(tail -5 "$C/pgbench.out")"
-		secs=$((secs + 2))
-		n=$(count_seccomp "$ALOG")
-	done
-	rate=$(awk -v n="$n" -v t0="$t0" -v t1="$(now)" 'BEGIN { printf "%.0f", n / (t1 - t0) }')
-	note "recording: $(fmt_int "$n") SECCOMP records after ${secs} s of pgbench (~$(fmt_int "$rate")/s)"
+	pgbench_until "$MIN100" 90 2
 	[ "$n" -ge "$MIN100" ] || die "recording failed: only $n SECCOMP records after $secs s of pgbench"
 	if [ "$NEED100" = 1 ]; then
 		snapshot "$LOG100"
 		N100=$(count_seccomp "$LOG100")
-		local lost; lost=$(auditctl -s | awk '$1 == "lost" { print $2 }')
-		printf 'kind=recorded\ndate=%s\nrate=%s\nlost=%s\n' "$(date -u +%FT%TZ)" "$rate" \
-			"$((lost - lost0))" >"$LOG100.info"
+		printf 'kind=recorded\ndate=%s\nrate=%s\nlost=%s\npgbench_s=%s\n' "$(date -u +%FT%TZ)" \
+			"$rate" "$(lost_now)" "$secs" >"$LOG100.info"
 	fi
 	if [ "$NEED1M" = 1 ]; then
-		# Go on only if the rate makes 1M reachable within REC_MAX seconds.
-		local need_s
-		need_s=$(awk -v r="$rate" -v n=$((MIN1M + MIN1M / 50)) 'BEGIN { printf "%d", (r > 0 ? n / r : 1e9) + 1 }')
+		# Go on only if the rate so far makes 1M reachable within REC_MAX s.
+		local goal=$((MIN1M + MIN1M / 50)) need_s
+		need_s=$(awk -v r="$rate" -v n="$goal" 'BEGIN { printf "%d", (r > 0 ? n / r : 1e9) + 1 }')
 		if [ "$need_s" -le "$REC_MAX" ]; then
-			note "recording: pgbench -C -c 4 until $(fmt_int $MIN1M) SECCOMP records (~${need_s} s)"
-			while [ "$n" -lt $((MIN1M + MIN1M / 50)) ] && [ "$secs" -lt "$REC_MAX" ]; do
-				pgb -C -c 4 -T 5 >>"$C/pgbench.out" 2>&1 || die "pgbench -C failed: $(tail -5 "$C/pgbench.out")"
-				secs=$((secs + 5))
-				n=$(count_seccomp "$ALOG")
-			done
-			rate=$(awk -v n="$n" -v t0="$t0" -v t1="$(now)" 'BEGIN { printf "%.0f", n / (t1 - t0) }')
-			note "recording: $(fmt_int "$n") SECCOMP records after ${secs} s of pgbench (~$(fmt_int "$rate")/s)"
+			note "recording: pgbench -C -c 4 until $(fmt_int $MIN1M) SECCOMP records (~${need_s} s, at most ${REC_MAX} s)"
+			pgbench_until "$goal" "$REC_MAX" 5
 		else
 			note "recording: ~${need_s} s needed for 1M records (> PGSC_BENCH_REC_MAX=$REC_MAX); will synthesize"
 		fi
 	fi
 	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$C/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
 		note "warning: pg_ctl stop failed"
-	if [ "$NEED1M" = 1 ] && [ "$n" -ge "$MIN1M" ]; then
-		snapshot "$LOG1M"
-		N1M=$(count_seccomp "$LOG1M")
-		local lost; lost=$(auditctl -s | awk '$1 == "lost" { print $2 }')
-		printf 'kind=recorded\ndate=%s\nrate=%s\nlost=%s\npgbench_s=%s\n' "$(date -u +%FT%TZ)" \
-			"$rate" "$((lost - lost0))" "$secs" >"$LOG1M.info"
-		[ "$N1M" -ge "$MIN1M" ] && NEED1M=0
+	if [ "$NEED1M" = 1 ]; then
+		if [ "$n" -ge "$MIN1M" ]; then
+			snapshot "$LOG1M"
+			N1M=$(count_seccomp "$LOG1M")
+			printf 'kind=recorded\ndate=%s\nrate=%s\nlost=%s\npgbench_s=%s\n' "$(date -u +%FT%TZ)" \
+				"$rate" "$(lost_now)" "$secs" >"$LOG1M.info"
+			[ "$N1M" -ge "$MIN1M" ] && NEED1M=0
+		elif [ "$n" -gt $((N100 * 2)) ]; then
+			# Short of 1M: the longer real recording is a better base to
+			# repeat than the 100k log.
+			snapshot "$T/partial.log"
+			SYNTH_BASE=$T/partial.log
+			SYNTH_DESC="a real recording of $(fmt_int "$(count_seccomp "$T/partial.log")") records ($secs s of pgbench, not kept)"
+		fi
 	fi
 	audit_end
 	rm -rf "$C"
 	PGDATA_T=
 }
 
-# synthesize SRC DST MIN: SRC concatenated until DST holds MIN records;
-# copy k has every timestamp shifted by k*(span+1) s and every serial by
-# k*(max serial+1), so no two copies share an event id.
+# synthesize SRC DST MIN DESC: copies of SRC one after the other, stopped
+# at the end of the event in which DST reaches MIN records.  The first copy
+# is SRC unchanged; copy k has every timestamp shifted by (k-1)*(span+1) s
+# and every serial by (k-1)*(max serial+1), so no two copies share an event
+# id.  Pids repeat from copy to copy.
 synthesize() {
-	local src=$1 dst=$2 min=$3 n copies i
+	local src=$1 dst=$2 min=$3 desc=$4 n copies
 	local -a files=("$src")
 	n=$(count_seccomp "$src")
 	copies=$(((min + n - 1) / n))
-	for i in $(seq 1 "$copies"); do files+=("$src"); done
-	LC_ALL=C awk -v copies="$copies" '
+	for _ in $(seq 1 "$copies"); do files+=("$src"); done
+	LC_ALL=C awk -v min="$min" -v info="$dst.info.tmp" '
 		function parse(line) {
 			if (!match(line, /msg=audit\([0-9]+\.[0-9]+:[0-9]+\)/)) return 0
 			id = substr(line, RSTART + 10, RLENGTH - 11)
@@ -243,23 +265,34 @@ synthesize() {
 			}
 			next
 		}
+		FNR == 1 { k++ }
 		{
-			if (FNR == 1) { k++ }
-			if (k > copies) exit
-			if (k == 1 || !parse($0)) { print; next }
-			ns = sprintf("msg=audit(%d.%s:%d)", sec + (k - 1) * (tmax - tmin + 1), ms, ser + (k - 1) * (smax + 1))
-			print substr($0, 1, RSTART - 1) ns substr($0, RSTART + RLENGTH)
-		}' "${files[@]}" >"$dst.tmp" &&
+			have = parse($0)
+			if (stop != "" && have && k ":" id != stop) exit
+			if (k == 1 || !have) print
+			else {
+				ns = sprintf("msg=audit(%d.%s:%d)", sec + (k - 1) * (tmax - tmin + 1), ms, ser + (k - 1) * (smax + 1))
+				print substr($0, 1, RSTART - 1) ns substr($0, RSTART + RLENGTH)
+			}
+			if (/^type=SECCOMP / && ++cnt >= min && stop == "" && have) stop = k ":" id
+		}
+		END { printf "copies=%d\n", k > info }' "${files[@]}" >"$dst.tmp" &&
 		mv "$dst.tmp" "$dst" || die "could not write $dst"
-	printf 'kind=synthesized\ndate=%s\ncopies=%s\nsource=%s\n' "$(date -u +%FT%TZ)" "$copies" "$src" >"$dst.info"
+	{
+		printf 'kind=synthesized\ndate=%s\nbase=%s\nbase_records=%s\n' "$(date -u +%FT%TZ)" "$desc" "$n"
+		cat "$dst.info.tmp"
+	} >"$dst.info"
+	rm -f "$dst.info.tmp"
 }
 
+SYNTH_BASE=$LOG100
+SYNTH_DESC="real-100k.log"
 if [ "$NEED100" = 1 ] || [ "$NEED1M" = 1 ]; then
 	record
 fi
 if [ "$NEED1M" = 1 ]; then
-	note "building the 1M log from copies of the 100k log (timestamps and serials shifted)"
-	synthesize "$LOG100" "$LOG1M" "$MIN1M"
+	note "building the 1M log from copies of $SYNTH_DESC (timestamps and serials shifted)"
+	synthesize "$SYNTH_BASE" "$LOG1M" "$MIN1M" "$SYNTH_DESC"
 	N1M=$(count_seccomp "$LOG1M")
 fi
 [ "$N100" -ge "$MIN100" ] || die "$LOG100 has only $N100 SECCOMP records"
@@ -303,9 +336,9 @@ pgsc_best() {
 # grep_best LOG MODE: best of 3 of the grep pipeline; MODE=default runs with
 # LC_ALL unset (the caller's LANG), MODE=C with LC_ALL=C.  Sets GREP_BEST.
 grep_best() {
-	local log=$1 mode=$2 i t
+	local log=$1 mode=$2 t
 	GREP_BEST=
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		t=$(
 			if [ "$mode" = C ]; then export LC_ALL=C; else unset LC_ALL; fi
 			t0=$(date +%s.%N)
@@ -318,6 +351,7 @@ grep_best() {
 }
 
 note "measuring (warm page cache)"
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 cat "$LOG100" "$LOG1M" >/dev/null
 
 pgsc_best "$LOG100"
@@ -344,6 +378,7 @@ if [ "$AUS_TIMEOUT" != 0 ]; then
 	esac
 fi
 T_END=$(now)
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # -------------------------------------------------------------- report --
 # mark VALUE OP LIMIT: PASS or MISS.
@@ -357,9 +392,20 @@ describe() { # describe LOG N
 	kind=$(info_get "$info" kind)
 	case $kind in
 	recorded) echo "real recording ($(info_get "$info" date), ~$(fmt_int "$(info_get "$info" rate)") rec/s, kernel lost $(info_get "$info" lost))" ;;
-	synthesized) echo "SYNTHESIZED: $(info_get "$info" copies) copies of real-100k.log, timestamps and serials shifted per copy (pids repeat)" ;;
+	synthesized) echo "SYNTHESIZED ($(info_get "$info" date)): $(info_get "$info" base) repeated ($(info_get "$info" copies) copies, the last one partial), timestamps and serials shifted per copy, pids repeat" ;;
 	*) echo "origin unknown (no $info)" ;;
 	esac
+}
+# density LOG: the log's time span and SECCOMP records per second of log
+# time.  auparse keeps standalone records open for end_of_event_timeout
+# seconds of log time, so ausearch's cost grows with this density.
+density() {
+	LC_ALL=C awk '/^type=SECCOMP / && match($0, /msg=audit\([0-9]+\.[0-9]+:/) {
+			t = substr($0, RSTART + 10, RLENGTH - 11) + 0; n++
+			if (n == 1 || t < a) a = t
+			if (t > b) b = t
+		}
+		END { printf "log time span %.0f s, ~%s SECCOMP records per second of log time", b - a, (b > a ? sprintf("%.0f", n / (b - a)) : "?") }' "$1"
 }
 row() { printf '  %-54s %16s  %-10s %s\n' "$@"; }
 
@@ -370,10 +416,13 @@ judge() { M=$(mark "$@"); case $M in PASS) PASSES=$((PASSES + 1)) ;; MISS) MISSE
 echo
 echo "pgsc import benchmark  ($(date -u +%FT%TZ), $(uname -r), $(nproc) CPUs)"
 echo "  pgsc-collect: $BINDIR/pgsc-collect"
+echo "  load average (1/5/15 min): $LOAD0 before measuring, $LOAD1 after"
 echo "  100k log: $LOG100"
 echo "            $(fmt_int "$N100") SECCOMP records, $(fmt_int "$(wc -l <"$LOG100")") lines, $(du -m "$LOG100" | cut -f1) MB; $(describe "$LOG100")"
+echo "            $(density "$LOG100")"
 echo "  1M log:   $LOG1M"
 echo "            $(fmt_int "$N1M") SECCOMP records, $(fmt_int "$(wc -l <"$LOG1M")") lines, $(du -m "$LOG1M" | cut -f1) MB; $(describe "$LOG1M")"
+echo "            $(density "$LOG1M")"
 echo "  timings: wall clock, warm page cache; pgsc = the whole pgsc-collect --import command"
 echo "  (exec to exit, SQLite commit included) on a fresh store, best of 3; RSS = highest of the 3"
 echo

@@ -39,8 +39,14 @@ PGEXE=$PGBIN/postgres
 
 # ---------------------------------------------------------------- deps --
 [ "$(id -u)" = 0 ] || fail "must run as root (auditd, seccomp audit records of other users)"
-for t in auditd auditctl scmp_sys_resolver awk sed grep sort comm tr flock runuser mktemp; do
-	command -v "$t" >/dev/null 2>&1 || fail "required program '$t' is not installed${t:+ (scmp_sys_resolver: Debian package 'seccomp'; auditd/auditctl: package 'auditd')}"
+for t in auditd auditctl scmp_sys_resolver awk sed grep sort comm tr cut flock runuser mktemp; do
+	if ! command -v "$t" >/dev/null 2>&1; then
+		case $t in
+		auditd | auditctl) fail "required program '$t' is not installed (Debian package 'auditd')" ;;
+		scmp_sys_resolver) fail "required program '$t' is not installed (Debian package 'seccomp')" ;;
+		*) fail "required program '$t' is not installed" ;;
+		esac
+	fi
 done
 for t in initdb pg_ctl postgres pgbench psql; do
 	[ -x "$PGBIN/$t" ] || fail "PostgreSQL 15 program $PGBIN/$t is missing (Debian package postgresql-15)"
@@ -60,7 +66,7 @@ id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
 # ------------------------------------------------------------ workdir --
 W=$(mktemp -d /tmp/pgsc-live-core.XXXXXX)
 chmod 755 "$W"
-mkdir -p "$W/bin" "$W/report" "$W/noise" "$W/exp" "$W/out"
+mkdir -p "$W/bin" "$W/noise" "$W/exp" "$W/out"
 CLUSTERS="a b"
 declare -A PORT=([a]=54361 [b]=54362)
 RESULT=fail
@@ -99,31 +105,32 @@ if ! runuser -u postgres -- test -x "$EXEC"; then
 fi
 
 # -------------------------------------------------- self-reporting programs --
-# Every program run below a server writes "<kind> <pid> <parent pid>" for
-# itself and for each external command it starts.  The COPY program and the
-# archive command are run by popen()/system() through "sh -c", so $PPID is
-# either that shell or (when dash execs a lone command) the backend itself.
-R=$W/report/pids
-cat >"$W/bin/copy-prog.sh" <<EOF
+# Every program run below a server appends "<kind> <pid> <parent pid>" to
+# the report file given as its first argument (one per cluster), for itself
+# and for each external command it starts.  popen() and system() run them
+# through "sh -c", which vforks the script: $PPID is that shell.
+cat >"$W/bin/copy-prog.sh" <<'EOF'
 #!/bin/sh
-# COPY ... TO PROGRAM: report, then hand stdin to an external cat.
-echo "copy \$\$ \$PPID" >>$R
+# COPY ... TO PROGRAM 'copy-prog.sh REPORT': report, hand stdin to a cat.
+r=$1
+echo "copy $$ $PPID" >>"$r"
 exec 3<&0
-cat <&3 >$W/report/copy.out &
-echo "copy \$! \$\$" >>$R
-wait \$!
+cat <&3 >"$r.copy-out" &
+echo "copy $! $$" >>"$r"
+wait $!
 EOF
-cat >"$W/bin/archive.sh" <<EOF
+cat >"$W/bin/archive.sh" <<'EOF'
 #!/bin/sh
-# archive_command: report, then copy the WAL file with an external cp.
-echo "archive \$\$ \$PPID" >>$R
-test ! -f "\$2" || exit 1
-cp "\$1" "\$2.tmp" &
-echo "archive \$! \$\$" >>$R
-wait \$! || exit 1
-mv "\$2.tmp" "\$2" &
-echo "archive \$! \$\$" >>$R
-wait \$!
+# archive_command 'archive.sh REPORT %p DEST': report, copy with cp and mv.
+r=$1
+echo "archive $$ $PPID" >>"$r"
+test ! -f "$3" || exit 1
+cp "$2" "$3.tmp" &
+echo "archive $! $$" >>"$r"
+wait $! || exit 1
+mv "$3.tmp" "$3" &
+echo "archive $! $$" >>"$r"
+wait $!
 EOF
 # The unrelated process: syscalls PostgreSQL does not make (uname, sync,
 # utimensat, sysinfo, sched_getaffinity, statfs, clock_nanosleep, ...).
@@ -145,13 +152,13 @@ while [ \$i -lt 8 ]; do
 done
 EOF
 chmod 755 "$W/bin"/*.sh
-: >"$R"; : >"$NP"
-chown postgres "$W/report" "$R"
+: >"$NP"
 
 # ------------------------------------------------------------- initdb --
 BG=
 for c in $CLUSTERS; do
 	mkdir -p "$W/$c/sock" "$W/$c/arch"
+	: >"$W/$c/self.pids"
 	chown -R postgres "$W/$c"
 	runuser -u postgres -- "$PGBIN/initdb" -D "$W/$c/data" -A trust -U postgres --no-sync \
 		>"$W/$c/initdb.log" 2>&1 &
@@ -173,7 +180,7 @@ log_min_messages = debug2
 log_checkpoints = on
 autovacuum_naptime = 1s
 archive_mode = on
-archive_command = '$W/bin/archive.sh "%p" "$W/$c/arch/%f"'
+archive_command = '$W/bin/archive.sh $W/$c/self.pids "%p" "$W/$c/arch/%f"'
 EOF
 done
 
@@ -185,7 +192,9 @@ snapshot() { # snapshot CLUSTER: pid and backend_type of every server process
 }
 
 # --------------------------------------------------------------- audit --
+T_LOCK=$(now)
 audit_begin "$W/audit" || fail "could not start the private auditd"
+T_LOCKED=$(now)
 audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || fail "could not load examples/pgsc.rules"
 LOST0=$(auditctl -s | awk '$1 == "lost" { print $2 }')
 
@@ -225,18 +234,18 @@ pgb a -i -s 1 -q >"$W/a/pgbench.out" 2>&1 || fail "pgbench -i on cluster a faile
 pgb a -C -c 4 -T 5 >>"$W/a/pgbench.out" 2>&1 || fail "pgbench -C on cluster a failed: $(tail "$W/a/pgbench.out")"
 wait "$PGB_B" || fail "pgbench on cluster b failed: $(tail "$W/b/pgbench.out")"
 
-psql_c a "COPY (SELECT 1) TO PROGRAM '$W/bin/copy-prog.sh'" || fail "COPY TO PROGRAM failed"
-grep -q '^copy ' "$R" || fail "the COPY program did not report its pid"
+psql_c a "COPY (SELECT 1) TO PROGRAM '$W/bin/copy-prog.sh $W/a/self.pids'" || fail "COPY TO PROGRAM failed"
+grep -q '^copy ' "$W/a/self.pids" || fail "the COPY program did not report its pid"
 
 for c in $CLUSTERS; do snapshot "$c"; done
 WALA=$(psql_c a "SELECT pg_walfile_name(pg_switch_wal())")
 psql_c a "CHECKPOINT"
-for i in $(seq 1 300); do
+for _ in $(seq 1 300); do
 	[ -f "$W/a/arch/$WALA" ] && break
 	sleep 0.1
 done
 [ -f "$W/a/arch/$WALA" ] || fail "archive_command did not archive $WALA within 30 s: $(grep -i archive "$W/a/server.log" | tail -5)"
-grep -q '^archive ' "$R" || fail "archive_command did not report its pid"
+grep -q '^archive ' "$W/a/self.pids" || fail "archive_command did not report its pid"
 
 wait "$NOISE_PID" || true
 NOISE_PID=
@@ -259,10 +268,9 @@ fi
 # ------------------------------------------------ pgsc under test --
 T_PGSC=$(now)
 STORE=$W/out/store.db
-if ! "$BINDIR/pgsc-collect" --db "$STORE" --label live-core --import "$LOG" \
-	>"$W/out/collect.out" 2>&1; then
-	fail "pgsc-collect --import exited with status $?: $(tail -20 "$W/out/collect.out")"
-fi
+rc=0
+"$BINDIR/pgsc-collect" --db "$STORE" --label live-core --import "$LOG" >"$W/out/collect.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "pgsc-collect --import exited with status $rc: $(tail -20 "$W/out/collect.out")"
 "$BINDIR/pgsc-report" --db "$STORE" --format=guc >"$W/out/report.guc" 2>"$W/out/report.guc.err" ||
 	fail "pgsc-report --format=guc failed: $(cat "$W/out/report.guc.err")"
 "$BINDIR/pgsc-report" --db "$STORE" --format=json >"$W/out/report.json" 2>"$W/out/report.json.err" ||
@@ -282,7 +290,7 @@ pglog_types() {
 		pid = $4; gsub(/[^0-9]/, "", pid)
 		bt = ""
 		for (i = 5; i <= NF; i++) {
-			if ($i ~ /^(DEBUG[1-5]|LOG|INFO|NOTICE|WARNING|ERROR|FATAL|PANIC|DETAIL|HINT|CONTEXT|STATEMENT|LOCATION|QUERY):$/)
+			if ($i ~ /^(DEBUG[1-5]?|LOG|INFO|NOTICE|WARNING|ERROR|FATAL|PANIC|DETAIL|HINT|CONTEXT|STATEMENT|LOCATION|QUERY):$/)
 				break
 			bt = bt (bt == "" ? "" : " ") $i
 		}
@@ -314,12 +322,12 @@ for c in $CLUSTERS; do
 		cut -f1 "$W/$c/log.types"
 		cat "$W/$c/log.mentions"
 		cut -d'|' -f1 "$W/$c/activity"
-		if [ "$c" = a ]; then awk '{ print $2; print $3 }' "$R"; fi
+		awk '{ print $2; print $3 }' "$W/$c/self.pids"
 	} | grep -E '^[0-9]+$' | sort -u >"$W/$c/server.pids"
 	{
 		awk -F'\t' '$2 == "client backend" { print $1 }' "$W/$c/log.types"
 		awk -F'|' '$2 == "client backend" { print $1 }' "$W/$c/activity"
-		if [ "$c" = a ]; then awk '$1 == "copy" { print $2; print $3 }' "$R"; fi
+		awk '$1 == "copy" { print $2; print $3 }' "$W/$c/self.pids"
 	} | sort -u >"$W/$c/client.pids"
 	cat "$W/$c/server.pids" >>"$E/server.pids"
 	cat "$W/$c/client.pids" >>"$E/client.pids"
@@ -334,8 +342,9 @@ awk '{ print $2 }' "$NP" | sort -u >"$E/noise.pids"
 comm -12 "$E/server.pids" "$E/noise.pids" >"$E/clash.pids"
 [ ! -s "$E/clash.pids" ] ||
 	fail "test invalid: pids both in a server and in the unrelated process (pid reuse?): $(tr '\n' ' ' <"$E/clash.pids")"
-awk '$1 == "archive" { print $2 }' "$R" | sort -u >"$E/archive.pids"
-awk '$1 == "copy" { print $2 }' "$R" | sort -u >"$E/copy.pids"
+for c in $CLUSTERS; do cat "$W/$c/self.pids"; done >"$E/self.pids"
+awk '$1 == "archive" { print $2 }' "$E/self.pids" | sort -u >"$E/archive.pids"
+awk '$1 == "copy" { print $2 }' "$E/self.pids" | sort -u >"$E/copy.pids"
 
 # --- the raw SECCOMP records: "pid<TAB>exe<TAB>arch<TAB>nr<TAB>count" ---
 awk '
@@ -500,12 +509,13 @@ json_array() { # json_array KEY
 	a=$(tr -d '\n' <"$W/out/report.json" | grep -o "\"$1\"[[:space:]]*:[[:space:]]*\[[^]]*\]" || true)
 	n=$(printf '%s' "$a" | grep -c . || true)
 	[ -n "$a" ] && [ "$n" = 1 ] || return 1
-	printf '%s\n' "$a" | sed 's/^"[^"]*"[^[]*\[//; s/\]$//' | grep -o '"[^"]*"' | tr -d '"' | sort -u
+	printf '%s\n' "$a" | sed 's/^"[^"]*"[^[]*\[//; s/\]$//' | { grep -o '"[^"]*"' || true; } | tr -d '"' | sort -u
 }
 json_array global >"$W/out/json.global" || bad "pgsc-report --format=json has no single top-level \"global\" array"
 json_array session >"$W/out/json.session" || bad "pgsc-report --format=json has no single top-level \"session\" array"
 
-# comm_report A B WHAT-A WHAT-B: print the two-sided difference.
+same() { [ -z "$(comm -3 "$1" "$2")" ]; } # same SORTED-A SORTED-B
+# diffmsg A B WHAT-A WHAT-B: the two-sided difference, for messages.
 diffmsg() {
 	local only_a only_b
 	only_a=$(comm -23 "$1" "$2" | tr '\n' ' ')
@@ -514,7 +524,7 @@ diffmsg() {
 }
 
 # 1. global == expected_global.
-if ! cmp -s "$W/out/global" "$E/global"; then
+if ! same "$W/out/global" "$E/global"; then
 	msg="pgsc's global list differs from the syscalls of the server pids$(diffmsg "$W/out/global" "$E/global" pgsc expected)"
 	extra=$(comm -23 "$W/out/global" "$E/global" | comm -12 - "$E/pm_preexec_only" | tr '\n' ' ')
 	[ -z "$extra" ] || msg="$msg
@@ -538,12 +548,10 @@ noise=$(comm -12 "$W/out/global" "$E/noise_only" | tr '\n' ' ')
 # 5. session ⊆ global, and JSON agrees with GUC.
 over=$(comm -23 "$W/out/session" "$W/out/global" | tr '\n' ' ')
 [ -z "$over" ] || bad "pgsc's session list has names missing from its global list: $over"
-if [ -s "$W/out/json.global" ] || [ -s "$W/out/global" ]; then
-	cmp -s "$W/out/json.global" "$W/out/global" ||
-		bad "JSON \"global\" differs from the GUC global list$(diffmsg "$W/out/json.global" "$W/out/global" json guc)"
-	cmp -s "$W/out/json.session" "$W/out/session" ||
-		bad "JSON \"session\" differs from the GUC session list$(diffmsg "$W/out/json.session" "$W/out/session" json guc)"
-fi
+same "$W/out/json.global" "$W/out/global" ||
+	bad "JSON \"global\" differs from the GUC global list$(diffmsg "$W/out/json.global" "$W/out/global" json guc)"
+same "$W/out/json.session" "$W/out/session" ||
+	bad "JSON \"session\" differs from the GUC session list$(diffmsg "$W/out/json.session" "$W/out/session" json guc)"
 # 6. the roles the workload must have produced.
 for role in "postmaster" "client backend" "descendant/client backend" "descendant/archiver" "checkpointer"; do
 	grep -qF "\"$role\"" "$W/out/report.json" || bad "pgsc-report --format=json names no role \"$role\""
@@ -559,6 +567,11 @@ note "SECCOMP records: $(grep -c '^type=SECCOMP ' "$LOG") in $(cut -f1 "$E/recor
 note "server pids: $(cnt "$E/server.pids") (a $(cnt "$W/a/server.pids"), b $(cnt "$W/b/server.pids")), client backend pids: $(cnt "$E/client.pids"), COPY program pids: $(cnt "$E/copy.pids"), archive pids: $(cnt "$E/archive.pids"), unrelated pids: $(cnt "$E/noise.pids")"
 note "expected: global $(cnt "$E/global"), client $(cnt "$E/client"), postmaster-only $(cnt "$E/postmaster_only") ($(tr '\n' ' ' <"$E/postmaster_only")), COPY program $(cnt "$E/copy"), archive $(cnt "$E/archive"), unrelated-only $(cnt "$E/noise_only") ($(tr '\n' ' ' <"$E/noise_only"))"
 note "pgsc: global $(cnt "$W/out/global"), session $(cnt "$W/out/session")"
+if [[ "$HDR" =~ ([0-9]+)\ unattributed ]] && [ "${BASH_REMATCH[1]}" != 0 ]; then
+	echo "WARN: pgsc left ${BASH_REMATCH[1]} records unattributed although the fork/exec rules were loaded" >&2
+fi
+extra=$(comm -23 "$W/out/session" "$E/client" | tr '\n' ' ')
+[ -z "$extra" ] || note "session names beyond the client backends' and their COPY program's (allowed): $extra"
 if [ -s "$E/unrevealed.pids" ]; then
 	note "pids below a postmaster by the fork records that no independent source named: $(describe_pids "$E/unrevealed.pids")"
 fi
@@ -569,7 +582,7 @@ fi
 [ -z "$(tr -d '\n' <"$E/pm_preexec_only")" ] ||
 	note "syscalls the postmaster pids made only before exec'ing postgres (pg_ctl, sh; not expected): $(tr '\n' ' ' <"$E/pm_preexec_only")"
 T_END=$(now)
-note "time: setup $(elapsed "$T_START" "$T_WORK") s, workload $(elapsed "$T_WORK" "$T_WORKEND") s, pgsc $(elapsed "$T_PGSC" "$T_PGSCEND") s, total $(elapsed "$T_START" "$T_END") s"
+note "time: waiting for the audit lock $(elapsed "$T_LOCK" "$T_LOCKED") s, setup $(awk -v a="$(elapsed "$T_START" "$T_WORK")" -v b="$(elapsed "$T_LOCK" "$T_LOCKED")" 'BEGIN { printf "%.1f", a - b }') s, workload $(elapsed "$T_WORK" "$T_WORKEND") s, pgsc $(elapsed "$T_PGSC" "$T_PGSCEND") s, total $(elapsed "$T_START" "$T_END") s"
 
 if [ "$errors" -gt 0 ]; then
 	echo "FAIL: $errors check(s) failed" >&2

@@ -1,5 +1,5 @@
 # Turn schemas/NNN_name.sql into a C array of {version, sql} pairs.
-set(body "/* generated from schemas/*.sql - do not edit */\n#include <stddef.h>\n")
+set(body "/* generated from the schemas directory - do not edit */\n#include <stddef.h>\n")
 string(APPEND body "struct pgsc_schema { int version; const char *sql; };\n")
 string(APPEND body "extern const struct pgsc_schema pgsc_schemas[];\nextern const size_t pgsc_n_schemas;\n")
 string(APPEND body "const struct pgsc_schema pgsc_schemas[] = {\n")

@@ -8,6 +8,12 @@ if(PGSC_SANITIZE)
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+if(PGSC_FUZZ)
+  # coverage for the library; the harnesses link the fuzzer driver
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
 function(pgsc_picky target)
   target_compile_options(${target} PRIVATE ${PGSC_WARNINGS})
   if(PGSC_WERROR)

@@ -25,8 +25,9 @@ CREATE TABLE rounds (
 
 -- Imported inputs and how far they were read.  A file is known by a hash
 -- of its first line (which holds a timestamp and serial), so a rotated
--- audit.log -> audit.log.1 is the same source; prefix_hash covers every
--- byte up to "offset" and proves the file was only appended to.
+-- audit.log -> audit.log.1 is the same source; prefix_hash covers the
+-- first and the last 4 KiB before "offset" and shows, cheaply, that the
+-- file was only appended to.
 CREATE TABLE sources (
     id            INTEGER PRIMARY KEY,
     fingerprint   TEXT NOT NULL UNIQUE,

@@ -215,6 +215,8 @@ do_line(struct feed *f, const char *line, size_t len)
 			reject_line(f, rc, line, len);
 			return;
 		}
+		if (f->ops->serial)
+			f->ops->serial(f->arg, f->rec.serial, f->rec.type_num);
 		f->ops->record(f->arg, &f->rec);
 		if (f->ops->event_end)
 			f->ops->event_end(f->arg);
@@ -226,6 +228,9 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, PGSC_REJ_NO_HEADER, line, len);
 		return;
 	}
+	/* auditd numbers its own DAEMON_* records with a separate counter */
+	if (f->ops->serial && !(tlen > 7 && memcmp(tname, "DAEMON_", 7) == 0))
+		f->ops->serial(f->arg, serial, type_num);
 	to_auparse(f, line, len, serial);
 	if (t == PGSC_REC_SECCOMP) {
 		char eoe[96];

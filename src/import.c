@@ -18,7 +18,6 @@
 #define FIRST_LINE_MAX (64 * 1024)
 #define MAX_SAMPLES 100
 #define EXCERPT_MAX 200
-#define PREFIX_SPAN 4096
 
 struct infile {
 	const char *path;
@@ -150,30 +149,6 @@ static void
 hex64(char out[24], uint64_t v)
 {
 	snprintf(out, 24, "%016llx", (unsigned long long)v);
-}
-
-/* Hash of the first and the last PREFIX_SPAN bytes before @off: proves,
- * cheaply, that a file was only appended to since we read up to @off. */
-static int
-prefix_hash(int fd, uint64_t off, char out[24])
-{
-	char buf[PREFIX_SPAN];
-	uint64_t h;
-	size_t n = off < PREFIX_SPAN ? (size_t)off : PREFIX_SPAN;
-	ssize_t r;
-
-	r = pread(fd, buf, n, 0);
-	if (r < 0 || (size_t)r != n)
-		return -EIO;
-	h = util_hash(buf, n, off);
-	if (off > PREFIX_SPAN) {
-		r = pread(fd, buf, PREFIX_SPAN, (off_t)(off - PREFIX_SPAN));
-		if (r != PREFIX_SPAN)
-			return -EIO;
-		h ^= util_hash(buf, PREFIX_SPAN, h);
-	}
-	hex64(out, h);
-	return 0;
 }
 
 /* Open a file and identify it by its first line. */
@@ -373,7 +348,7 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 		src.lines = f->end_lines;
 		src.last_serial = f->last_serial;
 		src.last_event = f->last_event;
-		rc = prefix_hash(f->fd, f->end_offset, src.prefix_hash);
+		rc = util_prefix_hash(f->fd, f->end_offset, src.prefix_hash);
 		if (rc < 0) {
 			util_cause(cause, "%s: cannot re-read", f->path);
 			break;
@@ -462,7 +437,7 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 
 			rc = 0;
 			if (src.offset > files[i].size ||
-			    prefix_hash(files[i].fd, src.offset, h) < 0 ||
+			    util_prefix_hash(files[i].fd, src.offset, h) < 0 ||
 			    strcmp(h, src.prefix_hash) != 0) {
 				fprintf(im.diag, "pgsc: %s: starts like an "
 					"imported file but its content differs; "

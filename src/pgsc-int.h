@@ -24,6 +24,7 @@
 void util_cause(char **cause, const char *fmt, ...) PGSC_PRINTF(2, 3);
 uint64_t util_hash(const void *data, size_t len, uint64_t seed);
 double util_now(void);
+int util_prefix_hash(int fd, uint64_t off, char out[24]);
 char *util_strndup(const char *s, size_t n);
 
 struct strbuf {
@@ -71,6 +72,9 @@ struct feed_ops {
 		       uint64_t serial, const char *text, size_t len);
 	/* The event with @serial is complete (all its records were seen). */
 	void (*event_end)(void *arg);
+	/* Every line with a valid header, for serial gap accounting
+	 * (optional). */
+	void (*serial)(void *arg, uint64_t serial, int type_num);
 };
 int feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
 	     struct feed **out, char **cause);
@@ -127,6 +131,9 @@ int proctree_seed(struct proctree *t, const struct proc_info *p);
 int proctree_finish(struct proctree *t);
 int proctree_each_agg(struct proctree *t,
 		      int (*cb)(void *arg, const struct role_agg *a), void *arg);
+/* The counts so far, for a periodic commit; settles nothing. */
+int proctree_snapshot(struct proctree *t,
+		      int (*cb)(void *arg, const struct role_agg *a), void *arg);
 int proctree_each_proc(struct proctree *t,
 		       int (*cb)(void *arg, const struct proc_info *p),
 		       void *arg);
@@ -154,6 +161,12 @@ struct store_round {
 	uint64_t records, attributed, unrelated, standalone, unattributed;
 	uint64_t rejected, lines;
 	double first_event, last_event;
+	/* live rounds */
+	uint64_t serial_gaps, rotation_gaps, drain_timeouts;
+	int has_lost, has_wait, has_exit_status;
+	uint64_t kernel_lost_start, kernel_lost_end;
+	uint64_t backlog_wait_start, backlog_wait_end;
+	int exit_status;
 };
 int store_round_new(pgsc_store *st, const char *label, const char *mode,
 		    double started, int64_t *id, char **cause);
@@ -186,6 +199,24 @@ int store_batch_proc(struct store_batch *b, const struct proc_info *p,
 		     char **cause);
 int store_batch_reject(struct store_batch *b, const char *reason,
 		       uint64_t count, char **cause);
+int store_live_round(pgsc_store *st, const char *mode, const char *source,
+		     const char *label, const char *command, int64_t *round,
+		     int *continued, char **cause);
+int store_gap(pgsc_store *st, int64_t round, const char *kind, double at,
+	      const char *detail, char **cause);
+int store_round_get(pgsc_store *st, int64_t round, struct store_round *r,
+		    char **cause);
+int store_round_aggs(pgsc_store *st, int64_t round,
+		     int (*cb)(void *arg, const struct role_agg *a), void *arg,
+		     char **cause);
+int store_round_clear_aggs(pgsc_store *st, int64_t round, char **cause);
+int store_round_live_update(pgsc_store *st, int64_t round,
+			    const struct store_round *r, int finished,
+			    char **cause);
+/* The newest known position in the file last read at @path. */
+int store_source_by_path(pgsc_store *st, const char *path,
+			 char fingerprint[24], struct store_source *src,
+			 char **cause);
 /* Processes of @round not known to have exited, oldest first. */
 int store_live_procs(pgsc_store *st, int64_t round,
 		     int (*cb)(void *arg, const struct proc_info *p),
@@ -193,6 +224,33 @@ int store_live_procs(pgsc_store *st, int64_t round,
 int store_batch_sample(struct store_batch *b, const char *reason,
 		       const char *source, uint64_t line, uint64_t serial,
 		       const char *excerpt, char **cause);
+
+/* netlink.c - the kernel's audit stream over netlink, audit status. */
+struct audit_figures {
+	uint32_t enabled, pid, lost, backlog, backlog_limit;
+	uint32_t backlog_wait_time;
+	uint32_t backlog_wait_time_actual;
+	int has_wait_actual;     /* the kernel reports backlog_wait_time_actual */
+};
+/* Read the kernel's audit status.  Returns 0 or a negative errno. */
+int audit_figures_get(struct audit_figures *f, char **cause);
+struct nlsrc;
+/* Register as the kernel's audit daemon (refused with -EEXIST and a cause
+ * naming the pid when another live daemon is registered), enable audit if
+ * it is off, set the backlog limit and wait time (0 = leave as is), and
+ * use a receive buffer of at least 8 MiB. */
+int nlsrc_open(uint32_t backlog_limit, uint32_t backlog_wait_ms,
+	       struct nlsrc **out, char **cause);
+int nlsrc_fd(const struct nlsrc *s);
+/* Append the records waiting on the socket to @buf as audit.log-style
+ * text lines ("type=NAME msg=audit(...): ...\n"), without blocking.
+ * Returns the bytes written (0: nothing waiting), or a negative errno. */
+long nlsrc_read(struct nlsrc *s, char *buf, size_t cap);
+/* Unregister (audit stays enabled) and close; NULL is a no-op. */
+void nlsrc_close(struct nlsrc *s);
+/* Send a user message through the kernel, so that it appears in the
+ * audit stream (type=USER ... msg='@text'): the drain marker. */
+int audit_send_marker(const char *text, char **cause);
 
 /* report.c */
 int report_session_roles(const char *spec, struct strset *roles,

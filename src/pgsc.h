@@ -29,7 +29,7 @@ extern "C" {
 /* Decoded audit records                                               */
 /* ------------------------------------------------------------------ */
 
-/* Bounds for untrusted text taken from a record (see docs/security.md). */
+/* Bounds for untrusted text taken from a record (see docs/design.md, "Untrusted text"). */
 #define PGSC_COMM_MAX 64
 #define PGSC_EXE_MAX 4096
 #define PGSC_TITLE_MAX 1024
@@ -208,6 +208,52 @@ int pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 		struct pgsc_import_stats *stats, char **cause);
 
 /* ------------------------------------------------------------------ */
+/* Live collection                                                     */
+
+struct pgsc_live_opts {
+	const char *source;          /* "plugin", "file:PATH", "netlink";
+				      * NULL: netlink when no audit daemon
+				      * runs, else file:/var/log/audit/audit.log */
+	const char *label;           /* round label, may be NULL */
+	char *const *command;        /* wrap mode: argv, NULL-terminated */
+	int trace;                   /* run the command under pgsc-exec */
+	const char *exec_path;       /* pgsc-exec to use for @trace */
+	int load_rules;              /* pgsc's audit rules for the duration */
+	double commit_interval;      /* seconds between commits, 0 = 2 */
+	int from_start;              /* file: first run reads what is there */
+	const int64_t *postmaster_pids;
+	size_t n_postmaster_pids;
+	int quiet;
+	FILE *diag;                  /* NULL = stderr */
+};
+
+struct pgsc_live_stats {
+	int64_t round;
+	uint64_t records;
+	uint64_t lost;               /* kernel lost counter delta */
+	uint64_t serial_gaps;
+	int has_exit_status;
+	int exit_status;             /* wrap mode: the command's */
+};
+
+/**
+ * Collect from a live source into a round until SIGTERM/SIGINT, the end of
+ * the stream (plugin), or, in wrap mode, the end of the command; then read
+ * up to an end marker, commit and return.  A round left unfinished by a
+ * crashed collector of the same source is continued.
+ * Returns 0, or a negative errno with *cause set.
+ */
+int pgsc_live(pgsc_store *st, const struct pgsc_live_opts *opts,
+	      struct pgsc_live_stats *stats, char **cause);
+
+/** Load pgsc's audit rules (removing stale ones first).  Needs root. */
+int pgsc_rules_load(char **cause);
+/** Remove pgsc's audit rules (key "pgsc"). */
+int pgsc_rules_remove(void);
+/** Print pgsc's audit rules, as auditctl -R reads them. */
+void pgsc_print_rules(FILE *out);
+
+/* ------------------------------------------------------------------ */
 /* Reports                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -237,6 +283,21 @@ int pgsc_session_roles_check(const char *spec, char **cause);
  */
 int pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts,
 		FILE *out, char **cause);
+
+/**
+ * Print the loss figures of the selected rounds.
+ * Returns 0 when nothing may be missing, 1 when something may be, or a
+ * negative errno with *cause set.
+ */
+int pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
+			FILE *out, char **cause);
+
+/**
+ * Print every round: records, records/s, syscalls new in it, last event,
+ * lag, loss and label.  *converged is 1 when the last round added nothing.
+ * Returns 0, or a negative errno with *cause set.
+ */
+int pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause);
 
 /* ------------------------------------------------------------------ */
 /* Escaping of untrusted text                                          */

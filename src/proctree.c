@@ -434,28 +434,36 @@ exe_is(const struct proc *p, const char *name)
 	return strcmp(b, name) == 0;
 }
 
-/* Does an argv say this postgres runs without a postmaster? */
+/*
+ * Does an argv say this postgres runs without a postmaster?  PostgreSQL
+ * takes these modes only as argv[1]; "-C name" may come anywhere.  Only
+ * argv[1] is tested for the others, so that an option value holding one
+ * of the words ("-c cluster_name='x -V'") cannot make a server vanish
+ * from the lists.
+ */
 static int
 standalone_argv(const char *argv)
 {
-	static const char *const opts[] = {
-		"--single", "--boot", "-C", "--describe-config", "-V",
-		"--version", "--check", "-?", "--help",
+	static const char *const first[] = {
+		"--single", "--boot", "--describe-config", "-V", "--version",
+		"--check", "-?", "--help", "-C",
 	};
-	const char *p;
+	const char *p, *w, *e;
+	size_t n;
 
-	if (argv == NULL)
+	if (argv == NULL || (p = strchr(argv, ' ')) == NULL)
 		return 0;
-	/* skip argv[0] */
-	p = strchr(argv, ' ');
-	while (p != NULL) {
-		const char *w = p + 1, *e = strchr(w, ' ');
-		size_t n = e ? (size_t)(e - w) : strlen(w);
-
-		for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
-			if (strlen(opts[i]) == n && memcmp(w, opts[i], n) == 0)
-				return 1;
-		p = e;
+	w = p + 1;
+	e = strchr(w, ' ');
+	n = e ? (size_t)(e - w) : strlen(w);
+	for (size_t i = 0; i < ARRAY_SIZE(first); i++)
+		if (strlen(first[i]) == n && memcmp(w, first[i], n) == 0)
+			return 1;
+	/* "-C" later, as a word of its own, followed by a GUC name */
+	for (p = strstr(argv, " -C "); p != NULL; p = strstr(p + 1, " -C ")) {
+		w = p + 4;
+		if ((*w >= 'a' && *w <= 'z') || *w == '_')
+			return 1;
 	}
 	return 0;
 }
@@ -523,6 +531,8 @@ backend_type(struct proctree *t, const struct proc *p)
 		r = pgsc_title_role(p->title);
 	if (r == NULL)
 		r = pglog_type(t, p);
+	if (r != NULL && strcmp(r, "standalone backend") == 0)
+		r = PGSC_ROLE_STANDALONE;
 	if (r == NULL || strcmp(r, "postmaster") == 0)
 		r = PGSC_ROLE_BACKEND_UNKNOWN;
 	return intern(t, r);
@@ -563,7 +573,9 @@ role_of(struct proctree *t, struct proc *p, int memo, int depth)
 		} else {
 			const char *lt = pglog_type(t, p);
 
-			if (lt != NULL)
+			if (lt != NULL && strcmp(lt, "standalone backend") == 0)
+				r = PGSC_ROLE_STANDALONE;
+			else if (lt != NULL)
 				r = intern(t, lt);
 			else if (p->title != NULL && pgsc_title_role(p->title))
 				r = intern(t, pgsc_title_role(p->title));
@@ -791,7 +803,8 @@ apply_event(struct proctree *t, struct event *e)
 			set_str(t, &p->argv, e->argv);
 		return;
 	}
-	if (strcmp(name, "exit_group") == 0 || strcmp(name, "exit") == 0) {
+	/* exit (a thread's) does not end the process: only exit_group */
+	if (strcmp(name, "exit_group") == 0) {
 		p = current(t, e->pid, e->t);
 		if (p == NULL)
 			return;
@@ -958,6 +971,48 @@ proctree_finish(struct proctree *t)
 	return t->oom ? -ENOMEM : 0;
 }
 
+/*
+ * The counts so far, without settling anything: the rolled-up aggregates
+ * plus, for every process still open, its counts under the role it would
+ * have now.  A live collector commits this snapshot whole (replacing the
+ * previous one), so a role learnt later corrects earlier commits.
+ */
+int
+proctree_snapshot(struct proctree *t,
+		  int (*cb)(void *arg, const struct role_agg *a), void *arg)
+{
+	int rc = proctree_each_agg(t, cb, arg);
+
+	for (size_t i = 0; rc == 0 && i < t->nall; i++) {
+		struct proc *p = t->all[i];
+		const char *r;
+		struct role_agg ra;
+
+		if (p->nsys == 0 && p->npend == 0)
+			continue;
+		r = intern(t, role_of(t, p, 0, 0));
+		ra.role = r;
+		ra.example_pid = p->pid;
+		ra.example_exe = p->exe;
+		for (size_t k = 0; rc == 0 && k < p->nsys; k++) {
+			ra.arch = p->sys[k].arch;
+			ra.nr = p->sys[k].nr;
+			ra.count = p->sys[k].count;
+			ra.first = p->sys[k].first;
+			ra.last = p->sys[k].last;
+			rc = cb(arg, &ra);
+		}
+		for (size_t k = 0; rc == 0 && k < p->npend; k++) {
+			ra.arch = p->pend[k].arch;
+			ra.nr = p->pend[k].nr;
+			ra.count = 1;
+			ra.first = ra.last = p->pend[k].t;
+			rc = cb(arg, &ra);
+		}
+	}
+	return rc;
+}
+
 int
 proctree_each_agg(struct proctree *t,
 		  int (*cb)(void *arg, const struct role_agg *a), void *arg)
@@ -1007,7 +1062,9 @@ proctree_each_proc(struct proctree *t,
 		pi.exe = p->exe;
 		pi.comm = p->comm;
 		pi.title = p->title ? p->title : p->argv;
-		pi.role = p->role ? p->role : PGSC_ROLE_UNATTRIBUTED;
+		pi.role = p->role ? p->role
+				  : p->rolled ? p->rolled
+				  : role_of(t, t->all[i], 0, 0);
 		pi.records = p->records;
 		pi.exited = p->exited;
 		rc = cb(arg, &pi);

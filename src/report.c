@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pgsc-int.h"
 
@@ -22,7 +23,9 @@ static const char *const preset_rfc[] = {
 	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
 	"autovacuum launcher", "background worker",
 	"logical replication launcher", "logical replication worker",
-	"parallel worker", NULL,
+	"logical replication apply worker",
+	"logical replication tablesync worker",
+	"logical replication parallel worker", "parallel worker", NULL,
 };
 
 int
@@ -124,6 +127,8 @@ struct rep {
 	struct strset session;
 	uint64_t records, attributed, unrelated, standalone, unattributed;
 	uint64_t rejected;
+	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
+	int64_t unfinished;
 	char **cause;
 };
 
@@ -174,6 +179,26 @@ load(struct rep *r)
 		r->standalone = (uint64_t)sqlite3_column_int64(s, 3);
 		r->unattributed = (uint64_t)sqlite3_column_int64(s, 4);
 		r->rejected = (uint64_t)sqlite3_column_int64(s, 5);
+	}
+	sqlite3_finalize(s);
+
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(max(coalesce(kernel_lost_end, 0) "
+			       "- coalesce(kernel_lost_start, 0), 0)), 0), "
+			       "coalesce(sum(serial_gaps), 0), "
+			       "coalesce(sum(rotation_gaps), 0), "
+			       "coalesce(sum(drain_timeouts), 0), "
+			       "coalesce(sum(finished IS NULL), 0) FROM rounds "
+			       "WHERE id BETWEEN ?1 AND ?2", -1, &s,
+			       NULL) != SQLITE_OK)
+		goto sqlerr;
+	sqlite3_bind_int64(s, 1, r->from);
+	sqlite3_bind_int64(s, 2, r->to);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		r->lost = (uint64_t)sqlite3_column_int64(s, 0);
+		r->serial_gaps = (uint64_t)sqlite3_column_int64(s, 1);
+		r->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 2);
+		r->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 3);
+		r->unfinished = sqlite3_column_int64(s, 4);
 	}
 	sqlite3_finalize(s);
 
@@ -304,6 +329,17 @@ header_line(FILE *out, const struct rep *r)
 		fprintf(out, "# warning: %llu input lines were rejected; "
 			"pgsc-report --format=table lists the reasons\n",
 			(unsigned long long)r->rejected);
+	if (r->lost || r->serial_gaps || r->rotation_gaps || r->drain_timeouts)
+		fprintf(out, "# warning: records may be missing: kernel lost "
+			"%llu, serial gaps %llu, rotation gaps %llu, drain "
+			"timeouts %llu (pgsc-report --check-complete)\n",
+			(unsigned long long)r->lost,
+			(unsigned long long)r->serial_gaps,
+			(unsigned long long)r->rotation_gaps,
+			(unsigned long long)r->drain_timeouts);
+	if (r->unfinished)
+		fprintf(out, "# note: %lld round(s) still being collected\n",
+			(long long)r->unfinished);
 }
 
 static int
@@ -372,6 +408,14 @@ report_json(FILE *out, struct rep *r)
 		(unsigned long long)r->unrelated,
 		(unsigned long long)r->standalone,
 		(unsigned long long)r->unattributed);
+	fprintf(out, "  \"loss\": {\"kernel_lost\": %llu, \"serial_gaps\": %llu, "
+		"\"rotation_gaps\": %llu, \"drain_timeouts\": %llu, "
+		"\"complete\": %s},\n",
+		(unsigned long long)r->lost, (unsigned long long)r->serial_gaps,
+		(unsigned long long)r->rotation_gaps,
+		(unsigned long long)r->drain_timeouts,
+		(r->lost || r->serial_gaps || r->rotation_gaps ||
+		 r->drain_timeouts) ? "false" : "true");
 	fprintf(out, "  \"rejected\": {");
 	if (sqlite3_prepare_v2(store_db(r->st), "SELECT reason, sum(count) "
 			       "FROM rejects WHERE round_id BETWEEN ?1 AND ?2 "
@@ -597,4 +641,138 @@ out:
 	strset_free(&r.roles);
 	strset_free(&r.session);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* Status and completeness                                           */
+
+int
+pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
+		    FILE *out, char **cause)
+{
+	struct rep r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.st = st;
+	r.cause = cause;
+	rc = round_range(&r, opts->round_from, opts->round_to);
+	if (rc == 0)
+		rc = report_session_roles(NULL, &r.session, cause);
+	if (rc == 0)
+		rc = load(&r);
+	if (rc == 0) {
+		int missing = r.lost || r.serial_gaps || r.rotation_gaps ||
+			      r.drain_timeouts;
+
+		fprintf(out, "rounds %lld-%lld: kernel lost %llu, serial gaps "
+			"%llu, rotation gaps %llu, drain timeouts %llu: %s\n",
+			(long long)r.from, (long long)r.to,
+			(unsigned long long)r.lost,
+			(unsigned long long)r.serial_gaps,
+			(unsigned long long)r.rotation_gaps,
+			(unsigned long long)r.drain_timeouts,
+			missing ? "records may be missing" : "complete");
+		rc = missing;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		free(r.e[i].example_exe);
+		free(r.e[i].rc);
+	}
+	free(r.e);
+	strset_free(&r.roles);
+	strset_free(&r.session);
+	return rc;
+}
+
+int
+pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *s = NULL;
+	int rc, n = 0;
+	int64_t last_new = -1;
+	double now = util_now();
+
+	/* new = syscalls of the server tree first seen in that round */
+	if (sqlite3_prepare_v2(db,
+		"SELECT r.id, coalesce(r.label, ''), r.mode, "
+		"coalesce(r.source, ''), r.records, "
+		"coalesce(r.first_event, 0), coalesce(r.last_event, 0), "
+		"r.started, r.finished, coalesce(r.last_commit, 0), "
+		"max(coalesce(r.kernel_lost_end, 0) - coalesce(r.kernel_lost_start, 0), 0)"
+		" + r.serial_gaps + r.rotation_gaps + r.drain_timeouts, "
+		"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
+		"  aggregates a WHERE a.round_id = r.id AND a.role NOT IN "
+		"  ('unrelated', 'standalone', 'unattributed') AND NOT EXISTS "
+		"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
+		"   b.arch = a.arch AND b.nr = a.nr AND b.role NOT IN "
+		"   ('unrelated', 'standalone', 'unattributed')))), "
+		"r.exit_status "
+		"FROM rounds r ORDER BY r.id", -1, &s, NULL) != SQLITE_OK) {
+		util_cause(cause, "store: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	fprintf(out, "%5s  %-19s  %-8s %10s %10s %5s  %-19s %8s %6s  %s\n",
+		"round", "started", "mode", "records", "records/s", "new",
+		"last event", "lag", "loss", "label");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		const char *label = (const char *)sqlite3_column_text(s, 1);
+		const char *mode = (const char *)sqlite3_column_text(s, 2);
+		int64_t records = sqlite3_column_int64(s, 4);
+		double first = sqlite3_column_double(s, 5);
+		double last = sqlite3_column_double(s, 6);
+		double started = sqlite3_column_double(s, 7);
+		int finished = sqlite3_column_type(s, 8) != SQLITE_NULL;
+		double fin = sqlite3_column_double(s, 8);
+		double lastc = sqlite3_column_double(s, 9);
+		int64_t loss = sqlite3_column_int64(s, 10);
+		int64_t nnew = sqlite3_column_int64(s, 11);
+		double span = finished ? fin - started
+				       : (lastc > started ? lastc - started : 0);
+		char when[32], lastev[32], lag[32];
+		time_t tt = (time_t)started;
+		struct tm tm;
+
+		if (last > first && span < last - first)
+			span = last - first;
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+			 gmtime_r(&tt, &tm));
+		if (last > 0) {
+			tt = (time_t)last;
+			strftime(lastev, sizeof(lastev), "%Y-%m-%d %H:%M:%S",
+				 gmtime_r(&tt, &tm));
+		} else {
+			snprintf(lastev, sizeof(lastev), "-");
+		}
+		if (!finished && last > 0)
+			snprintf(lag, sizeof(lag), "%.1fs", now - last);
+		else
+			snprintf(lag, sizeof(lag), "%s", finished ? "done" : "-");
+		fprintf(out, "%5lld  %-19s  %-8s %10lld %10.0f %5lld  %-19s %8s %6lld  ",
+			(long long)id, when, mode ? mode : "?",
+			(long long)records, span > 0 ? records / span : 0.0,
+			(long long)nnew, lastev, lag, (long long)loss);
+		pgsc_text_escape(out, label ? label : "");
+		fputc('\n', out);
+		last_new = nnew;
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		util_cause(cause, "store: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	if (n == 0) {
+		fprintf(out, "no rounds yet\n");
+		*converged = 0;
+	} else {
+		*converged = last_new == 0;
+		fprintf(out, "%s\n", *converged
+			? "converged: the last round logged no syscall that "
+			  "earlier rounds had not"
+			: "not converged: the last round logged new syscalls");
+	}
+	return 0;
 }

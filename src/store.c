@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -184,6 +185,30 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 			   sqlite3_errmsg(st->db));
 		rc = -EINVAL;
 		goto fail;
+	}
+	if (st->version == 0) {
+		/* version 0 is a new, empty file: never another program's
+		 * database that we would add our tables to */
+		sqlite3_stmt *s;
+		int tables = 0;
+
+		if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM "
+				       "sqlite_master", -1, &s, NULL) == SQLITE_OK) {
+			if (sqlite3_step(s) == SQLITE_ROW)
+				tables = sqlite3_column_int(s, 0);
+			sqlite3_finalize(s);
+		}
+		if (tables > 0) {
+			util_cause(cause, "%s: not a pgsc store (it has tables "
+				   "but no pgsc schema version)", path);
+			rc = -EINVAL;
+			goto fail;
+		}
+		if (st->readonly) {
+			util_cause(cause, "%s: empty; nothing collected yet", path);
+			rc = -ENOENT;
+			goto fail;
+		}
 	}
 	rc = migrate(st, cause);
 	if (rc < 0)
@@ -543,4 +568,295 @@ store_live_procs(pgsc_store *st, int64_t round,
 		return rc;
 	util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
 	return -EIO;
+}
+
+/* ---------------------------------------------------------------- */
+/* Live rounds                                                        */
+
+/**
+ * Find the unfinished round a crashed collector of the same @mode and
+ * @source left behind, to continue it; or create a new round.  Refuses
+ * (-EBUSY) when the collector that writes such a round is still alive.
+ * Returns 0 and sets *round and *continued.
+ */
+int
+store_live_round(pgsc_store *st, const char *mode, const char *source,
+		 const char *label, const char *command, int64_t *round,
+		 int *continued, char **cause)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*continued = 0;
+	rc = store_begin(st, cause);
+	if (rc < 0)
+		return rc;
+	rc = prep(st, "SELECT id, collector_pid FROM rounds WHERE finished IS "
+		      "NULL AND mode = ?1 AND source = ?2 ORDER BY id DESC "
+		      "LIMIT 1", &s, cause);
+	if (rc < 0)
+		goto out;
+	bind_text(s, 1, mode);
+	bind_text(s, 2, source);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		pid_t pid = (pid_t)sqlite3_column_int64(s, 1);
+
+		if (pid > 0 && pid != getpid() &&
+		    (kill(pid, 0) == 0 || errno == EPERM)) {
+			util_cause(cause, "%s: pid %d is collecting round %lld "
+				   "from %s already", st->path, (int)pid,
+				   (long long)id, source);
+			rc = -EBUSY;
+			goto out;
+		}
+		*round = id;
+		*continued = 1;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (*continued) {
+		rc = prep(st, "UPDATE rounds SET collector_pid = ?2, restarts = "
+			      "restarts + 1 WHERE id = ?1", &s, cause);
+		if (rc < 0)
+			goto out;
+		sqlite3_bind_int64(s, 1, *round);
+		sqlite3_bind_int64(s, 2, getpid());
+		rc = step_done(st, s, cause);
+		if (rc == 0)
+			rc = store_gap(st, *round, "restart", util_now(),
+				       "collector restarted; continuing the round",
+				       cause);
+	} else {
+		rc = store_round_new(st, label, mode, util_now(), round, cause);
+		if (rc < 0)
+			goto out;
+		rc = prep(st, "UPDATE rounds SET source = ?2, collector_pid = ?3, "
+			      "command = ?4 WHERE id = ?1", &s, cause);
+		if (rc < 0)
+			goto out;
+		sqlite3_bind_int64(s, 1, *round);
+		bind_text(s, 2, source);
+		sqlite3_bind_int64(s, 3, getpid());
+		bind_text(s, 4, command);
+		rc = step_done(st, s, cause);
+	}
+out:
+	sqlite3_finalize(s);
+	if (rc == 0)
+		rc = store_commit(st, cause);
+	if (rc < 0)
+		store_rollback(st);
+	return rc;
+}
+
+int
+store_gap(pgsc_store *st, int64_t round, const char *kind, double at,
+	  const char *detail, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "INSERT INTO gaps (round_id, kind, at, detail) VALUES "
+		      "(?1, ?2, ?3, ?4)", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	bind_text(s, 2, kind);
+	sqlite3_bind_double(s, 3, at);
+	bind_text(s, 4, detail);
+	rc = step_done(st, s, cause);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* The committed counters of a round, to continue it. */
+int
+store_round_get(pgsc_store *st, int64_t round, struct store_round *r,
+		char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "SELECT records, rejected, lines, coalesce(first_event,0), "
+		      "coalesce(last_event,0), serial_gaps, rotation_gaps, "
+		      "drain_timeouts, kernel_lost_start, backlog_wait_start "
+		      "FROM rounds WHERE id = ?1", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	memset(r, 0, sizeof(*r));
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		r->records = (uint64_t)sqlite3_column_int64(s, 0);
+		r->rejected = (uint64_t)sqlite3_column_int64(s, 1);
+		r->lines = (uint64_t)sqlite3_column_int64(s, 2);
+		r->first_event = sqlite3_column_double(s, 3);
+		r->last_event = sqlite3_column_double(s, 4);
+		r->serial_gaps = (uint64_t)sqlite3_column_int64(s, 5);
+		r->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 6);
+		r->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 7);
+		r->has_lost = sqlite3_column_type(s, 8) != SQLITE_NULL;
+		r->kernel_lost_start = (uint64_t)sqlite3_column_int64(s, 8);
+		r->has_wait = sqlite3_column_type(s, 9) != SQLITE_NULL;
+		r->backlog_wait_start = (uint64_t)sqlite3_column_int64(s, 9);
+		rc = 0;
+	} else {
+		util_cause(cause, "%s: round %lld vanished", st->path,
+			   (long long)round);
+		rc = -ENOENT;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Aggregates of a round, as a base that a continued round adds to. */
+int
+store_round_aggs(pgsc_store *st, int64_t round,
+		 int (*cb)(void *arg, const struct role_agg *a), void *arg,
+		 char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "SELECT role, arch, nr, count, first_seen, last_seen, "
+		      "example_pid, example_exe FROM aggregates WHERE "
+		      "round_id = ?1", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct role_agg a;
+
+		a.role = (const char *)sqlite3_column_text(s, 0);
+		a.arch = (uint32_t)sqlite3_column_int64(s, 1);
+		a.nr = (int32_t)sqlite3_column_int64(s, 2);
+		a.count = (uint64_t)sqlite3_column_int64(s, 3);
+		a.first = sqlite3_column_double(s, 4);
+		a.last = sqlite3_column_double(s, 5);
+		a.example_pid = sqlite3_column_int64(s, 6);
+		a.example_exe = (const char *)sqlite3_column_text(s, 7);
+		if (a.role == NULL)
+			continue;
+		rc = cb(arg, &a);
+		if (rc != 0)
+			break;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc < 0)
+		return rc;
+	util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
+	return -EIO;
+}
+
+/* Drop a round's aggregates before a whole snapshot replaces them. */
+int
+store_round_clear_aggs(pgsc_store *st, int64_t round, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "DELETE FROM aggregates WHERE round_id = ?1", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	rc = step_done(st, s, cause);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Counters of a live round; attributed/unrelated/... are tallied from
+ * its aggregates so they always agree with them. */
+int
+store_round_live_update(pgsc_store *st, int64_t round,
+			const struct store_round *r, int finished,
+			char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st,
+		  "UPDATE rounds SET records = ?2, rejected = ?3, lines = ?4, "
+		  "first_event = nullif(?5, 0), last_event = nullif(?6, 0), "
+		  "last_commit = ?7, serial_gaps = ?8, rotation_gaps = ?9, "
+		  "drain_timeouts = ?10, kernel_lost_start = ?11, "
+		  "kernel_lost_end = ?12, backlog_wait_start = ?13, "
+		  "backlog_wait_end = ?14, "
+		  "finished = CASE WHEN ?15 THEN ?7 ELSE NULL END, "
+		  "exit_status = ?16, "
+		  "attributed = (SELECT coalesce(sum(count), 0) FROM aggregates "
+		  "  WHERE round_id = ?1 AND role NOT IN ('unrelated', "
+		  "  'standalone', 'unattributed')), "
+		  "unrelated = (SELECT coalesce(sum(count), 0) FROM aggregates "
+		  "  WHERE round_id = ?1 AND role = 'unrelated'), "
+		  "standalone = (SELECT coalesce(sum(count), 0) FROM aggregates "
+		  "  WHERE round_id = ?1 AND role = 'standalone'), "
+		  "unattributed = (SELECT coalesce(sum(count), 0) FROM aggregates "
+		  "  WHERE round_id = ?1 AND role = 'unattributed') "
+		  "WHERE id = ?1", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	sqlite3_bind_int64(s, 2, (int64_t)r->records);
+	sqlite3_bind_int64(s, 3, (int64_t)r->rejected);
+	sqlite3_bind_int64(s, 4, (int64_t)r->lines);
+	sqlite3_bind_double(s, 5, r->first_event);
+	sqlite3_bind_double(s, 6, r->last_event);
+	sqlite3_bind_double(s, 7, util_now());
+	sqlite3_bind_int64(s, 8, (int64_t)r->serial_gaps);
+	sqlite3_bind_int64(s, 9, (int64_t)r->rotation_gaps);
+	sqlite3_bind_int64(s, 10, (int64_t)r->drain_timeouts);
+	if (r->has_lost) {
+		sqlite3_bind_int64(s, 11, (int64_t)r->kernel_lost_start);
+		sqlite3_bind_int64(s, 12, (int64_t)r->kernel_lost_end);
+	}
+	if (r->has_wait) {
+		sqlite3_bind_int64(s, 13, (int64_t)r->backlog_wait_start);
+		sqlite3_bind_int64(s, 14, (int64_t)r->backlog_wait_end);
+	}
+	sqlite3_bind_int(s, 15, finished);
+	if (r->has_exit_status)
+		sqlite3_bind_int(s, 16, r->exit_status);
+	rc = step_done(st, s, cause);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int
+store_source_by_path(pgsc_store *st, const char *path, char fingerprint[24],
+		     struct store_source *src, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "SELECT fingerprint, offset, lines, prefix_hash, "
+		      "last_round, coalesce(inode, 0), coalesce(last_event, 0) "
+		      "FROM sources WHERE path = ?1 ORDER BY last_round DESC, "
+		      "id DESC LIMIT 1", &s, cause);
+	if (rc < 0)
+		return rc;
+	bind_text(s, 1, path);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *f = sqlite3_column_text(s, 0);
+		const unsigned char *h = sqlite3_column_text(s, 3);
+
+		snprintf(fingerprint, 24, "%s", f ? (const char *)f : "");
+		src->offset = (uint64_t)sqlite3_column_int64(s, 1);
+		src->lines = (uint64_t)sqlite3_column_int64(s, 2);
+		snprintf(src->prefix_hash, sizeof(src->prefix_hash), "%s",
+			 h ? (const char *)h : "");
+		src->last_round = sqlite3_column_int64(s, 4);
+		src->inode = (uint64_t)sqlite3_column_int64(s, 5);
+		src->last_event = sqlite3_column_double(s, 6);
+		rc = 1;
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		rc = -EIO;
+	}
+	sqlite3_finalize(s);
+	return rc;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pgsc-int.h"
 
@@ -329,4 +330,34 @@ pgsc_guc_name_ok(const char *name)
 			return 0;
 	}
 	return 1;
+}
+
+#define PREFIX_SPAN 4096
+
+/**
+ * Hash of the first and the last PREFIX_SPAN bytes before @off, as 16 hex
+ * digits: proves, cheaply, that a file was only appended to since it was
+ * read up to @off.
+ * Returns 0 or -EIO.
+ */
+int
+util_prefix_hash(int fd, uint64_t off, char out[24])
+{
+	char buf[PREFIX_SPAN];
+	uint64_t h;
+	size_t n = off < PREFIX_SPAN ? (size_t)off : PREFIX_SPAN;
+	ssize_t r;
+
+	r = pread(fd, buf, n, 0);
+	if (r < 0 || (size_t)r != n)
+		return -EIO;
+	h = util_hash(buf, n, off);
+	if (off > PREFIX_SPAN) {
+		r = pread(fd, buf, PREFIX_SPAN, (off_t)(off - PREFIX_SPAN));
+		if (r != PREFIX_SPAN)
+			return -EIO;
+		h ^= util_hash(buf, PREFIX_SPAN, h);
+	}
+	snprintf(out, 24, "%016llx", (unsigned long long)h);
+	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pgsc.h"
 
@@ -16,7 +17,14 @@ usage(FILE *f)
 		"                    [--postmaster-pid PID]... [--pg-log FILE]...\n"
 		"                    [--pg-log-prefix FORMAT] [--quiet]\n"
 		"                    --import AUDITLOG...\n"
-		"Each run that finds new data is a new round of the store.\n");
+		"       pgsc-collect --db FILE [--label TEXT] --source SRC\n"
+		"                    [--commit-interval SECS] [--from-start]\n"
+		"                    [--load-rules]\n"
+		"       pgsc-collect --db FILE [--source SRC] [--trace] [--no-rules]\n"
+		"                    -- COMMAND [ARGS...]\n"
+		"       pgsc-collect --print-rules\n"
+		"SRC is plugin, file:PATH or netlink.  Each run that finds new data\n"
+		"is a new round of the store.\n");
 }
 
 int
@@ -31,6 +39,13 @@ main(int argc, char **argv)
 		{ "pg-log-prefix", required_argument, NULL, 'P' },
 		{ "no-fast-path", no_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "source", required_argument, NULL, 's' },
+		{ "commit-interval", required_argument, NULL, 'c' },
+		{ "from-start", no_argument, NULL, 'S' },
+		{ "load-rules", no_argument, NULL, 'R' },
+		{ "no-rules", no_argument, NULL, 'N' },
+		{ "trace", no_argument, NULL, 't' },
+		{ "print-rules", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -42,7 +57,10 @@ main(int argc, char **argv)
 	int64_t *pids = NULL;
 	pgsc_store *st = NULL;
 	char *cause = NULL;
-	int import = 0, c, rc, status = 1;
+	struct pgsc_live_opts lo = { 0 };
+	struct pgsc_live_stats ls;
+	int import = 0, c, rc, status = 1, live = 0, no_rules = 0;
+	char exe[4096];
 
 	pglogs = calloc((size_t)argc, sizeof(*pglogs));
 	pids = calloc((size_t)argc, sizeof(*pids));
@@ -50,7 +68,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "pgsc-collect: out of memory\n");
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "d:iL:p:g:P:FqhV", opts, NULL)) != -1) {
+	/* "+": options end at the first non-option, so "-- COMMAND" and
+	 * "--import a b" both work */
+	while ((c = getopt_long(argc, argv, "+d:iL:p:g:P:FqhVs:c:SRNtr", opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -60,7 +81,40 @@ main(int argc, char **argv)
 			break;
 		case 'L':
 			io.label = optarg;
+			lo.label = optarg;
 			break;
+		case 's':
+			lo.source = optarg;
+			live = 1;
+			break;
+		case 'c': {
+			char *end;
+
+			lo.commit_interval = strtod(optarg, &end);
+			if (*end || lo.commit_interval <= 0 ||
+			    lo.commit_interval > 3600) {
+				fprintf(stderr, "pgsc-collect: bad --commit-interval\n");
+				status = 2;
+				goto out;
+			}
+			break;
+		}
+		case 'S':
+			lo.from_start = 1;
+			break;
+		case 'R':
+			lo.load_rules = 1;
+			break;
+		case 'N':
+			no_rules = 1;
+			break;
+		case 't':
+			lo.trace = 1;
+			break;
+		case 'r':
+			pgsc_print_rules(stdout);
+			status = 0;
+			goto out;
 		case 'p': {
 			char *end;
 			long long v;
@@ -101,6 +155,52 @@ main(int argc, char **argv)
 			status = 2;
 			goto out;
 		}
+	}
+	if (db != NULL && !import && (live || optind < argc)) {
+		/* live: a daemon, or wrap mode around "-- COMMAND" */
+		if (optind < argc) {
+			lo.command = argv + optind;
+			lo.load_rules = !no_rules;
+		}
+		if (lo.trace) {
+			/* pgsc-exec from the same directory as we are */
+			ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+			char *slash;
+
+			if (n > 0) {
+				exe[n] = '\0';
+				slash = strrchr(exe, '/');
+				if (slash != NULL && (size_t)(slash - exe) + 10 < sizeof(exe)) {
+					strcpy(slash + 1, "pgsc-exec");
+					if (access(exe, X_OK) == 0)
+						lo.exec_path = exe;
+				}
+			}
+			if (lo.command == NULL) {
+				fprintf(stderr, "pgsc-collect: --trace needs -- COMMAND\n");
+				status = 2;
+				goto out;
+			}
+		}
+		lo.postmaster_pids = pids;
+		lo.n_postmaster_pids = io.n_postmaster_pids;
+		lo.quiet = io.quiet;
+		rc = pgsc_store_open(db, 0, &st, &cause);
+		if (rc == 0)
+			rc = pgsc_live(st, &lo, &ls, &cause);
+		if (rc < 0) {
+			fprintf(stderr, "pgsc-collect: %s\n",
+				cause ? cause : strerror(-rc));
+			goto out;
+		}
+		if (!io.quiet)
+			fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
+				"records, kernel lost %llu, serial gaps %llu\n",
+				(long long)ls.round, (unsigned long long)ls.records,
+				(unsigned long long)ls.lost,
+				(unsigned long long)ls.serial_gaps);
+		status = ls.has_exit_status ? ls.exit_status : 0;
+		goto out;
 	}
 	if (db == NULL || !import || optind >= argc) {
 		usage(stderr);

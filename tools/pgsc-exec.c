@@ -29,7 +29,10 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *allow = NULL, *allow_file = NULL, *which = "global";
+	/* The session list by default: one filter for the whole tree, and
+	 * with the global list every syscall a session needs that the
+	 * global list already has would never be logged again. */
+	const char *allow = NULL, *allow_file = NULL, *which = "session";
 	char *file_list = NULL, *cause = NULL;
 	int def = PGSC_ACT_LOG, c, rc;
 

@@ -14,6 +14,8 @@ usage(FILE *f)
 		"usage: pgsc-report --db FILE [--format guc|json|table]\n"
 		"                   [--round N | --round FROM-TO]\n"
 		"                   [--guc-prefix PREFIX] [--session-roles SPEC]\n"
+		"       pgsc-report --db FILE --status\n"
+		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n");
 }
 
@@ -61,6 +63,8 @@ main(int argc, char **argv)
 		{ "round", required_argument, NULL, 'r' },
 		{ "guc-prefix", required_argument, NULL, 'p' },
 		{ "session-roles", required_argument, NULL, 's' },
+		{ "status", no_argument, NULL, 'S' },
+		{ "check-complete", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -69,10 +73,10 @@ main(int argc, char **argv)
 	const char *db = NULL;
 	pgsc_store *st = NULL;
 	char *cause = NULL;
-	int c, rc, status = 1;
+	int c, rc, status = 1, want_status = 0, check = 0;
 
 	ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SChV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
@@ -113,6 +117,12 @@ main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'S':
+			want_status = 1;
+			break;
+		case 'C':
+			check = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -129,12 +139,25 @@ main(int argc, char **argv)
 		return 2;
 	}
 	rc = pgsc_store_open(db, PGSC_STORE_READONLY, &st, &cause);
-	if (rc == 0)
+	if (rc == 0 && want_status) {
+		int converged = 0;
+
+		rc = pgsc_status(st, stdout, &converged, &cause);
+		if (rc == 0)
+			status = converged ? 0 : 1;
+	} else if (rc == 0 && check) {
+		rc = pgsc_check_complete(st, &ro, stdout, &cause);
+		if (rc >= 0)
+			status = rc;
+	} else if (rc == 0) {
 		rc = pgsc_report(st, &ro, stdout, &cause);
-	if (rc < 0)
+		if (rc == 0)
+			status = 0;
+	}
+	if (rc < 0) {
 		fprintf(stderr, "pgsc-report: %s\n", cause ? cause : strerror(-rc));
-	else
-		status = 0;
+		status = 2;
+	}
 	free(cause);
 	pgsc_store_free(st);
 	return status;

@@ -579,13 +579,8 @@ test_execve_split_arg(void **state)
 			     "a1_len=16 a1[0]=6162636465666768 "
 			     "a1[1]=696A6B6C6D6E6F70 a2=\"end\""), 0);
 	assert_int_equal(rec.argc, 3);
-	/*
-	 * BUG (src/decode.c:393-410): every key of the form a<digit>... is
-	 * taken as an argument, including "a1_len".  Its decimal value "16"
-	 * is then hex-decoded to the control byte 0x16 and joined into the
-	 * title: actual "sh \x16abcdefghijklmnop end", expected
-	 * "sh abcdefghijklmnop end".
-	 */
+	/* "a1_len" announces the pieces; it is not an argument (its value
+	 * "16" once became the control byte 0x16 in the title). */
 	assert_string_equal(rec.title, "sh abcdefghijklmnop end");
 }
 

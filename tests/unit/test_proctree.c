@@ -787,14 +787,9 @@ test_title_role_spaces(void **state)
 {
 	(void)state;
 	/*
-	 * BUG (src/proctree.c:1045-1063, pgsc_title_role()): the host word
-	 * is looked for only as the third word.  With a space in the user or
-	 * database name it is the fourth, so a client backend falls through
-	 * to the auxiliary names: actual "background worker" (not in the
-	 * default "client" session preset, so the session list misses that
-	 * user's syscalls), and for a user named "checkpointer x" actual
-	 * "checkpointer" -- the very case the comment at line 1041 means to
-	 * prevent.  Expected "client backend" for all three.
+	 * With a space in the user or database name the host word is not
+	 * the third word; a client backend must not fall through to the
+	 * auxiliary names ("checkpointer x" is a user here).
 	 */
 	assert_string_equal(pgsc_title_role("postgres: app user db [local] "
 					    "idle"), "client backend");

@@ -394,15 +394,9 @@ test_import_split_equals_whole(void **state)
 	split = global_line(st2);
 
 	/*
-	 * BUG (src/import.c:507, pgsc_import() starts every round with an
-	 * empty proctree; nothing seeds it from the processes of earlier
-	 * rounds): in round 2 the postmaster 5514, identified in round 1, is
-	 * an unknown pid with no fork record, so its accept record is
-	 * "unattributed" and accept is missing from the global list.
-	 * Actual: stats.unattributed == 1 and
-	 *   global_syscall_allow = 'clone,close,getpid,getrandom,...'
-	 * Expected: stats.attributed == 1 and the same list as the
-	 * single import, which has accept.
+	 * A continued import must know the processes of the round before
+	 * it: the postmaster 5514, identified in round 1, makes the accept
+	 * of round 2 and has no fork record in it.
 	 */
 	assert_int_equal(stats.unattributed, 0);
 	assert_string_equal(split, whole);

@@ -1,0 +1,1099 @@
+/* live.c - pgsc_live(): follow the audit stream as a daemon or around a command. */
+/*
+ * Three sources feed the same path as an import (feed -> process tree):
+ *   plugin      auditd's dispatcher on stdin (plugins.d, format = string);
+ *   file:PATH   audit.log followed across rotations, by inode;
+ *   netlink     the kernel itself, pgsc registered as the audit daemon.
+ *
+ * Every commit replaces the round's aggregates with a snapshot of the
+ * process tree (plus what an earlier run of the same round committed) and
+ * stores the file position in the same transaction.  After kill -9 the next
+ * start continues the unfinished round from that position: nothing is
+ * lost, nothing is counted twice (docs/live.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pgsc-int.h"
+
+#define BUF_SIZE (1024 * 1024)
+#define SERIAL_WINDOW (1u << 20)
+#define DRAIN_TIMEOUT 30.0
+#define MAX_ROTATED 99
+
+/* The rules of examples/pgsc.rules (tests/golden checks they agree). */
+static const char *const pgsc_rules[] = {
+	"-a always,exit -F arch=b64 -S clone,fork,vfork,clone3 -F success=1 -k pgsc",
+	"-a always,exit -F arch=b32 -S clone,fork,vfork,clone3 -F success=1 -k pgsc",
+	"-a always,exit -F arch=b64 -S execve,execveat -k pgsc",
+	"-a always,exit -F arch=b32 -S execve,execveat -k pgsc",
+	"-a always,exit -F arch=b64 -S exit_group -k pgsc",
+	"-a always,exit -F arch=b32 -S exit_group -k pgsc",
+	NULL,
+};
+
+void
+pgsc_print_rules(FILE *out)
+{
+	for (const char *const *r = pgsc_rules; *r != NULL; r++)
+		fprintf(out, "%s\n", *r);
+}
+
+/* ---------------------------------------------------------------- */
+/* Serial gaps: kernel serials of a stream should leave no holes.     */
+
+struct serials {
+	uint8_t *bits;
+	uint64_t base, min, max;
+	int started;
+	uint64_t gaps;
+};
+
+static uint64_t
+serials_zeros(const struct serials *s, uint64_t from, uint64_t to)
+{
+	uint64_t z = 0;
+
+	for (uint64_t v = from; v < to; v++) {
+		uint64_t i = v - s->base;
+
+		if (!(s->bits[i / 8] & (1u << (i % 8))))
+			z++;
+	}
+	return z;
+}
+
+static void
+serials_mark(struct serials *s, uint64_t serial)
+{
+	uint64_t i;
+
+	if (s->bits == NULL)
+		return;
+	if (!s->started) {
+		s->base = serial > SERIAL_WINDOW / 4 ? serial - SERIAL_WINDOW / 4 : 0;
+		s->min = s->max = serial;
+		s->started = 1;
+	}
+	if (serial < s->base)
+		return; /* far too late to place: ignore */
+	if (serial >= s->base + SERIAL_WINDOW) {
+		/* slide: count the holes we leave behind, shift the rest */
+		uint64_t nb = serial - SERIAL_WINDOW / 2, keep;
+
+		if (nb > s->max)
+			nb = s->max + 1;
+		if (s->min < nb)
+			s->gaps += serials_zeros(s, s->min, nb);
+		if (nb - s->base < SERIAL_WINDOW) {
+			uint64_t shift = nb - s->base;
+			uint8_t *nbits = calloc(SERIAL_WINDOW / 8, 1);
+
+			if (nbits == NULL)
+				return;
+			keep = SERIAL_WINDOW - shift;
+			for (uint64_t k = 0; k < keep; k++) {
+				uint64_t src = k + shift;
+
+				if (s->bits[src / 8] & (1u << (src % 8)))
+					nbits[k / 8] |= (uint8_t)(1u << (k % 8));
+			}
+			free(s->bits);
+			s->bits = nbits;
+		} else {
+			memset(s->bits, 0, SERIAL_WINDOW / 8);
+		}
+		s->base = nb;
+		if (s->min < nb)
+			s->min = nb;
+		if (serial >= s->base + SERIAL_WINDOW)
+			return;
+	}
+	i = serial - s->base;
+	s->bits[i / 8] |= (uint8_t)(1u << (i % 8));
+	if (serial < s->min)
+		s->min = serial;
+	if (serial > s->max)
+		s->max = serial;
+}
+
+static uint64_t
+serials_total(const struct serials *s)
+{
+	if (s->bits == NULL || !s->started)
+		return s->gaps;
+	return s->gaps + serials_zeros(s, s->min, s->max + 1);
+}
+
+/* ---------------------------------------------------------------- */
+/* file:PATH - follow audit.log across rotations                      */
+
+struct tail {
+	char *path;
+	int fd;
+	uint64_t inode;
+	uint64_t read_off;          /* bytes read from fd */
+	char fingerprint[24];       /* of the file behind fd, "" until known */
+	/* files to read before going back to @path, oldest first */
+	char *queue[MAX_ROTATED + 1];
+	int nqueue;
+};
+
+static void
+fingerprint_of(int fd, char out[24])
+{
+	char buf[64 * 1024];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	const char *nl;
+
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	nl = memchr(buf, '\n', (size_t)n);
+	if (nl == NULL)
+		return;
+	snprintf(out, 24, "%016llx",
+		 (unsigned long long)util_hash(buf, (size_t)(nl - buf),
+					       0x70677363));
+}
+
+static char *
+rotated_name(const char *path, int k)
+{
+	char *s = NULL;
+
+	if (k == 0)
+		return strdup(path);
+	if (asprintf(&s, "%s.%d", path, k) < 0)
+		return NULL;
+	return s;
+}
+
+static int
+tail_switch(struct tail *t, const char *name, uint64_t offset)
+{
+	struct stat sb;
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0) {
+		close(fd);
+		return -errno;
+	}
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = fd;
+	t->inode = (uint64_t)sb.st_ino;
+	t->read_off = offset;
+	fingerprint_of(fd, t->fingerprint);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+
+struct live {
+	pgsc_store *st;
+	const struct pgsc_live_opts *o;
+	FILE *diag;
+	int64_t round;
+	struct proctree *tree;
+	struct feed *feed;
+	struct store_round r;        /* committed base + this run */
+	uint64_t base_records, base_rejected, base_lines;
+	struct role_agg *base;       /* aggregates committed by earlier runs */
+	size_t nbase, capbase;
+	struct strset base_roles;
+	uint64_t rejects[PGSC_REJ__COUNT]; /* since the last commit */
+	uint64_t run_records, run_lines0;
+	struct serials ser;
+	enum { SRC_FILE, SRC_PLUGIN, SRC_NETLINK } kind;
+	const char *source;          /* as stored in rounds.source */
+	struct tail tail;
+	struct nlsrc *nl;
+	int have_figures;
+	char marker[64];
+	int marker_seen;
+	char *buf;
+	char **cause;
+};
+
+static void
+live_record(void *arg, const struct pgsc_record *rec)
+{
+	struct live *lv = arg;
+	double t = (double)rec->sec + rec->msec / 1000.0;
+
+	if (rec->type == PGSC_REC_SECCOMP) {
+		lv->run_records++;
+		if (lv->r.first_event == 0 || t < lv->r.first_event)
+			lv->r.first_event = t;
+		if (t > lv->r.last_event)
+			lv->r.last_event = t;
+	}
+	proctree_record(lv->tree, rec);
+}
+
+static void
+live_event_end(void *arg)
+{
+	struct live *lv = arg;
+
+	proctree_event_end(lv->tree);
+}
+
+static void
+live_serial(void *arg, uint64_t serial, int type_num)
+{
+	struct live *lv = arg;
+
+	(void)type_num;
+	serials_mark(&lv->ser, serial);
+}
+
+static void
+live_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
+	    const char *text, size_t len)
+{
+	struct live *lv = arg;
+
+	(void)text, (void)len;
+	if (reason <= 0 || reason >= PGSC_REJ__COUNT)
+		reason = PGSC_REJ_BAD_FIELD;
+	lv->rejects[reason]++;
+	if (!lv->o->quiet)
+		fprintf(lv->diag, "pgsc: %s:%llu: serial %llu: rejected (%s)\n",
+			loc->file, (unsigned long long)loc->line,
+			(unsigned long long)serial, pgsc_reject_name(reason));
+}
+
+static const struct feed_ops live_ops = {
+	.record = live_record,
+	.reject = live_reject,
+	.event_end = live_event_end,
+	.serial = live_serial,
+};
+
+static int
+base_add(void *arg, const struct role_agg *a)
+{
+	struct live *lv = arg;
+	struct role_agg *n;
+
+	if (lv->nbase == lv->capbase) {
+		size_t cap = lv->capbase ? lv->capbase * 2 : 256;
+
+		n = realloc(lv->base, cap * sizeof(*n));
+		if (n == NULL)
+			return -ENOMEM;
+		lv->base = n;
+		lv->capbase = cap;
+	}
+	n = &lv->base[lv->nbase];
+	*n = *a;
+	n->role = strset_intern(&lv->base_roles, a->role);
+	n->example_exe = a->example_exe ? strdup(a->example_exe) : NULL;
+	if (n->role == NULL)
+		return -ENOMEM;
+	lv->nbase++;
+	return 0;
+}
+
+static int
+seed_cb(void *arg, const struct proc_info *p)
+{
+	return proctree_seed(arg, p);
+}
+
+/* ---------------------------------------------------------------- */
+/* Commit                                                             */
+
+struct commit_ctx {
+	struct store_batch *b;
+	char **cause;
+};
+
+static int
+commit_agg(void *arg, const struct role_agg *a)
+{
+	struct commit_ctx *c = arg;
+
+	return store_batch_agg(c->b, a, c->cause);
+}
+
+static int
+commit_proc(void *arg, const struct proc_info *p)
+{
+	struct commit_ctx *c = arg;
+
+	return store_batch_proc(c->b, p, c->cause);
+}
+
+static void
+update_figures(struct live *lv)
+{
+	struct audit_figures f;
+
+	if (!lv->have_figures || audit_figures_get(&f, NULL) < 0)
+		return;
+	lv->r.kernel_lost_end = f.lost;
+	if (f.has_wait_actual)
+		lv->r.backlog_wait_end = f.backlog_wait_time_actual;
+}
+
+static int
+live_commit(struct live *lv, int finished)
+{
+	struct store_batch *b = NULL;
+	struct commit_ctx c;
+	char **cause = lv->cause;
+	int rc;
+
+	update_figures(lv);
+	lv->r.records = lv->base_records + lv->run_records;
+	lv->r.lines = lv->base_lines + (feed_lines(lv->feed) - lv->run_lines0);
+	lv->r.serial_gaps = serials_total(&lv->ser);
+	rc = store_begin(lv->st, cause);
+	if (rc < 0)
+		return rc;
+	rc = store_round_clear_aggs(lv->st, lv->round, cause);
+	if (rc == 0)
+		rc = store_batch_new(lv->st, lv->round, &b, cause);
+	if (rc < 0)
+		goto out;
+	c.b = b;
+	c.cause = cause;
+	for (size_t i = 0; rc == 0 && i < lv->nbase; i++)
+		rc = store_batch_agg(b, &lv->base[i], cause);
+	if (rc == 0)
+		rc = proctree_snapshot(lv->tree, commit_agg, &c);
+	if (rc == 0)
+		rc = proctree_each_proc(lv->tree, commit_proc, &c);
+	for (int i = 1; rc == 0 && i < PGSC_REJ__COUNT; i++) {
+		if (lv->rejects[i] == 0)
+			continue;
+		rc = store_batch_reject(b, pgsc_reject_name(i), lv->rejects[i],
+					cause);
+	}
+	if (lv->kind == SRC_FILE && lv->tail.fingerprint[0] == '\0' &&
+	    lv->tail.fd >= 0)
+		fingerprint_of(lv->tail.fd, lv->tail.fingerprint);
+	if (rc == 0 && lv->kind == SRC_FILE && lv->tail.fingerprint[0]) {
+		struct store_source src = { 0 };
+
+		src.path = lv->tail.path;
+		src.inode = lv->tail.inode;
+		src.offset = feed_offset(lv->feed);
+		src.lines = feed_lines(lv->feed);
+		src.last_serial = lv->ser.max;
+		src.last_event = lv->r.last_event;
+		util_prefix_hash(lv->tail.fd, src.offset, src.prefix_hash);
+		rc = store_source_put(lv->st, lv->tail.fingerprint, &src,
+				      lv->round, cause);
+	}
+	if (rc == 0) {
+		uint64_t rej = 0;
+
+		for (int i = 1; i < PGSC_REJ__COUNT; i++)
+			rej += lv->rejects[i];
+		lv->r.rejected = lv->base_rejected + rej;
+		rc = store_round_live_update(lv->st, lv->round, &lv->r, finished,
+					     cause);
+	}
+	if (rc == 0)
+		rc = store_commit(lv->st, cause);
+out:
+	store_batch_free(b);
+	if (rc < 0) {
+		store_rollback(lv->st);
+		return rc;
+	}
+	/* rejects are added, not replaced: start counting afresh */
+	lv->base_rejected = lv->r.rejected;
+	memset(lv->rejects, 0, sizeof(lv->rejects));
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Reading the sources                                                */
+
+static int
+feed_chunk(struct live *lv, const char *data, size_t n)
+{
+	if (lv->marker[0] && !lv->marker_seen &&
+	    memmem(data, n, lv->marker, strlen(lv->marker)) != NULL)
+		lv->marker_seen = 1;
+	return feed_bytes(lv->feed, data, n);
+}
+
+/* Open the file to follow: where the last run stopped, or the end. */
+static int
+tail_start(struct live *lv)
+{
+	struct tail *t = &lv->tail;
+	struct store_source src = { 0 };
+	char fp[24];
+	int rc, k, found = -1;
+
+	t->fd = -1;
+	rc = store_source_by_path(lv->st, t->path, fp, &src, lv->cause);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		/* find the file we were reading: it may have rotated */
+		for (k = 0; k <= MAX_ROTATED; k++) {
+			char *name = rotated_name(t->path, k), cand[24];
+			int fd;
+
+			if (name == NULL)
+				return -ENOMEM;
+			fd = open(name, O_RDONLY | O_CLOEXEC);
+			free(name);
+			if (fd < 0) {
+				if (k > 0)
+					break;
+				continue;
+			}
+			fingerprint_of(fd, cand);
+			close(fd);
+			if (strcmp(cand, fp) == 0) {
+				found = k;
+				break;
+			}
+		}
+		if (found < 0) {
+			char detail[256];
+
+			snprintf(detail, sizeof(detail), "the file last read at "
+				 "%s (fingerprint %s, offset %llu) was rotated "
+				 "away; records after it may be missing",
+				 t->path, fp, (unsigned long long)src.offset);
+			lv->r.rotation_gaps++;
+			store_gap(lv->st, lv->round, "rotation", util_now(),
+				  detail, NULL);
+			if (!lv->o->quiet)
+				fprintf(lv->diag, "pgsc: warning: %s\n", detail);
+			/* read every file still there, oldest first */
+			for (k = MAX_ROTATED; k >= 1; k--) {
+				char *name = rotated_name(t->path, k);
+
+				if (name == NULL)
+					return -ENOMEM;
+				if (access(name, R_OK) == 0)
+					t->queue[t->nqueue++] = name;
+				else
+					free(name);
+			}
+			return tail_switch(t, t->nqueue ? t->queue[0] : t->path, 0);
+		}
+		/* newer rotated files, then the live one */
+		for (k = found - 1; k >= 1; k--)
+			t->queue[t->nqueue++] = rotated_name(t->path, k);
+		{
+			char *name = rotated_name(t->path, found);
+
+			if (name == NULL)
+				return -ENOMEM;
+			rc = tail_switch(t, name, src.offset);
+			free(name);
+		}
+		if (rc == 0)
+			feed_set_source(lv->feed, t->path, src.lines, src.offset);
+		return rc;
+	}
+	/* first run on this file: start at its end, on a line boundary */
+	rc = tail_switch(t, t->path, 0);
+	if (rc < 0)
+		return rc;
+	if (!lv->o->from_start) {
+		struct stat sb;
+		off_t end;
+		char c;
+
+		if (fstat(t->fd, &sb) < 0)
+			return -errno;
+		end = sb.st_size;
+		while (end > 0 && pread(t->fd, &c, 1, end - 1) == 1 && c != '\n')
+			end--;
+		t->read_off = (uint64_t)end;
+		feed_set_source(lv->feed, t->path, 0, (uint64_t)end);
+	}
+	return 0;
+}
+
+/* Read what is new; move to the next file after a rotation. */
+static int
+tail_poll(struct live *lv, int *got)
+{
+	struct tail *t = &lv->tail;
+
+	*got = 0;
+	for (;;) {
+		ssize_t n = pread(t->fd, lv->buf, BUF_SIZE, (off_t)t->read_off);
+		struct stat sb;
+		int rc;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n > 0) {
+			t->read_off += (uint64_t)n;
+			*got = 1;
+			rc = feed_chunk(lv, lv->buf, (size_t)n);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		/* at the end of this file: is there a newer one? */
+		if (t->nqueue > 0) {
+			char *next = t->queue[0];
+
+			memmove(t->queue, t->queue + 1,
+				(size_t)(t->nqueue - 1) * sizeof(*t->queue));
+			t->nqueue--;
+			feed_end_source(lv->feed);
+			rc = tail_switch(t, next, 0);
+			free(next);
+			if (rc < 0)
+				return rc;
+			feed_set_source(lv->feed, t->path, 0, 0);
+			continue;
+		}
+		if (stat(t->path, &sb) < 0 || (uint64_t)sb.st_ino == t->inode)
+			return 0;
+		/* Rotated: the renamed file is done (we read it to its end
+		 * above); files rotated more than once meanwhile come first. */
+		for (int k = 2; k <= MAX_ROTATED; k++) {
+			char *name = rotated_name(t->path, k);
+			struct stat rb;
+
+			if (name == NULL)
+				return -ENOMEM;
+			if (stat(name, &rb) < 0) {
+				free(name);
+				break;
+			}
+			free(name);
+			if ((uint64_t)rb.st_ino == t->inode) {
+				for (int j = k - 1; j >= 1; j--)
+					t->queue[t->nqueue++] = rotated_name(t->path, j);
+				break;
+			}
+		}
+		feed_end_source(lv->feed);
+		if (t->nqueue > 0) {
+			char *next = t->queue[0];
+
+			memmove(t->queue, t->queue + 1,
+				(size_t)(t->nqueue - 1) * sizeof(*t->queue));
+			t->nqueue--;
+			rc = tail_switch(t, next, 0);
+			free(next);
+		} else {
+			rc = tail_switch(t, t->path, 0);
+		}
+		if (rc < 0)
+			return rc;
+		feed_set_source(lv->feed, t->path, 0, 0);
+	}
+}
+
+static int
+read_fd(struct live *lv, int fd, int *eof)
+{
+	ssize_t n = read(fd, lv->buf, BUF_SIZE);
+
+	*eof = 0;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0) {
+		*eof = 1;
+		return 0;
+	}
+	return feed_chunk(lv, lv->buf, (size_t)n);
+}
+
+static int
+read_netlink(struct live *lv, int *got)
+{
+	long n;
+
+	*got = 0;
+	while ((n = nlsrc_read(lv->nl, lv->buf, BUF_SIZE)) > 0) {
+		int rc = feed_chunk(lv, lv->buf, (size_t)n);
+
+		if (rc < 0)
+			return rc;
+		*got = 1;
+	}
+	return n < 0 ? (int)n : 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Audit rules for the duration of a wrapped command                  */
+
+/* writable copies for execvp()'s argv */
+static char s_auditctl[] = "auditctl", s_D[] = "-D", s_k[] = "-k",
+	    s_pgsc[] = "pgsc", s_R[] = "-R", s_stdin[] = "/dev/stdin",
+	    s_default[] = "--default", s_log[] = "log", s_ddash[] = "--";
+
+static int
+run_auditctl(char *const argv[], const char *stdin_text)
+{
+	int pfd[2] = { -1, -1 }, status;
+	pid_t pid;
+
+	if (stdin_text != NULL && pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		if (stdin_text != NULL)
+			dup2(pfd[0], 0);
+		if (devnull >= 0)
+			dup2(devnull, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (stdin_text != NULL) {
+		close(pfd[0]);
+		if (write(pfd[1], stdin_text, strlen(stdin_text)) < 0)
+			status = 0;
+		close(pfd[1]);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+/**
+ * Remove pgsc's rules (also stale ones left by a crash).
+ * Returns 0 or a negative errno.
+ */
+int
+pgsc_rules_remove(void)
+{
+	char *const argv[] = { s_auditctl, s_D, s_k, s_pgsc, NULL };
+
+	return run_auditctl(argv, NULL);
+}
+
+int
+pgsc_rules_load(char **cause)
+{
+	char *const argv[] = { s_auditctl, s_R, s_stdin, NULL };
+	struct strbuf sb = { 0 };
+	int rc;
+
+	pgsc_rules_remove();
+	for (const char *const *r = pgsc_rules; *r != NULL; r++) {
+		strbuf_addstr(&sb, *r);
+		strbuf_addstr(&sb, "\n");
+	}
+	if (sb.oom)
+		return -ENOMEM;
+	rc = run_auditctl(argv, sb.buf);
+	strbuf_free(&sb);
+	if (rc < 0)
+		util_cause(cause, "auditctl could not load pgsc's audit rules "
+			   "(is auditd installed, and are we root?)");
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+
+static int
+open_source(struct live *lv)
+{
+	const char *s = lv->o->source;
+	int rc;
+
+	if (s == NULL || strcmp(s, "auto") == 0) {
+		struct audit_figures f;
+
+		/* netlink when nobody else is the audit daemon */
+		if (audit_figures_get(&f, NULL) == 0 &&
+		    (f.pid == 0 || (kill((pid_t)f.pid, 0) < 0 && errno == ESRCH)))
+			s = "netlink";
+		else
+			s = "file:/var/log/audit/audit.log";
+	}
+	if (strcmp(s, "netlink") == 0) {
+		lv->kind = SRC_NETLINK;
+		lv->source = "netlink";
+		rc = nlsrc_open(8192, 60000, &lv->nl, lv->cause);
+		if (rc == 0)
+			feed_set_source(lv->feed, "netlink", 0, 0);
+		return rc;
+	}
+	if (strcmp(s, "plugin") == 0) {
+		lv->kind = SRC_PLUGIN;
+		lv->source = "plugin";
+		if (lv->o->command != NULL) {
+			util_cause(lv->cause, "--source plugin reads auditd's "
+				   "dispatcher on stdin; it cannot wrap a command");
+			return -EINVAL;
+		}
+		feed_set_source(lv->feed, "stdin", 0, 0);
+		return 0;
+	}
+	if (strncmp(s, "file:", 5) == 0 && s[5] != '\0') {
+		lv->kind = SRC_FILE;
+		lv->source = s;
+		lv->tail.path = strdup(s + 5);
+		if (lv->tail.path == NULL)
+			return -ENOMEM;
+		return 0; /* opened once the round is known */
+	}
+	util_cause(lv->cause, "unknown source \"%s\" (plugin, file:PATH, "
+		   "netlink)", s);
+	return -EINVAL;
+}
+
+static int
+block_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
+		return -errno;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static pid_t
+spawn(const struct pgsc_live_opts *o, const sigset_t *old, char **cause)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		util_cause(cause, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, old, NULL);
+		if (o->trace) {
+			size_t n = 0;
+			char **argv;
+
+			while (o->command[n] != NULL)
+				n++;
+			argv = calloc(n + 5, sizeof(*argv));
+			if (argv == NULL)
+				_exit(127);
+			argv[0] = strdup(o->exec_path ? o->exec_path : "pgsc-exec");
+			argv[1] = s_default;
+			argv[2] = s_log;
+			argv[3] = s_ddash;
+			if (argv[0] == NULL)
+				_exit(127);
+			for (size_t i = 0; i < n; i++)
+				argv[4 + i] = o->command[i];
+			execvp(argv[0], argv);
+			fprintf(stderr, "pgsc-collect: %s: %s\n", argv[0],
+				strerror(errno));
+			_exit(127);
+		}
+		execvp(o->command[0], o->command);
+		fprintf(stderr, "pgsc-collect: %s: %s\n", o->command[0],
+			strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+int
+pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
+	  struct pgsc_live_stats *stats, char **cause)
+{
+	struct live lv;
+	struct proctree_hints hints = { 0 };
+	struct audit_figures fig;
+	sigset_t oldmask;
+	int sfd = -1, rc, continued = 0, rules = 0, stop = 0, draining = 0;
+	int child_status = 0, child_done = 0, eof = 0;
+	pid_t child = -1;
+	double next_commit, drain_until = 0, interval;
+	char *command = NULL;
+
+	memset(&lv, 0, sizeof(lv));
+	memset(stats, 0, sizeof(*stats));
+	lv.st = st;
+	lv.o = o;
+	lv.diag = o->diag ? o->diag : stderr;
+	lv.cause = cause;
+	lv.tail.fd = -1;
+	interval = o->commit_interval > 0 ? o->commit_interval : 2.0;
+	hints.postmaster_pids = o->postmaster_pids;
+	hints.n_postmaster_pids = o->n_postmaster_pids;
+
+	lv.buf = malloc(BUF_SIZE);
+	lv.ser.bits = calloc(SERIAL_WINDOW / 8, 1);
+	if (lv.buf == NULL || lv.ser.bits == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = proctree_new(&hints, &lv.tree);
+	if (rc == 0)
+		rc = feed_new(&live_ops, &lv, 0, &lv.feed, cause);
+	if (rc == 0)
+		rc = open_source(&lv);
+	if (rc < 0)
+		goto out;
+
+	if (o->command != NULL) {
+		struct strbuf sb = { 0 };
+
+		for (char *const *a = o->command; *a != NULL; a++) {
+			strbuf_addstr(&sb, a == o->command ? "" : " ");
+			strbuf_addstr(&sb, *a);
+		}
+		command = sb.buf;
+	}
+	rc = store_live_round(st, lv.kind == SRC_FILE ? "file" :
+			      lv.kind == SRC_NETLINK ? "netlink" : "plugin",
+			      lv.source, o->label, command, &lv.round, &continued,
+			      cause);
+	if (rc < 0)
+		goto out;
+	if (continued) {
+		rc = store_round_get(st, lv.round, &lv.r, cause);
+		if (rc == 0)
+			rc = store_round_aggs(st, lv.round, base_add, &lv, cause);
+		if (rc == 0)
+			rc = store_live_procs(st, lv.round, seed_cb, lv.tree, cause);
+		if (rc < 0)
+			goto out;
+		lv.base_records = lv.r.records;
+		lv.base_rejected = lv.r.rejected;
+		lv.base_lines = lv.r.lines;
+		if (!o->quiet)
+			fprintf(lv.diag, "pgsc: continuing round %lld (%llu "
+				"records committed before)\n",
+				(long long)lv.round,
+				(unsigned long long)lv.base_records);
+	}
+	if (lv.kind == SRC_FILE) {
+		rc = tail_start(&lv);
+		if (rc < 0) {
+			if (cause && *cause == NULL)
+				util_cause(cause, "%s: %s", lv.tail.path,
+					   strerror(-rc));
+			goto out;
+		}
+	}
+	lv.run_lines0 = feed_lines(lv.feed);
+	if (audit_figures_get(&fig, NULL) == 0) {
+		lv.have_figures = 1;
+		if (!continued || !lv.r.has_lost) {
+			lv.r.has_lost = 1;
+			lv.r.kernel_lost_start = fig.lost;
+			lv.r.has_wait = fig.has_wait_actual;
+			lv.r.backlog_wait_start = fig.backlog_wait_time_actual;
+		}
+		lv.r.kernel_lost_end = fig.lost;
+		lv.r.backlog_wait_end = fig.backlog_wait_time_actual;
+	}
+	if (o->load_rules) {
+		rc = pgsc_rules_load(cause);
+		if (rc < 0)
+			goto out;
+		rules = 1;
+	}
+	sfd = block_signals(&oldmask);
+	if (sfd < 0) {
+		rc = sfd;
+		goto out;
+	}
+	rc = live_commit(&lv, 0);
+	if (rc < 0)
+		goto out;
+	if (o->command != NULL) {
+		child = spawn(o, &oldmask, cause);
+		if (child < 0) {
+			rc = -ECHILD;
+			goto out;
+		}
+	}
+	stats->round = lv.round;
+	next_commit = util_now() + interval;
+
+	while (!stop) {
+		struct pollfd pfd[2];
+		int nfd = 0, got = 0, timeout = 100;
+		double now;
+
+		pfd[nfd++] = (struct pollfd){ sfd, POLLIN, 0 };
+		if (lv.kind == SRC_NETLINK)
+			pfd[nfd++] = (struct pollfd){ nlsrc_fd(lv.nl), POLLIN, 0 };
+		else if (lv.kind == SRC_PLUGIN && !eof)
+			pfd[nfd++] = (struct pollfd){ 0, POLLIN, 0 };
+		if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD) {
+					int status;
+
+					if (child > 0 &&
+					    waitpid(child, &status, WNOHANG) == child) {
+						child_status = status;
+						child_done = 1;
+					}
+				} else if (si.ssi_signo == SIGHUP) {
+					if (!o->quiet)
+						fprintf(lv.diag, "pgsc: SIGHUP: "
+							"committing; nothing else "
+							"to reload\n");
+					next_commit = 0;
+				} else if (child > 0 && !child_done) {
+					/* wrap mode: the command decides */
+					kill(child, (int)si.ssi_signo);
+				} else {
+					draining = 1;
+				}
+			}
+		}
+		switch (lv.kind) {
+		case SRC_NETLINK:
+			rc = read_netlink(&lv, &got);
+			break;
+		case SRC_PLUGIN:
+			if (nfd > 1 && (pfd[1].revents & (POLLIN | POLLHUP)))
+				rc = read_fd(&lv, 0, &eof);
+			else
+				rc = 0;
+			break;
+		case SRC_FILE:
+			rc = tail_poll(&lv, &got);
+			break;
+		}
+		if (rc < 0) {
+			util_cause(cause, "reading %s: %s", lv.source,
+				   strerror(-rc));
+			break;
+		}
+		now = util_now();
+		if ((child_done || eof) && !draining)
+			draining = 1;
+		if (draining == 1) {
+			/*
+			 * Mark the end of the stream and read up to it.  In
+			 * wrap mode everything the command caused must be in:
+			 * wait long for the marker, and record it if it never
+			 * comes.  A daemon told to stop only reads what is in
+			 * flight; the plugin reads to the end of its pipe.
+			 */
+			draining = 2;
+			lv.marker_seen = 0;
+			if (lv.kind == SRC_PLUGIN) {
+				lv.marker_seen = eof;
+				drain_until = now + 5.0;
+			} else {
+				snprintf(lv.marker, sizeof(lv.marker),
+					 "pgsc-drain-%d-%lld", (int)getpid(),
+					 (long long)(now * 1000));
+				if (audit_send_marker(lv.marker, NULL) < 0)
+					lv.marker_seen = 1; /* cannot: stop */
+				drain_until = now + (child > 0 ? DRAIN_TIMEOUT : 5.0);
+			}
+		}
+		if (draining == 2 && lv.kind == SRC_PLUGIN && eof)
+			lv.marker_seen = 1;
+		if (draining == 2 && (lv.marker_seen || now > drain_until)) {
+			if (!lv.marker_seen && child > 0) {
+				lv.r.drain_timeouts++;
+				store_gap(st, lv.round, "drain", now, "the end "
+					  "marker did not arrive in time; the "
+					  "last records may be missing", NULL);
+			}
+			stop = 1;
+		}
+		if (now >= next_commit || stop) {
+			if (stop) {
+				feed_end_source(lv.feed);
+				feed_flush(lv.feed);
+			}
+			if (child_done) {
+				lv.r.has_exit_status = 1;
+				lv.r.exit_status = WIFEXITED(child_status)
+							   ? WEXITSTATUS(child_status)
+							   : 128 + WTERMSIG(child_status);
+			}
+			rc = live_commit(&lv, stop);
+			if (rc == -ENOSPC || rc == -EIO || rc == -EBUSY) {
+				/* keep everything in memory and retry */
+				if (!o->quiet)
+					fprintf(lv.diag, "pgsc: commit failed "
+						"(%s); retrying\n",
+						cause && *cause ? *cause : "");
+				if (stop && child_done)
+					break;
+				stop = 0;
+				next_commit = now + interval;
+				continue;
+			}
+			if (rc < 0)
+				break;
+			next_commit = now + interval;
+		}
+	}
+	stats->records = lv.base_records + lv.run_records;
+	stats->serial_gaps = serials_total(&lv.ser);
+	stats->lost = lv.r.has_lost ? lv.r.kernel_lost_end - lv.r.kernel_lost_start : 0;
+	if (child_done) {
+		stats->has_exit_status = 1;
+		stats->exit_status = WIFEXITED(child_status)
+					     ? WEXITSTATUS(child_status)
+					     : 128 + WTERMSIG(child_status);
+	}
+out:
+	if (child > 0 && !child_done) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	if (rules)
+		pgsc_rules_remove();
+	if (sfd >= 0) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	}
+	nlsrc_close(lv.nl);
+	if (lv.tail.fd >= 0)
+		close(lv.tail.fd);
+	for (int i = 0; i < lv.tail.nqueue; i++)
+		free(lv.tail.queue[i]);
+	free(lv.tail.path);
+	feed_free(lv.feed);
+	proctree_free(lv.tree);
+	for (size_t i = 0; i < lv.nbase; i++)
+		free((char *)(uintptr_t)lv.base[i].example_exe);
+	free(lv.base);
+	strset_free(&lv.base_roles);
+	free(lv.ser.bits);
+	free(lv.buf);
+	free(command);
+	return rc;
+}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# run.sh - the files in examples/ are real configs: load or check each.
+#   bash tests/examples/run.sh BINDIR EXAMPLESDIR
+set -uo pipefail
+BIN=$1
+EX=$2
+T=$(mktemp -d /tmp/pgsc-examples.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail=0 pass=0
+check() { if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok: $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+
+# pgsc.rules is what wrap mode loads
+diff <(grep -v '^#' "$EX/pgsc.rules" | grep -v '^$') <("$BIN/pgsc-collect" --print-rules) >"$T/d" 2>&1
+check "examples/pgsc.rules equals pgsc-collect --print-rules" $?
+
+# the plugin conf: auditd passes at most 2 args; they must start the
+# collector in plugin mode, which exits 0 at the end of its input
+conf="$EX/plugins.d/pgsc.conf"
+args=$(sed -n 's/^args *= *//p' "$conf")
+nargs=$(echo "$args" | wc -w)
+fmt=$(awk -F' *= *' '$1 == "format" { print $2 }' "$conf")
+path=$(awk -F' *= *' '$1 == "path" { print $2 }' "$conf")
+[ "$nargs" -le 2 ] && [ "$fmt" = string ] && [ "$(basename "$path")" = pgsc-collect ]
+check "plugins.d/pgsc.conf keys (args <= 2, format string)" $?
+# shellcheck disable=SC2086
+set -- ${args//\/var\/lib\/pgsc\/pgsc.db/$T/plugin.db}
+"$BIN/pgsc-collect" "$@" </dev/null 2>"$T/plugin.err"
+rc=$?
+rounds=$(sqlite3 "$T/plugin.db" "SELECT count(*) FROM rounds WHERE mode = 'plugin' AND finished IS NOT NULL" 2>/dev/null)
+[ $rc = 0 ] && [ "$rounds" = 1 ]
+check "plugins.d/pgsc.conf args start a plugin collector that ends cleanly at EOF" $?
+
+# the systemd unit's ExecStart is a valid pgsc-collect command line
+exec_line=$(awk -F= '$1 == "ExecStart" { sub(/^ExecStart=/, ""); print }' "$EX/systemd/pgsc-collect.service")
+case "$exec_line" in
+*pgsc-collect\ --db\ *--source\ file:*) r=0 ;;
+*) r=1 ;;
+esac
+grep -q '^Type=simple$' "$EX/systemd/pgsc-collect.service" && [ $r = 0 ]
+check "systemd unit: Type=simple, ExecStart runs the file source" $?
+
+# the postgresql.conf snippet carries lines pgsc-exec --allow-file reads
+"$BIN/pgsc-exec" --default allow --allow-file "$EX/postgresql.conf.pgseccomp" --list global -- true &&
+	"$BIN/pgsc-exec" --default allow --allow-file "$EX/postgresql.conf.pgseccomp" --list session -- true
+check "postgresql.conf.pgseccomp is read by pgsc-exec --allow-file" $?
+
+# auditd.conf snippet: every key is one auditd knows
+bad=0
+while IFS='=' read -r k _; do
+	k=$(echo "$k" | tr -d ' ')
+	[ -z "$k" ] && continue
+	case "$k" in \#*) continue ;; esac
+	grep -q "^$k " /etc/audit/auditd.conf 2>/dev/null || { echo "unknown auditd key $k"; bad=1; }
+done <"$EX/auditd.conf.pgsc"
+check "auditd.conf.pgsc keys are auditd.conf keys" $bad
+
+bash -n "$EX/collect-round.sh"
+check "collect-round.sh parses" $?
+
+echo "examples: $pass passed, $fail failed"
+[ $fail = 0 ]

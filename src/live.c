@@ -358,6 +358,7 @@ live_commit(struct live *lv, int finished)
 	int rc;
 
 	update_figures(lv);
+	proctree_proc_titles(lv->tree);
 	lv->r.records = lv->base_records + lv->run_records;
 	lv->r.lines = lv->base_lines + (feed_lines(lv->feed) - lv->run_lines0);
 	lv->r.serial_gaps = serials_total(&lv->ser);
@@ -644,8 +645,8 @@ read_netlink(struct live *lv, int *got)
 
 /* writable copies for execvp()'s argv */
 static char s_auditctl[] = "auditctl", s_D[] = "-D", s_k[] = "-k",
-	    s_pgsc[] = "pgsc", s_R[] = "-R", s_stdin[] = "/dev/stdin",
-	    s_default[] = "--default", s_log[] = "log", s_ddash[] = "--";
+	    s_pgsc[] = "pgsc", s_R[] = "-R", s_default[] = "--default",
+	    s_log[] = "log", s_ddash[] = "--";
 
 static int
 run_auditctl(char *const argv[], const char *stdin_text)
@@ -695,19 +696,32 @@ pgsc_rules_remove(void)
 int
 pgsc_rules_load(char **cause)
 {
-	char *const argv[] = { s_auditctl, s_R, s_stdin, NULL };
-	struct strbuf sb = { 0 };
-	int rc;
+	/* auditctl -R wants a root-owned regular file, not a pipe */
+	char path[] = "/tmp/pgsc-rules.XXXXXX";
+	char *argv[] = { s_auditctl, s_R, path, NULL };
+	int fd, rc = 0;
+	FILE *f;
 
 	pgsc_rules_remove();
-	for (const char *const *r = pgsc_rules; *r != NULL; r++) {
-		strbuf_addstr(&sb, *r);
-		strbuf_addstr(&sb, "\n");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		rc = -errno;
+		util_cause(cause, "cannot write the audit rules: %s",
+			   strerror(errno));
+		return rc;
 	}
-	if (sb.oom)
+	f = fdopen(fd, "w");
+	if (f == NULL) {
+		close(fd);
+		unlink(path);
 		return -ENOMEM;
-	rc = run_auditctl(argv, sb.buf);
-	strbuf_free(&sb);
+	}
+	pgsc_print_rules(f);
+	if (fclose(f) != 0)
+		rc = -EIO;
+	if (rc == 0)
+		rc = run_auditctl(argv, NULL);
+	unlink(path);
 	if (rc < 0)
 		util_cause(cause, "auditctl could not load pgsc's audit rules "
 			   "(is auditd installed, and are we root?)");
@@ -859,6 +873,12 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	if (rc < 0)
 		goto out;
 
+	if (o->load_rules) {
+		rc = pgsc_rules_load(cause);
+		if (rc < 0)
+			goto out;
+		rules = 1;
+	}
 	if (o->command != NULL) {
 		struct strbuf sb = { 0 };
 
@@ -911,12 +931,6 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 		}
 		lv.r.kernel_lost_end = fig.lost;
 		lv.r.backlog_wait_end = fig.backlog_wait_time_actual;
-	}
-	if (o->load_rules) {
-		rc = pgsc_rules_load(cause);
-		if (rc < 0)
-			goto out;
-		rules = 1;
 	}
 	sfd = block_signals(&oldmask);
 	if (sfd < 0) {

@@ -21,8 +21,10 @@
  * before collection started (or a log recorded without the rules).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pgsc-int.h"
 
@@ -917,6 +919,90 @@ proctree_free(struct proctree *t)
 	ev_clear(&t->ev);
 	strset_free(&t->roles);
 	free(t);
+}
+
+/*
+ * A live collector asks the running processes for what the stream has not
+ * told yet: a postgres process that has not exited has no PROCTITLE, but
+ * its ps title is its /proc/PID/cmdline.  The pid may have been reused
+ * since our last record of it, so the title is taken only when the live
+ * process runs the same program and started no later than our first
+ * record of it.
+ */
+void
+proctree_proc_titles(struct proctree *t)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	double boot = 0;
+	FILE *f = fopen("/proc/stat", "re");
+	char line[256];
+
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (strncmp(line, "btime ", 6) == 0)
+				boot = strtod(line + 6, NULL);
+		fclose(f);
+	}
+	if (hz <= 0 || boot <= 0)
+		return;
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
+		char path[64], buf[PGSC_TITLE_MAX + 1], exe[PGSC_EXE_MAX + 1];
+		char stat[1024], *rp;
+		ssize_t n;
+		int fd;
+		double start;
+
+		if (p->exited || p->title != NULL || !is_pg(p))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lld/exe", (long long)p->pid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n <= 0)
+			continue;
+		exe[n] = '\0';
+		if (strcmp(exe, p->exe) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)p->pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, stat, sizeof(stat) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		stat[n] = '\0';
+		/* field 22 (starttime) counts from the ")" that ends comm */
+		rp = strrchr(stat, ')');
+		if (rp == NULL)
+			continue;
+		{
+			unsigned long long st = 0;
+			int field = 2;
+
+			for (char *q = rp + 1; *q != '\0' && field < 22; q++)
+				if (*q == ' ' && ++field == 22)
+					st = strtoull(q + 1, NULL, 10);
+			start = boot + (double)st / (double)hz;
+		}
+		if (start > p->first_t + 1.0)
+			continue; /* a later process with the same pid */
+		snprintf(path, sizeof(path), "/proc/%lld/cmdline", (long long)p->pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t k = 0; k < n; k++)
+			if (buf[k] == '\0' || (unsigned char)buf[k] < 0x20)
+				buf[k] = ' ';
+		while (n > 0 && buf[n - 1] == ' ')
+			n--;
+		buf[n] = '\0';
+		if (pgsc_title_role(buf) != NULL)
+			set_str(t, &p->title, buf);
+	}
 }
 
 int

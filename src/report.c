@@ -690,7 +690,7 @@ pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause)
 {
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s = NULL;
-	int rc, n = 0;
+	int rc, n = 0, last_finished = 0;
 	int64_t last_new = -1;
 	double now = util_now();
 
@@ -757,6 +757,7 @@ pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause)
 		pgsc_text_escape(out, label ? label : "");
 		fputc('\n', out);
 		last_new = nnew;
+		last_finished = finished;
 		n++;
 	}
 	sqlite3_finalize(s);
@@ -768,10 +769,12 @@ pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause)
 		fprintf(out, "no rounds yet\n");
 		*converged = 0;
 	} else {
-		*converged = last_new == 0;
+		*converged = last_new == 0 && last_finished;
 		fprintf(out, "%s\n", *converged
 			? "converged: the last round logged no syscall that "
 			  "earlier rounds had not"
+			: !last_finished
+			? "not converged: the last round is still being collected"
 			: "not converged: the last round logged new syscalls");
 	}
 	return 0;

@@ -132,6 +132,18 @@ struct rep {
 	char **cause;
 };
 
+static void
+rep_free(struct rep *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->e[i].example_exe);
+		free(r->e[i].rc);
+	}
+	free(r->e);
+	strset_free(&r->roles);
+	strset_free(&r->session);
+}
+
 static struct entry *
 entry_get(struct rep *r, uint32_t arch, int32_t nr)
 {
@@ -633,13 +645,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	if (rc == 0 && fflush(out) != 0)
 		rc = -errno;
 out:
-	for (size_t i = 0; i < r.n; i++) {
-		free(r.e[i].example_exe);
-		free(r.e[i].rc);
-	}
-	free(r.e);
-	strset_free(&r.roles);
-	strset_free(&r.session);
+	rep_free(&r);
 	return rc;
 }
 
@@ -675,13 +681,7 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 			missing ? "records may be missing" : "complete");
 		rc = missing;
 	}
-	for (size_t i = 0; i < r.n; i++) {
-		free(r.e[i].example_exe);
-		free(r.e[i].rc);
-	}
-	free(r.e);
-	strset_free(&r.roles);
-	strset_free(&r.session);
+	rep_free(&r);
 	return rc;
 }
 

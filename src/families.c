@@ -1,0 +1,92 @@
+/* families.c - syscalls that do one job under several names. */
+#include <errno.h>
+#include <seccomp.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+#include "diff.h"
+
+#define FAMILY(id, reason, ...) \
+	static const char *const members_##id[] = { __VA_ARGS__, NULL };
+#include "families.def"
+#undef FAMILY
+
+static const struct family families[] = {
+#define FAMILY(id, reason, ...) { #id, reason, members_##id },
+#include "families.def"
+#undef FAMILY
+};
+
+/*
+ * libseccomp's placeholders (seccomp-syscalls.h, 2.5.4): -101..-120 are
+ * the socket calls and -201..-224 the SysV IPC calls, which an arch with
+ * socketcall()/ipc() (i386, ppc, s390x) has through the multiplexer;
+ * -10001 and below are single calls that the arch lacks.
+ */
+#define PNR_MUX_FIRST (-101)
+#define PNR_MUX_LAST (-224)
+
+size_t
+families_count(void)
+{
+	return ARRAY_SIZE(families);
+}
+
+const struct family *
+families_at(size_t i)
+{
+	return i < ARRAY_SIZE(families) ? &families[i] : NULL;
+}
+
+const struct family *
+families_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
+		if (strcmp(families[i].name, name) == 0)
+			return &families[i];
+	return NULL;
+}
+
+int
+families_has(const struct family *f, const char *member)
+{
+	for (const char *const *m = f->members; *m != NULL; m++)
+		if (strcmp(*m, member) == 0)
+			return 1;
+	return 0;
+}
+
+const struct family *
+families_of(const char *member, size_t i)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(families); k++)
+		if (families_has(&families[k], member) && i-- == 0)
+			return &families[k];
+	return NULL;
+}
+
+int
+families_exists(const char *member, uint32_t arch)
+{
+	int nr;
+
+	if (pgsc_arch_name(arch) == NULL)
+		return -EINVAL;
+	nr = seccomp_syscall_resolve_name_arch(arch, member);
+	if (nr == __NR_SCMP_ERROR)
+		return -ENOENT;
+	return nr >= 0 || (nr <= PNR_MUX_FIRST && nr >= PNR_MUX_LAST);
+}
+
+void
+pgsc_families_print(FILE *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
+		const struct family *f = &families[i];
+
+		fprintf(out, "%s:", f->name);
+		for (const char *const *m = f->members; *m != NULL; m++)
+			fprintf(out, " %s", *m);
+		fprintf(out, "\n    %s\n", f->reason);
+	}
+}

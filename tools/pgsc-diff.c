@@ -1,0 +1,158 @@
+/* pgsc-diff - compare two pairs of allow lists. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc.h"
+#include "diff.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pgsc-diff [--format text|markdown|json] [--equivalent]\n"
+		"                 [--round N | --round FROM-TO] [--session-roles SPEC]\n"
+		"                 A B\n"
+		"       pgsc-diff --families\n"
+		"A and B are pgsc stores, GUC files (pgsc-report output, postgresql.conf)\n"
+		"or pgsc-report --format json output; - is standard input.\n"
+		"Exit status: 0 the lists are the same, 1 they differ, 2 an error.\n");
+}
+
+static int
+parse_rounds(const char *s, int64_t *from, int64_t *to)
+{
+	char *end;
+	long long a, b;
+
+	errno = 0;
+	a = strtoll(s, &end, 10);
+	if (errno || end == s || a <= 0)
+		return -1;
+	if (*end == '\0') {
+		*from = *to = a;
+		return 0;
+	}
+	if (*end != '-')
+		return -1;
+	s = end + 1;
+	b = strtoll(s, &end, 10);
+	if (errno || end == s || *end || b < a)
+		return -1;
+	*from = a;
+	*to = b;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "equivalent", no_argument, NULL, 'e' },
+		{ "round", required_argument, NULL, 'r' },
+		{ "session-roles", required_argument, NULL, 's' },
+		{ "families", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum pgsc_diff_format format = PGSC_DIFF_TEXT;
+	struct pgsc_lists_opts lo = { 0, 0, NULL };
+	pgsc_lists *a = NULL, *b = NULL;
+	pgsc_diff *d = NULL;
+	char *cause = NULL;
+	int c, rc, status = 2, equivalent = 0, families = 0;
+
+	while ((c = getopt_long(argc, argv, "f:er:s:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				format = PGSC_DIFF_TEXT;
+			else if (strcmp(optarg, "markdown") == 0)
+				format = PGSC_DIFF_MARKDOWN;
+			else if (strcmp(optarg, "json") == 0)
+				format = PGSC_DIFF_JSON;
+			else {
+				fputs("pgsc-diff: unknown format \"", stderr);
+				pgsc_text_escape(stderr, optarg);
+				fputs("\"\n", stderr);
+				return 2;
+			}
+			break;
+		case 'e':
+			equivalent = 1;
+			break;
+		case 'r':
+			if (parse_rounds(optarg, &lo.round_from,
+					 &lo.round_to) < 0) {
+				fputs("pgsc-diff: bad --round \"", stderr);
+				pgsc_text_escape(stderr, optarg);
+				fputs("\"\n", stderr);
+				return 2;
+			}
+			break;
+		case 's':
+			lo.session_roles = optarg;
+			if (pgsc_session_roles_check(optarg, &cause) < 0) {
+				fputs("pgsc-diff: ", stderr);
+				pgsc_text_escape(stderr, cause ? cause : "");
+				fputc('\n', stderr);
+				free(cause);
+				return 2;
+			}
+			break;
+		case 'F':
+			families = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("pgsc-diff %s\n", PGSC_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (families && optind == argc) {
+		pgsc_families_print(stdout);
+		return fflush(stdout) == 0 ? 0 : 2;
+	}
+	if (families || argc - optind != 2 ||
+	    (strcmp(argv[optind], "-") == 0 &&
+	     strcmp(argv[optind + 1], "-") == 0)) {
+		usage(stderr);
+		return 2;
+	}
+	rc = pgsc_lists_load(argv[optind], &lo, &a, &cause);
+	if (rc == 0)
+		rc = pgsc_lists_load(argv[optind + 1], &lo, &b, &cause);
+	if (rc == 0 && (lo.round_from || lo.session_roles) &&
+	    pgsc_lists_kind(a) != PGSC_LISTS_STORE &&
+	    pgsc_lists_kind(b) != PGSC_LISTS_STORE) {
+		fprintf(stderr, "pgsc-diff: --round and --session-roles apply "
+			"to stores, and neither operand is one\n");
+		goto out;
+	}
+	if (rc == 0)
+		rc = pgsc_diff_new(a, b, equivalent, &d);
+	if (rc == 0)
+		rc = pgsc_diff_print(d, format, argv[optind], argv[optind + 1],
+				     stdout);
+	if (rc < 0) {
+		/* causes from pgsc_lists_load() already escape file names */
+		fprintf(stderr, "pgsc-diff: %s\n", cause ? cause : strerror(-rc));
+		goto out;
+	}
+	status = pgsc_diff_equal(d) ? 0 : 1;
+out:
+	free(cause);
+	pgsc_diff_free(d);
+	pgsc_lists_free(a);
+	pgsc_lists_free(b);
+	return status;
+}

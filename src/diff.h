@@ -13,109 +13,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pgsc.h"
+#include "pgsc.h"  /* the public half lives there */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ------------------------------------------------------------------ */
-/* List pairs and their differences (diff.c)                           */
-/* ------------------------------------------------------------------ */
-
-/* The two lists of a pair, as indices. */
-#define PGSC_LIST_GLOBAL 0
-#define PGSC_LIST_SESSION 1
-
-/* What a list pair was read from (found by content, never by name). */
-enum pgsc_lists_kind {
-	PGSC_LISTS_STORE = 0,   /* a pgsc store: "SQLite format 3\0" */
-	PGSC_LISTS_JSON,        /* pgsc-report --format json: starts with '{' */
-	PGSC_LISTS_GUC,         /* lines [prefix.]global_syscall_allow = '...' */
-};
-
-/* A global and a session list, each a sorted set of syscall names. */
-typedef struct pgsc_lists pgsc_lists;
-
-struct pgsc_lists_opts {
-	int64_t round_from, round_to;   /* stores only; 0,0 = all rounds */
-	const char *session_roles;      /* stores only; NULL = default */
-};
-
-/**
- * Read a list pair from @path ("-" is standard input): a pgsc store, a
- * JSON report or a GUC file, told apart by content.  Text input is
- * bounded (16 MiB, 4096 names a list, 64 bytes a name) and every name
- * must match [a-z0-9_]+.
- * @param opts NULL for the defaults
- * Returns 0 and sets *out, or a negative errno with *cause set (file
- * names in it are escaped for a terminal).
- */
-int pgsc_lists_load(const char *path, const struct pgsc_lists_opts *opts,
-		    pgsc_lists **out, char **cause);
-
-/** Free a list pair; NULL is a no-op. */
-void pgsc_lists_free(pgsc_lists *ls);
-
-/** What @ls was read from. */
-enum pgsc_lists_kind pgsc_lists_kind(const pgsc_lists *ls);
-
-/** The sorted names of list @which (PGSC_LIST_*); returns their number. */
-size_t pgsc_lists_names(const pgsc_lists *ls, int which,
-			const char *const **names);
-
-/* The differences between two pairs A and B. */
-typedef struct pgsc_diff pgsc_diff;
-
-/* One name in one list of A or B but not both. */
-struct pgsc_diff_entry {
-	const char *name;
-	int sign;                       /* '+' only in B, '-' only in A */
-	int equivalent;                 /* a family member is on the other
-					 * side: not a difference */
-	const char *const *with;        /* those members, sorted */
-	size_t n_with;
-	const char *const *families;    /* the families joining them, sorted */
-	size_t n_families;
-};
-
-/**
- * Compare @a with @b.  With @equivalent, a name whose family has a
- * member in the other pair's same list is equivalent, not different.
- * Returns 0 and sets *out, or -ENOMEM.
- */
-int pgsc_diff_new(const pgsc_lists *a, const pgsc_lists *b, int equivalent,
-		  pgsc_diff **out);
-
-/** Free a diff; NULL is a no-op. */
-void pgsc_diff_free(pgsc_diff *d);
-
-/** Returns 1 when the pairs have no difference (equivalents allowed). */
-int pgsc_diff_equal(const pgsc_diff *d);
-
-/**
- * The entries of list @which: the differences sorted by name, then the
- * equivalents sorted by name.  Returns their number.
- */
-size_t pgsc_diff_entries(const pgsc_diff *d, int which,
-			 const struct pgsc_diff_entry **entries);
-
-enum pgsc_diff_format {
-	PGSC_DIFF_TEXT = 0,
-	PGSC_DIFF_MARKDOWN,
-	PGSC_DIFF_JSON,
-};
-
-/**
- * Write @d in @format; @name_a and @name_b (file names, untrusted) are
- * escaped for the format.
- * Returns 0, or a negative errno when @out cannot be written.
- */
-int pgsc_diff_print(const pgsc_diff *d, enum pgsc_diff_format format,
-		    const char *name_a, const char *name_b, FILE *out);
-
-/** Print every syscall family with its members and its reason. */
-void pgsc_families_print(FILE *out);
 
 /* ------------------------------------------------------------------ */
 /* Internal                                                            */

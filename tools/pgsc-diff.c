@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "pgsc.h"
-#include "diff.h"
 
 static void
 usage(FILE *f)

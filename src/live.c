@@ -610,11 +610,13 @@ tail_poll(struct live *lv, int *got)
 }
 
 static int
-read_fd(struct live *lv, int fd, int *eof)
+read_fd(struct live *lv, int fd, int *eof, ssize_t *got)
 {
-	ssize_t n = read(fd, lv->buf, BUF_SIZE);
+	ssize_t n;
 
+	n = read(fd, lv->buf, BUF_SIZE);
 	*eof = 0;
+	*got = n > 0 ? n : 0;
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	if (n == 0) {
@@ -763,6 +765,8 @@ open_source(struct live *lv)
 			return -EINVAL;
 		}
 		feed_set_source(lv->feed, "stdin", 0, 0);
+		if (fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK) < 0)
+			return -errno;
 		return 0;
 	}
 	if (strncmp(s, "file:", 5) == 0 && s[5] != '\0') {
@@ -844,6 +848,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	sigset_t oldmask;
 	int sfd = -1, rc, continued = 0, rules = 0, stop = 0, draining = 0;
 	int child_status = 0, child_done = 0, eof = 0;
+	int plugin_short = 0, plugin_wait = 0;
 	pid_t child = -1;
 	double next_commit, drain_until = 0, interval;
 	char *command = NULL;
@@ -956,10 +961,23 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 		double now;
 
 		pfd[nfd++] = (struct pollfd){ sfd, POLLIN, 0 };
-		if (lv.kind == SRC_NETLINK)
+		if (lv.kind == SRC_NETLINK) {
 			pfd[nfd++] = (struct pollfd){ nlsrc_fd(lv.nl), POLLIN, 0 };
-		else if (lv.kind == SRC_PLUGIN && !eof)
+		} else if (lv.kind == SRC_PLUGIN && !eof && plugin_short) {
+			/*
+			 * After a short read, let auditd's pipe fill for 2 ms
+			 * before reading again: a reader woken for every event
+			 * makes auditd pay a wake-up per event and slows its
+			 * reading of the kernel (measured: a 600k-record storm
+			 * took 3.5x as long as with no plugin).  Signals still
+			 * wake us at once.
+			 */
+			timeout = 2;
+			plugin_short = 0;
+			plugin_wait = 1;
+		} else if (lv.kind == SRC_PLUGIN && !eof) {
 			pfd[nfd++] = (struct pollfd){ 0, POLLIN, 0 };
+		}
 		if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR) {
 			rc = -errno;
 			break;
@@ -995,10 +1013,16 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			rc = read_netlink(&lv, &got);
 			break;
 		case SRC_PLUGIN:
-			if (nfd > 1 && (pfd[1].revents & (POLLIN | POLLHUP)))
-				rc = read_fd(&lv, 0, &eof);
-			else
+			if (plugin_wait || (nfd > 1 &&
+					    (pfd[1].revents & (POLLIN | POLLHUP)))) {
+				ssize_t got_bytes = 0;
+
+				rc = read_fd(&lv, 0, &eof, &got_bytes);
+				plugin_short = !eof && got_bytes < 64 * 1024;
+			} else {
 				rc = 0;
+			}
+			plugin_wait = 0;
 			break;
 		case SRC_FILE:
 			rc = tail_poll(&lv, &got);

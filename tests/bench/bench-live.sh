@@ -1,0 +1,580 @@
+#!/bin/bash
+# tests/bench/bench-live.sh BINDIR [WORKDIR] - pgsc's live collector benchmark.
+#
+# A program that prints figures, not a pass/fail test: it exits 0 whatever
+# the figures are (targets are reported, not enforced), and 2 only when it
+# could not run (not root, a missing program, the audit lock not obtained,
+# a consumer that did not start).
+#
+# Part 1, the same storm in four set-ups: BINDIR/tests/storm CALLS PROCS
+# (tests/live/storm.c) makes exactly CALLS*PROCS SECCOMP records of getppid
+# (x86_64 nr 110).  No audit rules are loaded.  The time is the wall clock
+# from the storm's start until its records are all accounted for by the
+# consumer:
+#   (a) a private auditd (tests/lib/auditd.sh) writing its log: until a
+#       marker record (auditctl -m) sent after the storm is in the log;
+#   (b) the same auditd with pgsc-collect --source=plugin in its plugin_dir
+#       (auditd also writes its log, as it does by default; q_depth from
+#       examples/auditd.conf.pgsc): until pgsc's store holds all records;
+#   (c) pgsc-collect --source netlink, no auditd: SIGTERM when the storm
+#       ends (pgsc sends a marker and reads up to it), until pgsc exits;
+#   (d) auditd writing its log + pgsc-collect --source file:LOG: until the
+#       store holds all records.
+# "Holds all" is polled after the storm ends: SIGHUP makes pgsc commit at
+# once (docs/live.md), then sqlite3 reads the count of nr 110; the time is
+# the commit's rounds.last_commit.  auditd passes a plugin at most two
+# arguments, so --commit-interval cannot be set there; SIGHUP works for all.
+# For each: records/s (storm records / that time), the storm's own
+# duration, the kernel's "lost" delta (auditctl -s) and backlog waits
+# (backlog_wait_time_actual delta), and in b, c, d pgsc's count of nr 110
+# against the storm's exact total.
+#
+# Part 2, PostgreSQL 15 under "pgsc-exec --default log" (every syscall not
+# allowed makes a record), examples/pgsc.rules loaded, unix socket:
+# "pgbench -i -s 5" then "pgbench -c 4 -T 15" with (a) auditd writing the
+# log and (c) pgsc-collect --source netlink --load-rules.
+#
+# Kernel backlog: auditd.sh sets -b 8192 and its backlog_wait_time; pgsc's
+# netlink source sets its own.  The audit lock ($PGSC_AUDIT_LOCK) is held
+# for the whole run; what the run changed (backlog settings, enabled flag,
+# rules) is put back at the end.
+#
+# Environment knobs (all optional):
+#   PGSC_BENCH_STORM_CALLS   getppid calls per storm process (150000)
+#   PGSC_BENCH_STORM_PROCS   storm processes (4)
+#   PGSC_BENCH_PGBENCH_T     seconds of pgbench -c 4 (15)
+#   PGSC_BENCH_PGBENCH_S     pgbench -i scale (5)
+#   PGSC_BENCH_Q_DEPTH       auditd q_depth in mode b (examples/auditd.conf.pgsc's,
+#                            at most 99999: auditd refuses more)
+#   PGSC_BENCH_SKIP_PGBENCH=1  part 1 only
+#   PGSC_BENCH_KEEP=1        keep the work directory
+#   PGSC_PGBIN               PostgreSQL 15 binaries (/usr/lib/postgresql/15/bin)
+
+set -u
+set -o pipefail
+export LC_ALL=C
+
+die() { echo "bench-live: ERROR: $*" >&2; exit 2; }
+note() { echo "bench-live: $*" >&2; }
+now() { echo "$EPOCHREALTIME"; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
+
+[ $# -ge 1 ] || die "usage: $0 BINDIR [WORKDIR]"
+[ -d "$1" ] || die "BINDIR $1 is not a directory"
+BINDIR=$(cd "$1" && pwd)
+WORK=${2:-/var/tmp}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRCROOT=$(cd "$HERE/../.." && pwd)
+PGBIN=${PGSC_PGBIN:-/usr/lib/postgresql/15/bin}
+PGEXE=$PGBIN/postgres
+LOCK=${PGSC_AUDIT_LOCK:-/run/pgsc-audit.lock}
+CALLS=${PGSC_BENCH_STORM_CALLS:-150000}
+PROCS=${PGSC_BENCH_STORM_PROCS:-4}
+PGB_T=${PGSC_BENCH_PGBENCH_T:-15}
+PGB_S=${PGSC_BENCH_PGBENCH_S:-5}
+SKIP_PGB=${PGSC_BENCH_SKIP_PGBENCH:-0}
+STORM=$BINDIR/tests/storm
+ARCH_X86_64=3221225534 # audit arch token c000003e, as the store keeps it
+NR=110                 # getppid on x86_64
+WAIT_MAX=90            # seconds after a storm for its records to be accounted for
+T_START=$(now)
+
+case $CALLS$PROCS in *[!0-9]*) die "PGSC_BENCH_STORM_CALLS and _PROCS must be numbers" ;; esac
+TOTAL=$((CALLS * PROCS))
+
+# ---------------------------------------------------------------- deps --
+[ "$(id -u)" = 0 ] || die "must run as root (audit daemon role, private auditd)"
+for t in auditd auditctl sqlite3 awk sed grep tail stat flock runuser mktemp; do
+	command -v "$t" >/dev/null 2>&1 ||
+		die "required program '$t' is not installed (auditd/auditctl: Debian package 'auditd'; sqlite3: 'sqlite3')"
+done
+for t in pgsc-collect pgsc-exec; do
+	[ -x "$BINDIR/$t" ] || die "$BINDIR/$t is missing (build it: cd build && make)"
+done
+[ -x "$STORM" ] || die "$STORM is missing (build it: cd build && make storm)"
+[ -f "$SRCROOT/tests/lib/auditd.sh" ] || die "tests/lib/auditd.sh not found in $SRCROOT"
+[ -f "$SRCROOT/examples/pgsc.rules" ] || die "examples/pgsc.rules not found in $SRCROOT"
+[ "$(uname -m)" = x86_64 ] || die "the storm's getppid is counted as x86_64 nr 110; this is $(uname -m)"
+if [ "$SKIP_PGB" != 1 ]; then
+	for t in postgres initdb pg_ctl pgbench; do
+		[ -x "$PGBIN/$t" ] || die "PostgreSQL 15 program $PGBIN/$t is missing (Debian package postgresql-15)"
+	done
+	id postgres >/dev/null 2>&1 || die "there is no user 'postgres'"
+fi
+QDEPTH=${PGSC_BENCH_Q_DEPTH:-$(awk '$1 == "q_depth" { print $3; exit }' "$SRCROOT/examples/auditd.conf.pgsc" 2>/dev/null)}
+QDEPTH=${QDEPTH:-99999}
+QDEPTH_NOTE=
+# auditd 3.0.9 refuses to start ("q_depth must be 99999 or less", exit 6).
+if [ "$QDEPTH" -gt 99999 ] 2>/dev/null; then
+	QDEPTH_NOTE="q_depth $QDEPTH (examples/auditd.conf.pgsc or PGSC_BENCH_Q_DEPTH) is above auditd's maximum 99999: auditd would not start; used 99999"
+	QDEPTH=99999
+fi
+
+mkdir -p "$WORK" || die "cannot create WORKDIR $WORK"
+T=$(mktemp -d "$WORK/pgsc-bench-live.XXXXXX") || die "cannot create a temporary directory in $WORK"
+chmod 755 "$T"
+
+# ------------------------------------------------------------- cleanup --
+PGDATA_T=
+PIDS_OURS=()  # pgsc-collect daemons we started, killed by pid at exit
+SAVED=()      # enabled, backlog_limit, backlog_wait_time
+SAVED_RULES=
+cleanup() {
+	local rc=$? p
+	trap - EXIT INT TERM
+	set +e
+	for p in "${PIDS_OURS[@]}"; do
+		if kill -0 "$p" 2>/dev/null; then
+			kill -TERM "$p" 2>/dev/null
+			wait "$p" 2>/dev/null
+		fi
+	done
+	if [ -n "$PGDATA_T" ] && [ -f "$PGDATA_T/postmaster.pid" ]; then
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_T" -m immediate -w -t 30 stop >/dev/null 2>&1
+	fi
+	if declare -F audit_end >/dev/null; then audit_end; fi
+	if [ ${#SAVED[@]} = 3 ]; then
+		auditctl -D >/dev/null 2>&1
+		if [ -s "$SAVED_RULES" ] && ! grep -q '^No rules' "$SAVED_RULES"; then
+			auditctl -R "$SAVED_RULES" >/dev/null 2>&1
+		fi
+		auditctl -b "${SAVED[1]}" >/dev/null 2>&1
+		auditctl --backlog_wait_time "${SAVED[2]}" >/dev/null 2>&1
+		auditctl -e "${SAVED[0]}" >/dev/null 2>&1
+	fi
+	if [ "${PGSC_BENCH_KEEP:-0}" = 1 ]; then
+		note "work directory kept: $T"
+	else
+		rm -rf "$T"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The lock is held on fd 8 for the whole run (mode c has no auditd but is
+# the audit daemon too); auditd.sh takes its own lock on a private file, or
+# its audit_lock/audit_end would drop ours between the modes.
+exec 8>"$LOCK" || die "cannot open the audit lock $LOCK"
+T_LOCK=$(now)
+note "waiting for the audit lock $LOCK"
+flock -w 900 8 || die "could not get the audit lock $LOCK in 900 s"
+T_LOCKED=$(now)
+PGSC_AUDIT_LOCK=$T/private.lock
+# shellcheck source=../lib/auditd.sh
+. "$SRCROOT/tests/lib/auditd.sh"
+
+kstat() { auditctl -s | awk -v k="$1" '$1 == k { print $2 }'; }
+owner=$(audit_foreign_daemon)
+[ -z "$owner" ] || die "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first"
+SAVED=("$(kstat enabled)" "$(kstat backlog_limit)" "$(kstat backlog_wait_time)")
+SAVED_RULES=$T/saved.rules
+auditctl -l >"$SAVED_RULES" 2>/dev/null || true
+# No stale rules: part 1 measures SECCOMP records only.
+auditctl -D >/dev/null 2>&1
+
+# awk helpers: thousands separators.
+fmt_int() { awk -v x="$1" 'BEGIN { s = sprintf("%.0f", x); neg = (s ~ /^-/); if (neg) s = substr(s, 2); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print (neg ? "-" : "") s o }'; }
+store_q() { sqlite3 -cmd ".timeout 5000" "$1" "$2" 2>/dev/null; }
+store_n110() { store_q "$1" "SELECT coalesce(sum(count), 0) FROM aggregates WHERE arch = $ARCH_X86_64 AND nr = $NR"; }
+store_wait_round() { # store_wait_round DB: wait (10 s) for the collector's round; print its pid
+	local _ p
+	for _ in $(seq 1 100); do
+		p=$(store_q "$1" "SELECT collector_pid FROM rounds ORDER BY id DESC LIMIT 1")
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# run_storm: the storm in the foreground; sets ST0, ST1.
+run_storm() {
+	local rc
+	ST0=$(now)
+	"$STORM" "$CALLS" "$PROCS" >"$T/storm.out" 2>&1
+	rc=$?
+	ST1=$(now)
+	[ "$rc" = 0 ] && grep -qx "storm: $TOTAL records" "$T/storm.out" ||
+		die "storm failed (exit $rc): $(head -c 300 "$T/storm.out")"
+}
+
+# log_marker FILE: send a marker record through the kernel and wait until
+# auditd wrote it to FILE (so everything queued before it is there too);
+# sets DONE.  Only the bytes added since the marker was sent are read.
+log_marker() {
+	local f=$1 tag="pgsc-bench-live-$$-$RANDOM$RANDOM" off size end
+	off=$(stat -c %s "$f") || return 1
+	auditctl -m "$tag" >/dev/null 2>&1 || return 1
+	end=$(awk -v t="$(now)" -v w="$WAIT_MAX" 'BEGIN { printf "%.6f", t + w }')
+	while :; do
+		size=$(stat -c %s "$f")
+		if [ "$size" -gt "$off" ] && grep -qF "$tag" < <(tail -c +$((off + 1)) "$f"); then
+			DONE=$(now)
+			return 0
+		fi
+		[ "$size" -gt $((off + 65536)) ] && off=$((size - 65536))
+		awk -v t="$(now)" -v e="$end" 'BEGIN { exit !(t > e) }' && return 1
+		sleep 0.02
+	done
+}
+
+# store_wait DB PID: SIGHUP PID (pgsc commits at once) and read the count
+# of nr 110 until it reaches TOTAL; sets DONE to that commit's time and
+# GOT to the last count seen.  Fails after WAIT_MAX s.
+store_wait() {
+	local db=$1 pid=$2 end line lc
+	end=$(awk -v t="$(now)" -v w="$WAIT_MAX" 'BEGIN { printf "%.6f", t + w }')
+	GOT=0
+	while :; do
+		kill -HUP "$pid" 2>/dev/null || return 1
+		sleep 0.05
+		line=$(store_q "$db" "SELECT (SELECT coalesce(sum(count), 0) FROM aggregates WHERE arch = $ARCH_X86_64 AND nr = $NR) || ' ' || coalesce((SELECT max(last_commit) FROM rounds), 0)")
+		GOT=${line%% *}
+		lc=${line#* }
+		if [ -n "$GOT" ] && [ "$GOT" -ge "$TOTAL" ]; then
+			DONE=$lc
+			# A commit time before the storm ended cannot be: use now.
+			awk -v a="$DONE" -v b="$ST1" 'BEGIN { exit !(a < b) }' && DONE=$(now)
+			return 0
+		fi
+		awk -v t="$(now)" -v e="$end" 'BEGIN { exit !(t > e) }' && return 1
+	done
+}
+
+# pid_wait_gone PID SECS: for a process that is not our child.
+pid_wait_gone() {
+	local _
+	for _ in $(seq 1 $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# CPU time of the consumers: cpu_start ROLE:PID... before the storm,
+# cpu_stop M when its records are accounted for; R_CPU[M] = "role s ...".
+TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+KAUDITD=$(pgrep -x kauditd 2>/dev/null | head -n 1)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+CPU_WHO=()
+declare -A CPU0
+cpu_start() {
+	local w
+	CPU_WHO=("$@")
+	[ -n "$KAUDITD" ] && CPU_WHO+=("kauditd:$KAUDITD")
+	for w in "${CPU_WHO[@]}"; do CPU0[$w]=$(cpu_ticks "${w#*:}"); done
+}
+cpu_stop() {
+	local w out=
+	for w in "${CPU_WHO[@]}"; do
+		out="$out${out:+, }${w%%:*} $(awk -v a="$(cpu_ticks "${w#*:}")" -v b="${CPU0[$w]}" -v h="$TCK" 'BEGIN { printf "%.2f", (a - b) / h }') s"
+	done
+	R_CPU[$1]=$out
+}
+
+# Results per mode m in a b c d: R_STORM[m] (storm s), R_DONE[m] (s from
+# storm start until accounted for), R_LOST[m], R_BW[m], R_N[m] (count of
+# nr 110 in the consumer), R_STATUS[m] (ok / text), R_GAPS[m].
+declare -A R_STORM R_DONE R_LOST R_BW R_N R_STATUS R_GAPS R_REC R_CPU
+
+finish_mode() { # finish_MODE M LOST0 BW0: record the figures of a storm mode
+	R_STORM[$1]=$(sub "$ST1" "$ST0")
+	R_LOST[$1]=$(($(kstat lost) - $2))
+	R_BW[$1]=$(($(kstat backlog_wait_time_actual) - $3))
+}
+
+settle() { sleep 1; } # let the previous consumer's exit settle
+
+# ------------------------------------------------------------- part 1 --
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+T_P1=$(now)
+
+# (a) auditd alone, writing its log.
+note "(a) auditd writing its log: storm of $(fmt_int $TOTAL) records"
+audit_begin "$T/a/audit" || die "could not start the private auditd"
+KB_LIMIT=$(kstat backlog_limit); KB_WAIT=$(kstat backlog_wait_time)
+l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+cpu_start "auditd:$PGSC_AUDITD_PID"
+run_storm
+if log_marker "$T/a/audit/audit.log"; then
+	R_STATUS[a]=ok
+	R_DONE[a]=$(sub "$DONE" "$ST0")
+else
+	R_STATUS[a]="marker not seen in $WAIT_MAX s"
+fi
+cpu_stop a
+finish_mode a "$l0" "$b0"
+R_N[a]=$(grep -c "^type=SECCOMP .* syscall=$NR " "$T/a/audit/audit.log" || true)
+audit_end
+rm -f "$T/a/audit/audit.log"*
+settle
+
+# (b) auditd + pgsc as its plugin.
+note "(b) auditd + pgsc plugin (q_depth $QDEPTH)"
+DB=$T/b/store.db
+mkdir -p "$T/b/audit/plugins.d"
+cat >"$T/b/audit/plugins.d/pgsc.conf" <<EOF
+active = yes
+direction = out
+path = $BINDIR/pgsc-collect
+type = always
+args = --db=$DB --source=plugin
+format = string
+EOF
+PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b/audit" || die "could not start the private auditd with the pgsc plugin"
+PPID_B=$(store_wait_round "$DB") || die "the pgsc plugin did not open its round in $DB (auditd: $(tail -5 "$T/b/audit/auditd.out"))"
+l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$PPID_B"
+run_storm
+if store_wait "$DB" "$PPID_B"; then
+	R_STATUS[b]=ok
+	R_DONE[b]=$(sub "$DONE" "$ST0")
+else
+	R_STATUS[b]="store held $(fmt_int "${GOT:-0}") of $(fmt_int $TOTAL) after $WAIT_MAX s"
+fi
+cpu_stop b
+finish_mode b "$l0" "$b0"
+audit_end
+pid_wait_gone "$PPID_B" 15 || note "warning: the pgsc plugin (pid $PPID_B) did not exit after auditd stopped"
+R_N[b]=$(store_n110 "$DB")
+R_GAPS[b]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+R_REC[b]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+settle
+
+# (c) pgsc as the netlink daemon, no auditd.
+note "(c) pgsc netlink daemon"
+DB=$T/c/store.db
+mkdir -p "$T/c"
+"$BINDIR/pgsc-collect" --db "$DB" --source netlink >"$T/c/collect.out" 2>&1 &
+CP=$!
+PIDS_OURS+=("$CP")
+for _ in $(seq 1 100); do
+	[ "$(kstat pid)" = "$CP" ] && break
+	kill -0 "$CP" 2>/dev/null || break
+	sleep 0.1
+done
+[ "$(kstat pid)" = "$CP" ] || die "pgsc-collect --source netlink did not register as the audit daemon: $(tail -5 "$T/c/collect.out")"
+store_wait_round "$DB" >/dev/null || die "pgsc-collect --source netlink opened no round: $(tail -5 "$T/c/collect.out")"
+KC_LIMIT=$(kstat backlog_limit); KC_WAIT=$(kstat backlog_wait_time)
+l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+cpu_start "pgsc:$CP"
+run_storm
+cpu_stop c # pgsc's drain after SIGTERM is not in it
+kill -TERM "$CP"
+wait "$CP"
+rc=$?
+DONE=$(now)
+finish_mode c "$l0" "$b0"
+if [ "$rc" = 0 ]; then
+	R_STATUS[c]=ok
+	R_DONE[c]=$(sub "$DONE" "$ST0")
+else
+	R_STATUS[c]="pgsc-collect exited $rc"
+fi
+R_N[c]=$(store_n110 "$DB")
+R_GAPS[c]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+R_REC[c]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+settle
+
+# (d) auditd writing its log + pgsc following the file.
+note "(d) auditd + pgsc file: source"
+DB=$T/d/store.db
+mkdir -p "$T/d"
+audit_begin "$T/d/audit" || die "could not start the private auditd"
+"$BINDIR/pgsc-collect" --db "$DB" --source "file:$T/d/audit/audit.log" >"$T/d/collect.out" 2>&1 &
+DP=$!
+PIDS_OURS+=("$DP")
+store_wait_round "$DB" >/dev/null || die "pgsc-collect --source file: opened no round: $(tail -5 "$T/d/collect.out")"
+l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$DP"
+run_storm
+if store_wait "$DB" "$DP"; then
+	R_STATUS[d]=ok
+	R_DONE[d]=$(sub "$DONE" "$ST0")
+else
+	R_STATUS[d]="store held $(fmt_int "${GOT:-0}") of $(fmt_int $TOTAL) after $WAIT_MAX s"
+fi
+cpu_stop d
+finish_mode d "$l0" "$b0"
+kill -TERM "$DP"
+wait "$DP" || note "warning: pgsc-collect --source file: exited $?: $(tail -3 "$T/d/collect.out")"
+audit_end
+R_N[d]=$(store_n110 "$DB")
+R_GAPS[d]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+R_REC[d]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+rm -f "$T/d/audit/audit.log"*
+T_P1END=$(now)
+
+# ------------------------------------------------------------- part 2 --
+declare -A P_TPS P_LOST P_BW P_REC P_STATUS P_INIT
+if [ "$SKIP_PGB" != 1 ]; then
+	EXEC=$BINDIR/pgsc-exec
+	if ! runuser -u postgres -- test -x "$EXEC"; then
+		mkdir -p "$T/bin"
+		cp "$EXEC" "$T/bin/pgsc-exec" && chmod 755 "$T/bin/pgsc-exec"
+		EXEC=$T/bin/pgsc-exec
+	fi
+	C=$T/pg
+	mkdir -p "$C/sock"
+	chown -R postgres "$C"
+	runuser -u postgres -- "$PGBIN/initdb" -D "$C/data" -A trust -U postgres --no-sync \
+		>"$C/initdb.log" 2>&1 || die "initdb failed: $(tail -5 "$C/initdb.log")"
+	cat >>"$C/data/postgresql.conf" <<-EOF
+
+		# pgsc tests/bench/bench-live.sh
+		listen_addresses = ''
+		port = 54372
+		unix_socket_directories = '$C/sock'
+		max_connections = 20
+	EOF
+	pgb() { runuser -u postgres -- "$PGBIN/pgbench" -h "$C/sock" -p 54372 -U postgres "$@" postgres; }
+	# pg_session M: start the server under the log-all filter, pgbench -i,
+	# pgbench -c 4 -T, stop.  Sets P_TPS[M], P_INIT[M] (s of pgbench -i).
+	pg_session() {
+		local m=$1 t0 t1
+		PGDATA_T=$C/data
+		runuser -u postgres -- "$EXEC" --default log -- \
+			"$PGBIN/pg_ctl" -D "$C/data" -l "$C/server-$m.log" -w -t 60 start \
+			>"$C/pg_ctl.out" 2>&1 ||
+			die "PostgreSQL did not start under pgsc-exec: $(cat "$C/pg_ctl.out"; tail -5 "$C/server-$m.log" 2>/dev/null)"
+		t0=$(now)
+		pgb -i -s "$PGB_S" -q >"$C/pgbench-$m.out" 2>&1 || die "pgbench -i failed: $(tail -5 "$C/pgbench-$m.out")"
+		t1=$(now)
+		P_INIT[$m]=$(sub "$t1" "$t0")
+		pgb -c 4 -T "$PGB_T" >>"$C/pgbench-$m.out" 2>&1 || die "pgbench -c 4 failed: $(tail -5 "$C/pgbench-$m.out")"
+		P_TPS[$m]=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$C/pgbench-$m.out" | tail -n 1)
+		[ -n "${P_TPS[$m]}" ] || die "no tps line from pgbench: $(tail -5 "$C/pgbench-$m.out")"
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$C/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+			die "pg_ctl stop failed"
+		PGDATA_T=
+	}
+
+	note "pgbench (a): auditd writing its log, examples/pgsc.rules"
+	audit_begin "$T/pa/audit" || die "could not start the private auditd"
+	audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || die "could not load examples/pgsc.rules"
+	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+	pg_session a
+	log_marker "$T/pa/audit/audit.log" && P_STATUS[a]=ok || P_STATUS[a]="marker not seen"
+	P_LOST[a]=$(($(kstat lost) - l0)); P_BW[a]=$(($(kstat backlog_wait_time_actual) - b0))
+	P_REC[a]=$(grep -c '^type=SECCOMP ' "$T/pa/audit/audit.log" || true)
+	audit_end
+	rm -f "$T/pa/audit/audit.log"*
+	settle
+
+	note "pgbench (c): pgsc netlink daemon --load-rules"
+	DB=$T/pc/store.db
+	mkdir -p "$T/pc"
+	"$BINDIR/pgsc-collect" --db "$DB" --source netlink --load-rules >"$T/pc/collect.out" 2>&1 &
+	CP=$!
+	PIDS_OURS+=("$CP")
+	for _ in $(seq 1 100); do
+		[ "$(kstat pid)" = "$CP" ] && break
+		kill -0 "$CP" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ "$(kstat pid)" = "$CP" ] || die "pgsc-collect --source netlink did not register: $(tail -5 "$T/pc/collect.out")"
+	store_wait_round "$DB" >/dev/null || die "pgsc-collect --source netlink opened no round: $(tail -5 "$T/pc/collect.out")"
+	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+	pg_session c
+	kill -TERM "$CP"
+	wait "$CP"
+	rc=$?
+	[ "$rc" = 0 ] && P_STATUS[c]=ok || P_STATUS[c]="pgsc-collect exited $rc"
+	P_LOST[c]=$(($(kstat lost) - l0)); P_BW[c]=$(($(kstat backlog_wait_time_actual) - b0))
+	P_REC[c]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+fi
+T_END=$(now)
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# -------------------------------------------------------------- report --
+mark() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN { ok = (op == ">=") ? (v >= l) : (op == "<=") ? (v <= l) : (v == l); print ok ? "PASS" : "MISS" }'; }
+secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
+rate() { fmt_int "$(awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }')"; }
+row() { printf '  %-58s %22s  %-12s %s\n' "$@"; }
+PASSES=0; MISSES=0
+judge() { M=$(mark "$@"); case $M in PASS) PASSES=$((PASSES + 1)) ;; MISS) MISSES=$((MISSES + 1)) ;; esac; }
+miss() { M=MISS; MISSES=$((MISSES + 1)); }
+declare -A NAME=(
+	[a]="(a) auditd writing its log"
+	[b]="(b) auditd + pgsc plugin"
+	[c]="(c) pgsc netlink daemon (no auditd)"
+	[d]="(d) auditd log + pgsc file: tail"
+)
+declare -A UNTIL=(
+	[a]="until the marker is in the log"
+	[b]="until the store holds all"
+	[c]="SIGTERM at storm end, until pgsc exits"
+	[d]="until the store holds all"
+)
+declare -A RATE
+for m in a b c d; do
+	[ "${R_STATUS[$m]}" = ok ] && RATE[$m]=$(awk -v n="$TOTAL" -v s="${R_DONE[$m]}" 'BEGIN { printf "%.0f", n / s }')
+done
+
+echo
+echo "pgsc live collector benchmark  ($(date -u +%FT%TZ), $(uname -r), $(nproc) CPUs)"
+echo "  pgsc-collect: $BINDIR/pgsc-collect"
+echo "  load average (1/5/15 min): $LOAD0 before, $LOAD1 after"
+echo "  storm: $STORM $CALLS $PROCS = $(fmt_int $TOTAL) SECCOMP records of getppid (nr $NR) per mode, no audit rules"
+echo "  kernel: auditd.sh sets backlog_limit $KB_LIMIT, backlog_wait_time $KB_WAIT; pgsc netlink set $KC_LIMIT, $KC_WAIT"
+echo "  auditd: private (tests/lib/auditd.sh), log_format ${PGSC_AUDIT_FORMAT:-ENRICHED}, flush INCREMENTAL_ASYNC; (b) q_depth $QDEPTH, write_logs = yes"
+[ -z "$QDEPTH_NOTE" ] || echo "  NOTE: $QDEPTH_NOTE"
+echo "  time: wall clock from the storm's start until its records are accounted for; records/s = $(fmt_int $TOTAL) / that time"
+echo "  (b), (d): after the storm, SIGHUP (pgsc commits) + sqlite3 count of nr $NR every ~0.1 s; time = that commit"
+echo
+row "measure" "value" "target" "result"
+row "-------" "-----" "------" "------"
+echo " storm, $(fmt_int $TOTAL) records"
+for m in a b c d; do
+	echo "  ${NAME[$m]}"
+	if [ "${R_STATUS[$m]}" = ok ]; then
+		row "  storm's own run / ${UNTIL[$m]}" "$(secs "${R_STORM[$m]}") / $(secs "${R_DONE[$m]}")" "" ""
+		row "  sustained records/s" "$(fmt_int "${RATE[$m]}")/s" "" ""
+	else
+		row "  storm's own run" "$(secs "${R_STORM[$m]}")" "" ""
+		miss; row "  accounted for" "${R_STATUS[$m]}" "all" "$M"
+	fi
+	judge "${R_LOST[$m]}" "==" 0
+	row "  kernel lost delta" "$(fmt_int "${R_LOST[$m]}")" "= 0" "$M"
+	row "  backlog_wait_time_actual delta" "$(fmt_int "${R_BW[$m]}")" "" "(info)"
+	printf '    CPU (user+sys) from the storm start until accounted for: %s\n' "${R_CPU[$m]}"
+	if [ "$m" = a ]; then
+		row "  SECCOMP nr $NR lines in the log" "$(fmt_int "${R_N[$m]:-0}")" "= $(fmt_int $TOTAL)" "(info)"
+	else
+		judge "${R_N[$m]:-0}" "==" "$TOTAL"
+		row "  store count of nr $NR (records $(fmt_int "${R_REC[$m]:-0}"), serial gaps ${R_GAPS[$m]:-?})" "$(fmt_int "${R_N[$m]:-0}")" "= $(fmt_int $TOTAL)" "$M"
+	fi
+done
+echo " ratios of sustained records/s"
+for p in "c 1.0" "b 0.9" "d 0.9"; do
+	# shellcheck disable=SC2086 # "mode target", split on purpose
+	set -- $p
+	if [ -n "${RATE[$1]:-}" ] && [ -n "${RATE[a]:-}" ]; then
+		r=$(awk -v x="${RATE[$1]}" -v y="${RATE[a]}" 'BEGIN { printf "%.2f", x / y }')
+		judge "$r" ">=" "$2"
+		row "($1)/(a)" "$r" ">= $2" "$M"
+	else
+		miss; row "($1)/(a)" "n/a (a mode did not complete)" ">= $2" "$M"
+	fi
+done
+if [ "$SKIP_PGB" != 1 ]; then
+	echo " pgbench -c 4 -T $PGB_T (scale $PGB_S), PostgreSQL 15 under pgsc-exec --default log, pgsc.rules"
+	for m in a c; do
+		echo "  ${NAME[$m]}"
+		row "  TPS (without initial connection time)" "$(printf '%.1f' "${P_TPS[$m]}")" "" ""
+		row "  pgbench -i -s $PGB_S" "$(secs "${P_INIT[$m]}")" "" "(info)"
+		row "  SECCOMP records, whole session (${P_STATUS[$m]})" "$(fmt_int "${P_REC[$m]:-0}")" "" "(info)"
+		judge "${P_LOST[$m]}" "==" 0
+		row "  kernel lost delta" "$(fmt_int "${P_LOST[$m]}")" "= 0" "$M"
+		row "  backlog_wait_time_actual delta" "$(fmt_int "${P_BW[$m]}")" "" "(info)"
+	done
+	r=$(awk -v x="${P_TPS[c]}" -v y="${P_TPS[a]}" 'BEGIN { printf "%.2f", x / y }')
+	judge "$r" ">=" 1
+	row "TPS (c)/(a)" "$r" ">= 1.00" "$M"
+fi
+echo
+echo "  targets: $PASSES PASS, $MISSES MISS"
+awk -v a="$T_LOCK" -v b="$T_LOCKED" -v c="$T_P1" -v d="$T_P1END" -v e="$T_END" -v s="$T_START" \
+	'BEGIN { printf "  run time: %.0f s (%.0f s waiting for the audit lock, %.0f s storms, %.0f s pgbench)\n", e - s, b - a, d - c, e - d }'
+exit 0

@@ -142,9 +142,12 @@ struct tail {
 	uint64_t inode;
 	uint64_t read_off;          /* bytes read from fd */
 	char fingerprint[24];       /* of the file behind fd, "" until known */
-	/* files to read before going back to @path, oldest first */
-	char *queue[MAX_ROTATED + 1];
+	/* Files to read next, oldest first, held open: auditd renames
+	 * audit.log.K to .K+1 at every rotation, so a name read later may
+	 * be another file by then. */
+	int queue[MAX_ROTATED + 2];
 	int nqueue;
+	int final_read;             /* read the renamed file once more */
 };
 
 static void
@@ -177,14 +180,12 @@ rotated_name(const char *path, int k)
 	return s;
 }
 
+/* Read @fd next (it is ours now), from @offset. */
 static int
-tail_switch(struct tail *t, const char *name, uint64_t offset)
+tail_use(struct tail *t, int fd, uint64_t offset)
 {
 	struct stat sb;
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return -errno;
 	if (fstat(fd, &sb) < 0) {
 		close(fd);
 		return -errno;
@@ -194,8 +195,46 @@ tail_switch(struct tail *t, const char *name, uint64_t offset)
 	t->fd = fd;
 	t->inode = (uint64_t)sb.st_ino;
 	t->read_off = offset;
+	t->final_read = 0;
 	fingerprint_of(fd, t->fingerprint);
 	return 0;
+}
+
+static int
+tail_switch(struct tail *t, const char *name, uint64_t offset)
+{
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return tail_use(t, fd, offset);
+}
+
+/* Open @name now and read it after what is queued; missing is fine. */
+static int
+tail_queue(struct tail *t, const char *name)
+{
+	int fd;
+
+	if (name == NULL)
+		return -ENOMEM;
+	if (t->nqueue >= (int)ARRAY_SIZE(t->queue))
+		return 0;
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		t->queue[t->nqueue++] = fd;
+	return 0;
+}
+
+static int
+tail_next(struct tail *t)
+{
+	int fd = t->queue[0];
+
+	memmove(t->queue, t->queue + 1,
+		(size_t)(t->nqueue - 1) * sizeof(*t->queue));
+	t->nqueue--;
+	return tail_use(t, fd, 0);
 }
 
 /* ---------------------------------------------------------------- */
@@ -483,21 +522,27 @@ tail_start(struct live *lv)
 			if (!lv->o->quiet)
 				fprintf(lv->diag, "pgsc: warning: %s\n", detail);
 			/* read every file still there, oldest first */
-			for (k = MAX_ROTATED; k >= 1; k--) {
+			for (k = MAX_ROTATED; k >= 0; k--) {
 				char *name = rotated_name(t->path, k);
 
-				if (name == NULL)
-					return -ENOMEM;
-				if (access(name, R_OK) == 0)
-					t->queue[t->nqueue++] = name;
-				else
-					free(name);
+				rc = tail_queue(t, name);
+				free(name);
+				if (rc < 0)
+					return rc;
 			}
-			return tail_switch(t, t->nqueue ? t->queue[0] : t->path, 0);
+			if (t->nqueue == 0)
+				return tail_switch(t, t->path, 0);
+			return tail_next(t);
 		}
-		/* newer rotated files, then the live one */
-		for (k = found - 1; k >= 1; k--)
-			t->queue[t->nqueue++] = rotated_name(t->path, k);
+		/* newer rotated files, then the live one, all opened now */
+		for (k = found - 1; k >= 0; k--) {
+			char *name = rotated_name(t->path, k);
+
+			rc = tail_queue(t, name);
+			free(name);
+			if (rc < 0)
+				return rc;
+		}
 		{
 			char *name = rotated_name(t->path, found);
 
@@ -557,14 +602,8 @@ tail_poll(struct live *lv, int *got)
 		}
 		/* at the end of this file: is there a newer one? */
 		if (t->nqueue > 0) {
-			char *next = t->queue[0];
-
-			memmove(t->queue, t->queue + 1,
-				(size_t)(t->nqueue - 1) * sizeof(*t->queue));
-			t->nqueue--;
 			feed_end_source(lv->feed);
-			rc = tail_switch(t, next, 0);
-			free(next);
+			rc = tail_next(t);
 			if (rc < 0)
 				return rc;
 			feed_set_source(lv->feed, t->path, 0, 0);
@@ -572,8 +611,14 @@ tail_poll(struct live *lv, int *got)
 		}
 		if (stat(t->path, &sb) < 0 || (uint64_t)sb.st_ino == t->inode)
 			return 0;
-		/* Rotated: the renamed file is done (we read it to its end
-		 * above); files rotated more than once meanwhile come first. */
+		/* Rotated.  auditd may have written to the renamed file after
+		 * our last read: read it to its end once more first. */
+		if (!t->final_read) {
+			t->final_read = 1;
+			continue;
+		}
+		/* Files rotated more than once meanwhile come first; open
+		 * them all at once, before the names move again. */
 		for (int k = 2; k <= MAX_ROTATED; k++) {
 			char *name = rotated_name(t->path, k);
 			struct stat rb;
@@ -586,23 +631,24 @@ tail_poll(struct live *lv, int *got)
 			}
 			free(name);
 			if ((uint64_t)rb.st_ino == t->inode) {
-				for (int j = k - 1; j >= 1; j--)
-					t->queue[t->nqueue++] = rotated_name(t->path, j);
+				for (int j = k - 1; j >= 1; j--) {
+					char *nm = rotated_name(t->path, j);
+
+					rc = tail_queue(t, nm);
+					free(nm);
+					if (rc < 0)
+						return rc;
+				}
 				break;
 			}
 		}
+		rc = tail_queue(t, t->path);
+		if (rc < 0)
+			return rc;
 		feed_end_source(lv->feed);
-		if (t->nqueue > 0) {
-			char *next = t->queue[0];
-
-			memmove(t->queue, t->queue + 1,
-				(size_t)(t->nqueue - 1) * sizeof(*t->queue));
-			t->nqueue--;
-			rc = tail_switch(t, next, 0);
-			free(next);
-		} else {
-			rc = tail_switch(t, t->path, 0);
-		}
+		if (t->nqueue == 0)
+			return 0; /* the new file is not there yet */
+		rc = tail_next(t);
 		if (rc < 0)
 			return rc;
 		feed_set_source(lv->feed, t->path, 0, 0);
@@ -1122,7 +1168,7 @@ out:
 	if (lv.tail.fd >= 0)
 		close(lv.tail.fd);
 	for (int i = 0; i < lv.tail.nqueue; i++)
-		free(lv.tail.queue[i]);
+		close(lv.tail.queue[i]);
 	free(lv.tail.path);
 	feed_free(lv.feed);
 	proctree_free(lv.tree);

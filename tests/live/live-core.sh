@@ -9,7 +9,10 @@
 #      with connection churn, COPY ... TO PROGRAM and archive_command on A,
 #      a short pgbench on B, and an unrelated process under the same filter,
 #   3. imports the audit log with pgsc-collect and prints the lists with
-#      pgsc-report --format=guc and --format=json,
+#      pgsc-report --format=guc and --format=json (PGSC_LIVE_MODE=wrap:
+#      instead of 1's rules and 3's import, the workload runs under
+#      "pgsc-collect --source file:AUDITLOG --from-start -- bash ...",
+#      which loads its own rules, follows the log and drains it),
 #   4. derives the expected lists INDEPENDENTLY of pgsc's attribution: the
 #      pids of the servers come from postmaster.pid, the server logs
 #      (%p/%b, "forked new backend", "(PID n) exited"), pg_stat_activity and
@@ -17,7 +20,8 @@
 #      from the raw SECCOMP lines, named with scmp_sys_resolver,
 #   5. compares.  Missing dependencies are failures, never skips.
 #
-# Environment: PGSC_LIVE_KEEP=1 keeps the work directory (logs, store).
+# Environment: PGSC_LIVE_KEEP=1 keeps the work directory (logs, store);
+# PGSC_LIVE_MODE=import (default) or wrap chooses how pgsc collects.
 # Uses only bash, awk, sed, grep, sort, comm, tr and scmp_sys_resolver.
 
 set -euo pipefail
@@ -36,6 +40,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=${PGSC_PGBIN:-/usr/lib/postgresql/15/bin}
 PGEXE=$PGBIN/postgres
+MODE=${PGSC_LIVE_MODE:-import}
+case $MODE in
+import | wrap) ;;
+*) fail "PGSC_LIVE_MODE must be import or wrap, not '$MODE'" ;;
+esac
 
 # ---------------------------------------------------------------- deps --
 [ "$(id -u)" = 0 ] || fail "must run as root (auditd, seccomp audit records of other users)"
@@ -195,10 +204,15 @@ snapshot() { # snapshot CLUSTER: pid and backend_type of every server process
 T_LOCK=$(now)
 audit_begin "$W/audit" || fail "could not start the private auditd"
 T_LOCKED=$(now)
-audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || fail "could not load examples/pgsc.rules"
+if [ "$MODE" = import ]; then
+	audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || fail "could not load examples/pgsc.rules"
+fi # wrap: pgsc-collect loads the same rules itself (--print-rules)
 LOST0=$(auditctl -s | awk '$1 == "lost" { print $2 }')
 
-T_WORK=$(now)
+# The workload (both clusters from start to stop): run by this shell, or
+# in wrap mode by a bash that pgsc-collect starts (set -e, fail and the
+# variables carry over through $W/bin/workload.sh).
+workload() {
 # --------------------------------------------------------- start both --
 BG=
 for c in $CLUSTERS; do
@@ -255,8 +269,30 @@ for c in $CLUSTERS; do
 	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/$c/data" -m fast -w -t 60 stop >/dev/null ||
 		fail "pg_ctl stop of cluster $c failed"
 done
+} # workload
+
+STORE=$W/out/store.db
+T_WORK=$(now)
+if [ "$MODE" = import ]; then
+	workload
+else
+	{
+		echo "set -euo pipefail; export LC_ALL=C"
+		declare -p W PGBIN PGEXE EXEC NP CLUSTERS PORT NOISE_PID
+		declare -f fail note psql_c snapshot workload
+		echo workload
+	} >"$W/bin/workload.sh"
+	T_PGSC=$(now)
+	rc=0
+	"$BINDIR/pgsc-collect" --db "$STORE" --label live-core --source "file:$W/audit/audit.log" --from-start \
+		-- bash "$W/bin/workload.sh" >"$W/out/collect.out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || fail "pgsc-collect -- workload exited with status $rc: $(tail -20 "$W/out/collect.out")"
+fi
 T_WORKEND=$(now)
 audit_sync || fail "the audit log did not catch up (sync marker not seen)"
+if [ "$MODE" = wrap ] && auditctl -l | grep -q 'key=pgsc'; then
+	fail "pgsc-collect left its audit rules loaded: $(auditctl -l | grep 'key=pgsc' | tr '\n' ' ')"
+fi
 LOST1=$(auditctl -s | awk '$1 == "lost" { print $2 }')
 audit_end
 LOG=$W/audit/audit.log
@@ -266,11 +302,12 @@ if [ "${LOST1:-0}" != "${LOST0:-0}" ]; then
 fi
 
 # ------------------------------------------------ pgsc under test --
-T_PGSC=$(now)
-STORE=$W/out/store.db
-rc=0
-"$BINDIR/pgsc-collect" --db "$STORE" --label live-core --import "$LOG" >"$W/out/collect.out" 2>&1 || rc=$?
-[ "$rc" = 0 ] || fail "pgsc-collect --import exited with status $rc: $(tail -20 "$W/out/collect.out")"
+if [ "$MODE" = import ]; then
+	T_PGSC=$(now)
+	rc=0
+	"$BINDIR/pgsc-collect" --db "$STORE" --label live-core --import "$LOG" >"$W/out/collect.out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || fail "pgsc-collect --import exited with status $rc: $(tail -20 "$W/out/collect.out")"
+fi
 "$BINDIR/pgsc-report" --db "$STORE" --format=guc >"$W/out/report.guc" 2>"$W/out/report.guc.err" ||
 	fail "pgsc-report --format=guc failed: $(cat "$W/out/report.guc.err")"
 "$BINDIR/pgsc-report" --db "$STORE" --format=json >"$W/out/report.json" 2>"$W/out/report.json.err" ||
@@ -557,11 +594,22 @@ for role in "postmaster" "client backend" "descendant/client backend" "descendan
 	grep -qF "\"$role\"" "$W/out/report.json" || bad "pgsc-report --format=json names no role \"$role\""
 done
 
+# 7. wrap mode: the round holds every SECCOMP record of the log, and the
+# store says nothing may be missing.
+if [ "$MODE" = wrap ]; then
+	raw=$(grep -c '^type=SECCOMP ' "$LOG" || true)
+	[[ "${GL[0]:-}" =~ ^#\ pgsc:\ ([0-9]+)\ records ]] && got=${BASH_REMATCH[1]} || got="?"
+	[ "$got" = "$raw" ] || bad "wrap mode: pgsc counted $got SECCOMP records, the audit log has $raw"
+	"$BINDIR/pgsc-report" --db "$STORE" --check-complete >"$W/out/check.out" 2>&1 ||
+		bad "wrap mode: pgsc-report --check-complete: $(cat "$W/out/check.out")"
+fi
+
 # ======================================================================
 # Summary.
 # ======================================================================
 cnt() { grep -c . "$1" || true; }
 HDR=${GL[0]:-}
+note "mode: $MODE"
 note "clusters a (postmaster $(cat "$W/a/postmaster.pidnum")) and b (postmaster $(cat "$W/b/postmaster.pidnum"))"
 note "SECCOMP records: $(grep -c '^type=SECCOMP ' "$LOG") in $(cut -f1 "$E/records" | sort -u | grep -c .) pids; pgsc header: $HDR"
 note "server pids: $(cnt "$E/server.pids") (a $(cnt "$W/a/server.pids"), b $(cnt "$W/b/server.pids")), client backend pids: $(cnt "$E/client.pids"), COPY program pids: $(cnt "$E/copy.pids"), archive pids: $(cnt "$E/archive.pids"), unrelated pids: $(cnt "$E/noise.pids")"

@@ -271,6 +271,12 @@ struct pgsc_report_opts {
 };
 
 /**
+ * Parse a --round value, "N" or "FROM-TO" (rounds count from 1).
+ * Returns 0, or -EINVAL.
+ */
+int pgsc_round_range_parse(const char *s, int64_t *from, int64_t *to);
+
+/**
  * Parse a --session-roles value (a preset "client", "rfc", "pgseccomp",
  * or a comma-separated list of roles).
  * Returns 0, or -EINVAL with *cause set.

@@ -361,3 +361,28 @@ util_prefix_hash(int fd, uint64_t off, char out[24])
 	snprintf(out, 24, "%016llx", (unsigned long long)h);
 	return 0;
 }
+
+int
+pgsc_round_range_parse(const char *s, int64_t *from, int64_t *to)
+{
+	char *end;
+	long long a, b;
+
+	errno = 0;
+	a = strtoll(s, &end, 10);
+	if (errno || end == s || a <= 0)
+		return -EINVAL;
+	if (*end == '\0') {
+		*from = *to = a;
+		return 0;
+	}
+	if (*end != '-')
+		return -EINVAL;
+	s = end + 1;
+	b = strtoll(s, &end, 10);
+	if (errno || end == s || *end || b < a)
+		return -EINVAL;
+	*from = a;
+	*to = b;
+	return 0;
+}

@@ -20,31 +20,6 @@ usage(FILE *f)
 		"Exit status: 0 the lists are the same, 1 they differ, 2 an error.\n");
 }
 
-static int
-parse_rounds(const char *s, int64_t *from, int64_t *to)
-{
-	char *end;
-	long long a, b;
-
-	errno = 0;
-	a = strtoll(s, &end, 10);
-	if (errno || end == s || a <= 0)
-		return -1;
-	if (*end == '\0') {
-		*from = *to = a;
-		return 0;
-	}
-	if (*end != '-')
-		return -1;
-	s = end + 1;
-	b = strtoll(s, &end, 10);
-	if (errno || end == s || *end || b < a)
-		return -1;
-	*from = a;
-	*to = b;
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -85,7 +60,7 @@ main(int argc, char **argv)
 			equivalent = 1;
 			break;
 		case 'r':
-			if (parse_rounds(optarg, &lo.round_from,
+			if (pgsc_round_range_parse(optarg, &lo.round_from,
 					 &lo.round_to) < 0) {
 				fputs("pgsc-diff: bad --round \"", stderr);
 				pgsc_text_escape(stderr, optarg);

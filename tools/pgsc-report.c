@@ -20,31 +20,6 @@ usage(FILE *f)
 }
 
 static int
-parse_rounds(const char *s, int64_t *from, int64_t *to)
-{
-	char *end;
-	long long a, b;
-
-	errno = 0;
-	a = strtoll(s, &end, 10);
-	if (errno || end == s || a <= 0)
-		return -1;
-	if (*end == '\0') {
-		*from = *to = a;
-		return 0;
-	}
-	if (*end != '-')
-		return -1;
-	s = end + 1;
-	b = strtoll(s, &end, 10);
-	if (errno || end == s || *end || b < a)
-		return -1;
-	*from = a;
-	*to = b;
-	return 0;
-}
-
-static int
 prefix_ok(const char *p)
 {
 	for (; *p; p++)
@@ -95,7 +70,7 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			if (parse_rounds(optarg, &ro.round_from, &ro.round_to) < 0) {
+			if (pgsc_round_range_parse(optarg, &ro.round_from, &ro.round_to) < 0) {
 				fprintf(stderr, "pgsc-report: bad --round \"%s\"\n",
 					optarg);
 				return 2;

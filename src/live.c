@@ -998,6 +998,32 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			goto out;
 		}
 	}
+	if (child > 0 && lv.kind == SRC_NETLINK) {
+		/*
+		 * The kernel does not audit the syscalls of the registered
+		 * audit daemon, so our own fork of the command leaves no
+		 * record: put that edge in the tree ourselves, or the command
+		 * and what it runs outside a server count as unattributed.
+		 */
+		struct proc_info self = { 0 }, kid = { 0 };
+		char exe[PGSC_EXE_MAX + 1];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		exe[n > 0 ? n : 0] = '\0';
+		self.pid = getpid();
+		self.ppid = getppid();
+		self.birth = self.last = util_now();
+		self.exe = exe;
+		kid = self;
+		kid.pid = child;
+		kid.ppid = self.pid;
+		kid.parent_known = 1;
+		if (proctree_seed(lv.tree, &self) < 0 ||
+		    proctree_seed(lv.tree, &kid) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
 	stats->round = lv.round;
 	next_commit = util_now() + interval;
 

@@ -173,12 +173,19 @@ load(struct rep *r)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
+	/* the totals and the loss figures of the rounds, in one pass */
 	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(records),0), "
 			       "coalesce(sum(attributed),0), "
 			       "coalesce(sum(unrelated),0), "
 			       "coalesce(sum(standalone),0), "
 			       "coalesce(sum(unattributed),0), "
-			       "coalesce(sum(rejected),0) FROM rounds "
+			       "coalesce(sum(rejected),0), "
+			       "coalesce(sum(max(coalesce(kernel_lost_end, 0) "
+			       "- coalesce(kernel_lost_start, 0), 0)), 0), "
+			       "coalesce(sum(serial_gaps), 0), "
+			       "coalesce(sum(rotation_gaps), 0), "
+			       "coalesce(sum(drain_timeouts), 0), "
+			       "coalesce(sum(finished IS NULL), 0) FROM rounds "
 			       "WHERE id BETWEEN ?1 AND ?2", -1, &s,
 			       NULL) != SQLITE_OK)
 		goto sqlerr;
@@ -191,26 +198,11 @@ load(struct rep *r)
 		r->standalone = (uint64_t)sqlite3_column_int64(s, 3);
 		r->unattributed = (uint64_t)sqlite3_column_int64(s, 4);
 		r->rejected = (uint64_t)sqlite3_column_int64(s, 5);
-	}
-	sqlite3_finalize(s);
-
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(max(coalesce(kernel_lost_end, 0) "
-			       "- coalesce(kernel_lost_start, 0), 0)), 0), "
-			       "coalesce(sum(serial_gaps), 0), "
-			       "coalesce(sum(rotation_gaps), 0), "
-			       "coalesce(sum(drain_timeouts), 0), "
-			       "coalesce(sum(finished IS NULL), 0) FROM rounds "
-			       "WHERE id BETWEEN ?1 AND ?2", -1, &s,
-			       NULL) != SQLITE_OK)
-		goto sqlerr;
-	sqlite3_bind_int64(s, 1, r->from);
-	sqlite3_bind_int64(s, 2, r->to);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		r->lost = (uint64_t)sqlite3_column_int64(s, 0);
-		r->serial_gaps = (uint64_t)sqlite3_column_int64(s, 1);
-		r->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 2);
-		r->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 3);
-		r->unfinished = sqlite3_column_int64(s, 4);
+		r->lost = (uint64_t)sqlite3_column_int64(s, 6);
+		r->serial_gaps = (uint64_t)sqlite3_column_int64(s, 7);
+		r->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 8);
+		r->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 9);
+		r->unfinished = sqlite3_column_int64(s, 10);
 	}
 	sqlite3_finalize(s);
 

@@ -529,6 +529,19 @@ store_batch_sample(struct store_batch *b, const char *reason,
 	return step_done(b->st, s, cause);
 }
 
+/* End a loop of sqlite3_step() over rows that calls back: @rc is the last
+ * step's result, or the callback's negative errno. */
+static int
+rows_end(pgsc_store *st, sqlite3_stmt *s, int rc, char **cause)
+{
+	if (rc != SQLITE_DONE && rc >= 0)
+		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	return rc < 0 ? rc : -EIO;
+}
+
 int
 store_live_procs(pgsc_store *st, int64_t round,
 		 int (*cb)(void *arg, const struct proc_info *p), void *arg,
@@ -561,13 +574,7 @@ store_live_procs(pgsc_store *st, int64_t round,
 		if (rc != 0)
 			break;
 	}
-	sqlite3_finalize(s);
-	if (rc == SQLITE_DONE)
-		return 0;
-	if (rc < 0)
-		return rc;
-	util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
-	return -EIO;
+	return rows_end(st, s, rc, cause);
 }
 
 /* ---------------------------------------------------------------- */
@@ -741,13 +748,7 @@ store_round_aggs(pgsc_store *st, int64_t round,
 		if (rc != 0)
 			break;
 	}
-	sqlite3_finalize(s);
-	if (rc == SQLITE_DONE)
-		return 0;
-	if (rc < 0)
-		return rc;
-	util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
-	return -EIO;
+	return rows_end(st, s, rc, cause);
 }
 
 /* Drop a round's aggregates before a whole snapshot replaces them. */

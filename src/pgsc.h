@@ -449,6 +449,67 @@ int pgsc_diff_print(const pgsc_diff *d, enum pgsc_diff_format format,
 /** Print every syscall family with its members and its reason. */
 void pgsc_families_print(FILE *out);
 
+/* ------------------------------------------------------------------ */
+/* Effective filters (effective.c)                                     */
+/* ------------------------------------------------------------------ */
+
+/* effective.c depends only on libc and libseccomp: the PostgreSQL module
+ * (src/pgmodule/) compiles it in.  See docs/module.md. */
+
+/* The four lists and default action of one filter context. */
+struct pgsc_filter_spec {
+	enum pgsc_action def;           /* default action */
+	const char *list[4];            /* indexed by enum pgsc_action
+					 * (ALLOW, LOG, ERROR, KILL): comma-
+					 * separated names; NULL or "" = empty */
+};
+
+/* One syscall's action in a context. */
+struct pgsc_effective_entry {
+	const char *name;               /* as listed */
+	int nr;                         /* libseccomp number on the arch; may be a
+					 * negative placeholder (DESIGN §4) */
+	enum pgsc_action action;        /* after precedence kill > error > log > allow */
+};
+
+typedef struct pgsc_effective pgsc_effective;
+
+/**
+ * Resolve '*' in a session spec: a session list that is exactly "*"
+ * (blanks allowed) means "the global context's list of the same action".
+ * Writes the resolved spec to *out (pointers into the inputs, no
+ * allocation); the default action is copied unchanged.
+ * Returns 0, or -EINVAL with *cause set when '*' is mixed with names.
+ */
+int pgsc_session_spec_resolve(const struct pgsc_filter_spec *global,
+			      const struct pgsc_filter_spec *session,
+			      struct pgsc_filter_spec *out, char **cause);
+
+/**
+ * Compute the effective filter of @spec on @arch (audit/libseccomp arch
+ * token, 0 = native): every listed name once, with the strictest action
+ * of the lists naming it.  Blanks around names and empty elements are
+ * ignored.  A name libseccomp knows but @arch lacks is kept with its
+ * negative placeholder number.
+ * Returns 0 and sets *out, or -EINVAL with *cause naming (escaped) every
+ * unknown name, a '*' or an unknown arch, or -ENOMEM.
+ */
+int pgsc_effective_new(const struct pgsc_filter_spec *spec, uint32_t arch,
+		       pgsc_effective **out, char **cause);
+
+/** The entries of @e, sorted by name; returns their number. */
+size_t pgsc_effective_entries(const pgsc_effective *e,
+			      const struct pgsc_effective_entry **entries);
+
+/** The default action of @e. */
+enum pgsc_action pgsc_effective_default(const pgsc_effective *e);
+
+/** Free @e; NULL is a no-op. */
+void pgsc_effective_free(pgsc_effective *e);
+
+/** "allow", "log", "error", "kill" ("?" for anything else). */
+const char *pgsc_action_name(enum pgsc_action a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,397 @@
+/* effective.c - the effective action of every listed syscall in a filter. */
+/*
+ * A filter context (global or session) has a default action and four
+ * lists.  A name on several lists gets the strictest action, in the
+ * order kill > error > log > allow (enum pgsc_action is ordered so that
+ * the strictest is the largest).  The same code serves the PostgreSQL
+ * module (src/pgmodule/pgsc.c: check hooks, the loaded filters and
+ * pgsc_filter()) and pgsc-report --format=effective, so both always agree.
+ *
+ * This file depends only on libc and libseccomp: the module compiles it
+ * into the backend, where sqlite, auparse and the rest of the library
+ * have no place.  Hence its own small escaper and cause builder.
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc.h"
+
+/* Longest name accepted; the longest libseccomp 2.5.4 knows has 24. */
+#define EFF_NAME_MAX 64
+/* Unknown names quoted in a cause; the rest are counted. */
+#define EFF_CAUSE_NAMES 8
+
+struct pgsc_effective {
+	enum pgsc_action def;
+	struct pgsc_effective_entry *v;
+	size_t n, cap;
+};
+
+static const char *const action_names[] = {
+	[PGSC_ACT_ALLOW] = "allow",
+	[PGSC_ACT_LOG] = "log",
+	[PGSC_ACT_ERROR] = "error",
+	[PGSC_ACT_KILL] = "kill",
+};
+
+const char *
+pgsc_action_name(enum pgsc_action a)
+{
+	if ((unsigned)a >= sizeof(action_names) / sizeof(action_names[0]))
+		return "?";
+	return action_names[a];
+}
+
+/* A growable message; on OOM it is dropped, the error code still says. */
+struct msg {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+static void
+msg_add(struct msg *m, const char *s, size_t n)
+{
+	if (m->oom)
+		return;
+	if (m->len + n + 1 > m->cap) {
+		size_t cap = m->cap ? m->cap : 128;
+		char *p;
+
+		while (m->len + n + 1 > cap)
+			cap *= 2;
+		p = realloc(m->s, cap);
+		if (p == NULL) {
+			m->oom = 1;
+			return;
+		}
+		m->s = p;
+		m->cap = cap;
+	}
+	memcpy(m->s + m->len, s, n);
+	m->len += n;
+	m->s[m->len] = '\0';
+}
+
+static void __attribute__((format(printf, 2, 3)))
+msg_addf(struct msg *m, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	msg_add(m, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Append @s (@n bytes, untrusted: a GUC value) quoted, with anything but
+ * printable ASCII, quotes and backslashes shown as \xNN, cut at
+ * EFF_NAME_MAX bytes. */
+static void
+msg_add_quoted(struct msg *m, const char *s, size_t n)
+{
+	msg_add(m, "\"", 1);
+	for (size_t i = 0; i < n && i < EFF_NAME_MAX; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			msg_add(m, (const char *)&c, 1);
+		else
+			msg_addf(m, "\\x%02x", c);
+	}
+	if (n > EFF_NAME_MAX)
+		msg_add(m, "...", 3);
+	msg_add(m, "\"", 1);
+}
+
+/* Hand a message to *cause (or drop it). */
+static void
+msg_give(struct msg *m, char **cause)
+{
+	if (cause != NULL && !m->oom && m->s != NULL) {
+		free(*cause);
+		*cause = m->s;
+	} else {
+		free(m->s);
+	}
+	m->s = NULL;
+}
+
+static int
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The next comma-separated token of *p, trimmed; NULL at the end.  Empty
+ * tokens ("a,,b", a trailing comma) are skipped, as pgsc-exec does. */
+static const char *
+next_token(const char **p, size_t *len)
+{
+	const char *s = *p, *e;
+
+	for (;;) {
+		while (is_space(*s) || *s == ',')
+			s++;
+		if (*s == '\0') {
+			*p = s;
+			return NULL;
+		}
+		e = s;
+		while (*e != '\0' && *e != ',')
+			e++;
+		*p = e;
+		while (e > s && is_space(e[-1]))
+			e--;
+		if (e > s) {
+			*len = (size_t)(e - s);
+			return s;
+		}
+		s = *p;
+	}
+}
+
+/* Is @s exactly "*", give or take blanks? */
+static int
+is_star(const char *s)
+{
+	const char *p = s;
+	size_t len;
+	const char *t = next_token(&p, &len);
+
+	if (t == NULL || len != 1 || *t != '*')
+		return 0;
+	return next_token(&p, &len) == NULL;
+}
+
+int
+pgsc_session_spec_resolve(const struct pgsc_filter_spec *global,
+			  const struct pgsc_filter_spec *session,
+			  struct pgsc_filter_spec *out, char **cause)
+{
+	struct msg m = { 0 };
+
+	*out = *session;
+	for (int a = PGSC_ACT_ALLOW; a <= PGSC_ACT_KILL; a++) {
+		const char *s = session->list[a];
+
+		if (s == NULL)
+			continue;
+		if (is_star(s)) {
+			out->list[a] = global->list[a];
+			continue;
+		}
+		if (strchr(s, '*') != NULL) {
+			msg_addf(&m, "\"*\" must stand alone in the session "
+				 "%s list (it means: the global %s list)",
+				 pgsc_action_name((enum pgsc_action)a),
+				 pgsc_action_name((enum pgsc_action)a));
+			msg_give(&m, cause);
+			*out = *session;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+name_chars_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > EFF_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct pgsc_effective_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	/* the strictest first, so the merge keeps it */
+	return (int)y->action - (int)x->action;
+}
+
+static int
+eff_push(pgsc_effective *e, const char *name, size_t len, int nr,
+	 enum pgsc_action a)
+{
+	char *copy;
+
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 64;
+		struct pgsc_effective_entry *v;
+
+		v = realloc(e->v, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		e->v = v;
+		e->cap = cap;
+	}
+	copy = malloc(len + 1);
+	if (copy == NULL)
+		return -ENOMEM;
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	e->v[e->n].name = copy;
+	e->v[e->n].nr = nr;
+	e->v[e->n].action = a;
+	e->n++;
+	return 0;
+}
+
+void
+pgsc_effective_free(pgsc_effective *e)
+{
+	if (e == NULL)
+		return;
+	for (size_t i = 0; i < e->n; i++)
+		free((void *)(uintptr_t)e->v[i].name);
+	free(e->v);
+	free(e);
+}
+
+int
+pgsc_effective_new(const struct pgsc_filter_spec *spec, uint32_t arch,
+		   pgsc_effective **out, char **cause)
+{
+	pgsc_effective *e;
+	struct msg bad = { 0 }, m = { 0 };
+	size_t nbad = 0, w;
+	int rc = 0, star = 0;
+
+	*out = NULL;
+	if ((unsigned)spec->def > PGSC_ACT_KILL) {
+		msg_addf(&m, "invalid default action %d", (int)spec->def);
+		msg_give(&m, cause);
+		return -EINVAL;
+	}
+	/* libseccomp has no "is this arch token valid" call: every arch it
+	 * supports has read(2). */
+	if (arch != 0 && seccomp_syscall_resolve_name_arch(arch, "read") ==
+			 __NR_SCMP_ERROR) {
+		msg_addf(&m, "arch token 0x%08x is not known to libseccomp",
+			 arch);
+		msg_give(&m, cause);
+		return -EINVAL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return -ENOMEM;
+	e->def = spec->def;
+
+	for (int a = PGSC_ACT_ALLOW; a <= PGSC_ACT_KILL; a++) {
+		const char *p = spec->list[a], *t;
+		size_t len;
+
+		if (p == NULL)
+			continue;
+		while ((t = next_token(&p, &len)) != NULL) {
+			int nr = __NR_SCMP_ERROR;
+
+			if (len == 1 && *t == '*') {
+				star = 1;
+				continue;
+			}
+			/* libseccomp would also refuse these, but a name
+			 * is bounded and checked before it gets there. */
+			if (name_chars_ok(t, len)) {
+				char name[EFF_NAME_MAX + 1];
+
+				memcpy(name, t, len);
+				name[len] = '\0';
+				/* arch 0 is the native arch.  A name
+				 * libseccomp knows but @arch lacks gives a
+				 * negative placeholder, not
+				 * __NR_SCMP_ERROR (DESIGN §4): it is kept,
+				 * with that number. */
+				nr = seccomp_syscall_resolve_name_arch(arch,
+								       name);
+			}
+			if (nr == __NR_SCMP_ERROR) {
+				if (nbad < EFF_CAUSE_NAMES) {
+					if (nbad > 0)
+						msg_add(&bad, ", ", 2);
+					msg_add_quoted(&bad, t, len);
+				}
+				nbad++;
+				continue;
+			}
+			rc = eff_push(e, t, len, nr, (enum pgsc_action)a);
+			if (rc < 0)
+				goto out;
+		}
+	}
+	if (star) {
+		msg_addf(&m, "\"*\" is not a syscall name: it may only stand "
+			 "alone in a session list, meaning the global list");
+		if (nbad > 0)
+			msg_add(&m, "; ", 2);
+	}
+	if (nbad > 0) {
+		msg_addf(&m, "unknown syscall name%s ", nbad > 1 ? "s" : "");
+		if (bad.s != NULL)
+			msg_add(&m, bad.s, bad.len);
+		if (nbad > EFF_CAUSE_NAMES)
+			msg_addf(&m, " and %zu more", nbad - EFF_CAUSE_NAMES);
+		msg_addf(&m, " (libseccomp knows no syscall of that name on "
+			 "any arch)");
+		if (bad.oom)
+			m.oom = 1;
+	}
+	if (star || nbad > 0) {
+		msg_give(&m, cause);
+		rc = -EINVAL;
+		goto out;
+	}
+
+	/* Sort by name, strictest first, and keep the first of each name:
+	 * kill > error > log > allow. */
+	if (e->n > 1)
+		qsort(e->v, e->n, sizeof(e->v[0]), entry_cmp);
+	w = 0;
+	for (size_t i = 0; i < e->n; i++) {
+		if (w > 0 && strcmp(e->v[w - 1].name, e->v[i].name) == 0) {
+			free((void *)(uintptr_t)e->v[i].name);
+			continue;
+		}
+		e->v[w++] = e->v[i];
+	}
+	e->n = w;
+	*out = e;
+	e = NULL;
+out:
+	free(bad.s);
+	free(m.s);
+	pgsc_effective_free(e);
+	return rc;
+}
+
+size_t
+pgsc_effective_entries(const pgsc_effective *e,
+		       const struct pgsc_effective_entry **entries)
+{
+	*entries = e->v;
+	return e->n;
+}
+
+enum pgsc_action
+pgsc_effective_default(const pgsc_effective *e)
+{
+	return e->def;
+}

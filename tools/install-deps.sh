@@ -24,6 +24,8 @@ PKGS=(
 	# the server pgsc watches, and the PGXS headers for the module
 	postgresql-15 postgresql-contrib postgresql-client-15
 	postgresql-server-dev-15
+	# the module's libpq/auth.h includes <gssapi/gssapi.h>
+	libkrb5-dev
 )
 
 missing=()

@@ -1,0 +1,630 @@
+/* pgsc.c - the pgsc PostgreSQL module: seccomp filters for stock PostgreSQL 15. */
+/*
+ * Loaded with shared_preload_libraries = 'pgsc'.  It gives the semantics
+ * of the 2019 RFC patch (never merged) without patching the server:
+ *
+ *   - a global filter, loaded in the postmaster while
+ *     shared_preload_libraries is processed, inherited by every child
+ *     and every program they exec;
+ *   - a session filter, stacked on it in each client backend (walsenders
+ *     included) once the role's and database's settings are in force.
+ *
+ * Each filter has a default action and four lists (allow, log, error,
+ * kill); a name on several lists gets the strictest action, computed by
+ * ../effective.c, the same code pgsc-report --format=effective uses.
+ * docs/module.md says where each filter is loaded and why.
+ *
+ * Only libc, libseccomp and ../effective.c are linked in: nothing of the
+ * rest of pgsc (sqlite, auparse) belongs in a backend.
+ */
+#include "postgres.h"
+
+#include <errno.h>
+#include <seccomp.h>
+#include <string.h>
+
+#include "access/xact.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "libpq/auth.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "pgsc.h"
+
+PG_MODULE_MAGIC;
+
+#define PGSC_GUC_PREFIX "pgsc"
+
+/* The default-action GUCs: enum pgsc_action, and for the session "*"
+ * (= the global default). */
+#define DEF_STAR (-1)
+
+static const struct config_enum_entry global_default_options[] = {
+	{ "allow", PGSC_ACT_ALLOW, false },
+	{ "log", PGSC_ACT_LOG, false },
+	{ "error", PGSC_ACT_ERROR, false },
+	{ "kill", PGSC_ACT_KILL, false },
+	{ NULL, 0, false },
+};
+
+static const struct config_enum_entry session_default_options[] = {
+	{ "allow", PGSC_ACT_ALLOW, false },
+	{ "log", PGSC_ACT_LOG, false },
+	{ "error", PGSC_ACT_ERROR, false },
+	{ "kill", PGSC_ACT_KILL, false },
+	{ "*", DEF_STAR, false },
+	{ NULL, 0, false },
+};
+
+/* GUC variables */
+static bool pgsc_enabled = false;
+static int global_default = PGSC_ACT_LOG;
+static int session_default = DEF_STAR;
+static char *global_list[4];
+static char *session_list[4];
+
+/* The session spec as loaded in this backend (TopMemoryContext), for
+ * pgsc_filter(): later SETs cannot change a loaded filter. */
+static bool session_loaded = false;
+static bool session_tried = false;
+static int loaded_session_default;
+static char *loaded_session_list[4];
+
+static ClientAuthentication_hook_type prev_client_auth_hook = NULL;
+
+void _PG_init(void);
+
+/* ------------------------------------------------------------------ */
+/* Check hooks                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Is @s "*", give or take blanks? */
+static bool
+is_star(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s != '*')
+		return false;
+	s++;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == '\0';
+}
+
+/*
+ * Validate one list: every name must be known to libseccomp.  Names are
+ * resolved for the native arch (arch 0), as seccomp_rule_add will.  A name
+ * libseccomp knows but this arch lacks (open on aarch64) resolves to a
+ * negative placeholder: it is accepted, so one list can serve several
+ * arches, and the filter has no rule for it here (see docs/module.md).
+ * Returns NULL when valid, else a malloc'd sentence.
+ */
+static char *
+list_problem(const char *value, bool session)
+{
+	struct pgsc_filter_spec spec = { .def = PGSC_ACT_ALLOW };
+	pgsc_effective *e = NULL;
+	char *cause = NULL;
+	int rc;
+
+	if (value == NULL || (session && is_star(value)))
+		return NULL;
+	spec.list[PGSC_ACT_ALLOW] = value;
+	rc = pgsc_effective_new(&spec, 0, &e, &cause);
+	pgsc_effective_free(e);
+	if (rc == 0)
+		return NULL;
+	if (cause == NULL)
+		cause = strdup(rc == -ENOMEM ? "out of memory" : "invalid list");
+	return cause;
+}
+
+static bool
+check_list(char **newval, bool session)
+{
+	char *cause = list_problem(*newval, session);
+
+	if (cause == NULL)
+		return true;
+	GUC_check_errdetail("%s", cause);
+	free(cause);
+	return false;
+}
+
+static bool
+check_global_list(char **newval, void **extra, GucSource source)
+{
+	(void)extra;
+	(void)source;
+	return check_list(newval, false);
+}
+
+static bool
+check_session_list(char **newval, void **extra, GucSource source)
+{
+	(void)extra;
+	(void)source;
+	return check_list(newval, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* Filters                                                             */
+/* ------------------------------------------------------------------ */
+
+static uint32_t
+scmp_action(enum pgsc_action a)
+{
+	switch (a) {
+	case PGSC_ACT_ALLOW:
+		return SCMP_ACT_ALLOW;
+	case PGSC_ACT_LOG:
+		return SCMP_ACT_LOG;
+	case PGSC_ACT_ERROR:
+		/* EPERM, as the RFC patch and pgsc-exec: "operation not
+		 * permitted" is what a caller expects from a policy. */
+		return SCMP_ACT_ERRNO(EPERM);
+	case PGSC_ACT_KILL:
+		break;
+	}
+	return SCMP_ACT_KILL_PROCESS;
+}
+
+/* The 32-bit arch that runs on the native one, 0 if none. */
+static uint32_t
+compat_arch(uint32_t native)
+{
+	switch (native) {
+	case SCMP_ARCH_X86_64:
+		return SCMP_ARCH_X86;
+	case SCMP_ARCH_AARCH64:
+		return SCMP_ARCH_ARM;
+	default:
+		return 0;
+	}
+}
+
+static void
+global_spec(struct pgsc_filter_spec *spec)
+{
+	spec->def = (enum pgsc_action)global_default;
+	for (int a = 0; a < 4; a++)
+		spec->list[a] = global_list[a];
+}
+
+/*
+ * The session spec from @def and @lists, '*' resolved against the global
+ * one.  Returns 0 or -EINVAL with *cause.
+ */
+static int
+session_spec(int def, char *const *lists, struct pgsc_filter_spec *out,
+	     char **cause)
+{
+	struct pgsc_filter_spec g, s;
+
+	global_spec(&g);
+	s.def = def == DEF_STAR ? g.def : (enum pgsc_action)def;
+	for (int a = 0; a < 4; a++)
+		s.list[a] = lists[a];
+	return pgsc_session_spec_resolve(&g, &s, out, cause);
+}
+
+/*
+ * Build the filter of @spec and load it into the calling process: the
+ * native arch plus its 32-bit compat arch (i386 on x86_64: a filter for
+ * the native arch alone kills every i386 call through the bad-arch
+ * action), with SCMP_FLTATR_CTL_LOG so error and kill are audited too.
+ * @what ("global", "session") is for messages.
+ * Returns 0 or a negative errno with *cause (malloc'd).
+ */
+static int
+filter_load(const struct pgsc_filter_spec *spec, const char *what,
+	    int *n_rules, char **cause)
+{
+	const struct pgsc_effective_entry *v;
+	pgsc_effective *e = NULL;
+	scmp_filter_ctx ctx = NULL;
+	uint32_t compat;
+	size_t n;
+	int rc;
+
+	*n_rules = 0;
+	rc = pgsc_effective_new(spec, 0, &e, cause);
+	if (rc < 0)
+		return rc;
+	ctx = seccomp_init(scmp_action(spec->def));
+	if (ctx == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	compat = compat_arch(seccomp_arch_native());
+	if (compat != 0) {
+		rc = seccomp_arch_add(ctx, compat);
+		if (rc < 0 && rc != -EEXIST) {
+			*cause = strdup("cannot add the 32-bit compat arch");
+			goto out;
+		}
+	}
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1);
+	if (rc < 0) {
+		*cause = strdup("cannot set SCMP_FLTATR_CTL_LOG (kernel "
+				"without seccomp logging?)");
+		goto out;
+	}
+	n = pgsc_effective_entries(e, &v);
+	for (size_t i = 0; i < n; i++) {
+		/* libseccomp refuses a rule whose action is the default
+		 * (-EACCES): it would change nothing anyway. */
+		if (v[i].action == spec->def)
+			continue;
+		if (v[i].nr < 0) {
+			/* A placeholder: the native arch has no such call.
+			 * libseccomp would add a rule that can never match;
+			 * leave it out and say so once per load. */
+			ereport(LOG,
+				(errmsg("pgsc: %s filter: syscall \"%s\" does "
+					"not exist on this architecture; no "
+					"rule for it", what, v[i].name)));
+			continue;
+		}
+		rc = seccomp_rule_add(ctx, scmp_action(v[i].action), v[i].nr,
+				      0);
+		if (rc < 0 && rc != -EEXIST) {
+			char buf[160];
+
+			snprintf(buf, sizeof(buf), "seccomp_rule_add(%s): %s",
+				 v[i].name, strerror(-rc));
+			*cause = strdup(buf);
+			goto out;
+		}
+		(*n_rules)++;
+	}
+	rc = seccomp_load(ctx);
+	if (rc < 0) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "seccomp_load: %s", strerror(-rc));
+		*cause = strdup(buf);
+	}
+out:
+	seccomp_release(ctx);
+	pgsc_effective_free(e);
+	return rc < 0 ? rc : 0;
+}
+
+/* ereport(FATAL) for a failed load; frees @cause first. */
+static void pg_attribute_noreturn()
+load_failed(const char *what, int rc, char *cause)
+{
+	char *msg = pstrdup(cause != NULL ? cause : strerror(-rc));
+
+	free(cause);
+	ereport(FATAL,
+		(errmsg("pgsc: cannot load the %s seccomp filter", what),
+		 errdetail("%s", msg)));
+	pg_unreachable();
+}
+
+/* The session filter, at the commit of InitPostgres's transaction. */
+static void
+session_xact_callback(XactEvent event, void *arg)
+{
+	struct pgsc_filter_spec spec;
+	MemoryContext old;
+	char *cause = NULL;
+	int rc, n_rules;
+
+	(void)arg;
+	if (event != XACT_EVENT_PRE_COMMIT || session_tried)
+		return;
+	session_tried = true;
+	if (!pgsc_enabled)
+		return;
+	/* Keep what is loaded: a later SET cannot change the filter. */
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	loaded_session_default = session_default;
+	for (int a = 0; a < 4; a++)
+		loaded_session_list[a] = session_list[a] != NULL ?
+						 pstrdup(session_list[a]) :
+						 NULL;
+	MemoryContextSwitchTo(old);
+
+	rc = session_spec(loaded_session_default, loaded_session_list, &spec,
+			  &cause);
+	if (rc == 0)
+		rc = filter_load(&spec, "session", &n_rules, &cause);
+	if (rc < 0)
+		load_failed("session", rc, cause);
+	session_loaded = true;
+	ereport(DEBUG1,
+		(errmsg("pgsc: session filter loaded: default %s, %d rules",
+			pgsc_action_name(spec.def), n_rules)));
+}
+
+/*
+ * ClientAuthentication_hook runs inside InitPostgres before the role's
+ * and the database's settings (ALTER ROLE/DATABASE ... SET) and the
+ * startup packet's options are applied, so the session filter cannot be
+ * built here.  The first point after them that every client connection
+ * passes, before the first message is read, is the commit of
+ * InitPostgres's own transaction: register for it.
+ */
+static void
+pgsc_client_auth(Port *port, int status)
+{
+	if (prev_client_auth_hook != NULL)
+		prev_client_auth_hook(port, status);
+	if (status == STATUS_OK && pgsc_enabled && !session_tried)
+		RegisterXactCallback(session_xact_callback, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Settings given to the postmaster                                    */
+/* ------------------------------------------------------------------ */
+
+static const char *const action_suffix[4] = { "allow", "log", "error",
+					      "kill" };
+
+/*
+ * A custom GUC with a bad value in postgresql.conf (or -c) is only a
+ * WARNING when the module defines it, and the built-in default stays:
+ * the server would start with a filter nobody asked for.  Check the
+ * values given to the postmaster before defining the GUCs, and refuse
+ * to start on any bad one.
+ */
+static void
+check_postmaster_values(void)
+{
+	char name[64];
+	const char *v;
+	bool b;
+
+	v = GetConfigOption(PGSC_GUC_PREFIX ".enabled", true, false);
+	if (v != NULL && !parse_bool(v, &b))
+		ereport(FATAL,
+			(errmsg("pgsc: invalid value for parameter "
+				"\"pgsc.enabled\": \"%s\"", v),
+			 errhint("The server does not start with an invalid "
+				 "pgsc setting.")));
+	for (int ctx = 0; ctx < 2; ctx++) {
+		const char *which = ctx == 0 ? "global" : "session";
+		const struct config_enum_entry *opt =
+			ctx == 0 ? global_default_options :
+				   session_default_options;
+
+		snprintf(name, sizeof(name), PGSC_GUC_PREFIX ".%s_syscall_default",
+			 which);
+		v = GetConfigOption(name, true, false);
+		if (v != NULL) {
+			bool ok = false;
+
+			for (; opt->name != NULL; opt++)
+				if (pg_strcasecmp(opt->name, v) == 0)
+					ok = true;
+			if (!ok)
+				ereport(FATAL,
+					(errmsg("pgsc: invalid value for "
+						"parameter \"%s\": \"%s\"",
+						name, v),
+					 errdetail("Valid values are allow, log, "
+						   "error, kill%s.",
+						   ctx == 1 ? " and *" : ""),
+					 errhint("The server does not start "
+						 "with an invalid pgsc "
+						 "setting.")));
+		}
+		for (int a = 0; a < 4; a++) {
+			char *cause;
+
+			snprintf(name, sizeof(name),
+				 PGSC_GUC_PREFIX ".%s_syscall_%s", which,
+				 action_suffix[a]);
+			v = GetConfigOption(name, true, false);
+			cause = list_problem(v, ctx == 1);
+			if (cause != NULL) {
+				char *msg = pstrdup(cause);
+
+				free(cause);
+				ereport(FATAL,
+					(errmsg("pgsc: invalid value for "
+						"parameter \"%s\"", name),
+					 errdetail("%s", msg),
+					 errhint("The server does not start "
+						 "with an invalid pgsc "
+						 "setting.")));
+			}
+		}
+	}
+}
+
+static void
+define_gucs(void)
+{
+	static const char *const list_desc[4] = {
+		"Syscalls allowed by the %s seccomp filter.",
+		"Syscalls allowed and audited (SECCOMP record) by the %s "
+		"seccomp filter.",
+		"Syscalls failing with EPERM (and audited) under the %s "
+		"seccomp filter.",
+		"Syscalls killing the process (and audited) under the %s "
+		"seccomp filter.",
+	};
+
+	DefineCustomBoolVariable(PGSC_GUC_PREFIX ".enabled",
+				 "Load the pgsc seccomp filters.",
+				 "Needs shared_preload_libraries = 'pgsc'.",
+				 &pgsc_enabled, false, PGC_POSTMASTER, 0,
+				 NULL, NULL, NULL);
+	DefineCustomEnumVariable(PGSC_GUC_PREFIX ".global_syscall_default",
+				 "Action of the global filter for syscalls "
+				 "on none of its lists.",
+				 NULL, &global_default, PGSC_ACT_LOG,
+				 global_default_options, PGC_POSTMASTER, 0,
+				 NULL, NULL, NULL);
+	DefineCustomEnumVariable(PGSC_GUC_PREFIX ".session_syscall_default",
+				 "Action of the session filter for syscalls "
+				 "on none of its lists.",
+				 "\"*\" means the global default.",
+				 &session_default, DEF_STAR,
+				 session_default_options, PGC_SUSET, 0, NULL,
+				 NULL, NULL);
+	for (int a = 0; a < 4; a++) {
+		char name[64];
+
+		snprintf(name, sizeof(name),
+			 PGSC_GUC_PREFIX ".global_syscall_%s", action_suffix[a]);
+		DefineCustomStringVariable(
+			MemoryContextStrdup(TopMemoryContext, name),
+			psprintf(list_desc[a], "global"),
+			"A comma-separated list of syscall names.",
+			&global_list[a], "", PGC_POSTMASTER, 0,
+			check_global_list, NULL, NULL);
+		/* PGC_SUSET: only superusers change them, and settings of
+		 * ALTER ROLE/DATABASE ... SET (made by a superuser) apply at
+		 * session start, before the session filter is built. */
+		snprintf(name, sizeof(name),
+			 PGSC_GUC_PREFIX ".session_syscall_%s",
+			 action_suffix[a]);
+		DefineCustomStringVariable(
+			MemoryContextStrdup(TopMemoryContext, name),
+			psprintf(list_desc[a], "session"),
+			"A comma-separated list of syscall names, or \"*\" "
+			"for the global list.",
+			&session_list[a], "", PGC_SUSET, 0,
+			check_session_list, NULL, NULL);
+	}
+	MarkGUCPrefixReserved(PGSC_GUC_PREFIX);
+}
+
+void
+_PG_init(void)
+{
+	bool postmaster = process_shared_preload_libraries_in_progress &&
+			  IsPostmasterEnvironment && !IsUnderPostmaster;
+	struct pgsc_filter_spec g, s;
+	char *cause = NULL;
+	int rc, n_rules;
+
+	if (postmaster)
+		check_postmaster_values();
+	define_gucs();
+	/* Loaded by LOAD or CREATE EXTENSION in a backend: settings and
+	 * pgsc_filter() only, no filter. */
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	prev_client_auth_hook = ClientAuthentication_hook;
+	ClientAuthentication_hook = pgsc_client_auth;
+	/* Single-user and bootstrap backends (initdb) preload libraries
+	 * too, outside any postmaster: no filter there. */
+	if (!postmaster || !pgsc_enabled)
+		return;
+
+	/* The session settings given to the postmaster must resolve too,
+	 * or every connection would fail later. */
+	rc = session_spec(session_default, session_list, &s, &cause);
+	if (rc < 0)
+		load_failed("session", rc, cause);
+
+	/*
+	 * The global filter, in the postmaster, now: everything the server
+	 * does from here on (shared memory, sockets, the other preloaded
+	 * libraries, every child and what it execs) runs under it, and a
+	 * filter cannot be lifted once loaded.
+	 */
+	global_spec(&g);
+	rc = filter_load(&g, "global", &n_rules, &cause);
+	if (rc < 0)
+		load_failed("global", rc, cause);
+	ereport(LOG,
+		(errmsg("pgsc: global seccomp filter loaded: default %s, %d "
+			"rules; session filter: default %s",
+			pgsc_action_name(g.def), n_rules,
+			pgsc_action_name(s.def))));
+}
+
+/* ------------------------------------------------------------------ */
+/* pgsc_filter()                                                       */
+/* ------------------------------------------------------------------ */
+
+static void
+put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
+	 const char *context)
+{
+	const struct pgsc_effective_entry *v;
+	pgsc_effective *e = NULL;
+	char *cause = NULL;
+	Datum values[4];
+	bool nulls[4] = { false, false, false, false };
+	size_t n;
+	int rc;
+
+	rc = pgsc_effective_new(spec, 0, &e, &cause);
+	if (rc < 0) {
+		char *msg = pstrdup(cause != NULL ? cause : strerror(-rc));
+
+		free(cause);
+		ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("pgsc: invalid %s filter", context),
+			 errdetail("%s", msg)));
+	}
+	/* the default first, as "<default>" with no number */
+	values[0] = CStringGetTextDatum("<default>");
+	nulls[1] = true;
+	values[1] = (Datum)0;
+	values[2] = CStringGetTextDatum(pgsc_action_name(spec->def));
+	values[3] = CStringGetTextDatum(context);
+	tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
+	nulls[1] = false;
+
+	n = pgsc_effective_entries(e, &v);
+	for (size_t i = 0; i < n; i++) {
+		values[0] = CStringGetTextDatum(v[i].name);
+		values[1] = Int32GetDatum(v[i].nr);
+		values[2] = CStringGetTextDatum(pgsc_action_name(v[i].action));
+		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values,
+				     nulls);
+	}
+	pgsc_effective_free(e);
+}
+
+PG_FUNCTION_INFO_V1(pgsc_filter);
+
+/*
+ * pgsc_filter() RETURNS TABLE(syscall text, syscallnum int,
+ *                             filter_action text, context text)
+ * The global filter, then the session filter: the one loaded in this
+ * backend, or, when none was loaded (pgsc.enabled off, not a client
+ * backend), the one the current settings would give.
+ */
+Datum
+pgsc_filter(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsi = (ReturnSetInfo *)fcinfo->resultinfo;
+	struct pgsc_filter_spec g, s;
+	char *cause = NULL;
+	int rc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	global_spec(&g);
+	put_rows(rsi, &g, "global");
+	if (session_loaded)
+		rc = session_spec(loaded_session_default, loaded_session_list,
+				  &s, &cause);
+	else
+		rc = session_spec(session_default, session_list, &s, &cause);
+	if (rc < 0) {
+		char *msg = pstrdup(cause != NULL ? cause : "invalid");
+
+		free(cause);
+		ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("pgsc: invalid session filter"),
+			 errdetail("%s", msg)));
+	}
+	put_rows(rsi, &s, "session");
+	return (Datum)0;
+}

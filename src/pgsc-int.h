@@ -139,6 +139,11 @@ int proctree_snapshot(struct proctree *t,
 int proctree_each_proc(struct proctree *t,
 		       int (*cb)(void *arg, const struct proc_info *p),
 		       void *arg);
+/* Forget processes that exited more than @keep s (stream time) ago, their
+ * counts folded into the aggregates; a live collector calls it after each
+ * commit.  Returns how many went. */
+size_t proctree_prune(struct proctree *t, double keep);
+size_t proctree_nprocs(const struct proctree *t);
 
 /* pglog.c - PostgreSQL server logs as attribution hints. */
 struct pglog;
@@ -257,5 +262,17 @@ int audit_send_marker(const char *text, char **cause);
 /* report.c */
 int report_session_roles(const char *spec, struct strset *roles,
 			 char **cause);
+
+/* portable.c */
+/* Add to @out the names that stand for @name on @arch: @name itself when
+ * it exists there, else the nearest member of each of its families that
+ * does; with @all, @name (if it exists) and every member that does.
+ * Returns how many were added (0: no equivalent), or -ENOMEM. */
+int portable_map(const char *name, uint32_t arch, int all,
+		 struct strset *out);
+/* systemd's SystemCallArchitectures= and the OCI profile's name of an
+ * arch, or NULL. */
+const char *portable_systemd_arch(uint32_t arch);
+const char *portable_oci_arch(uint32_t arch);
 
 #endif /* PGSC_INT_H */

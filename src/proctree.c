@@ -59,6 +59,8 @@ struct proc {
 	unsigned provisional : 1;   /* records still kept one by one */
 	unsigned has_pg_child : 1;
 	unsigned role_busy : 1;
+	unsigned in_fifo : 1;       /* still in t->fifo */
+	uint32_t nkids;             /* processes in memory with ->parent == us */
 	struct sysent *sys;
 	size_t nsys, capsys;
 	struct pend *pend;
@@ -96,7 +98,7 @@ struct proctree {
 	struct proc **all;
 	size_t nall, capall;
 
-	/* pid -> current process, open addressing, never deleted */
+	/* pid -> current process, open addressing (linear probing) */
 	struct { int64_t pid; struct proc *p; } *map;
 	size_t mapcap, mapn;
 
@@ -109,6 +111,7 @@ struct proctree {
 	struct event ev;
 
 	struct strset roles;        /* interned role names */
+	struct strset exes;         /* interned example_exe of aggregates */
 
 	struct agg *aggs;           /* open addressing */
 	size_t aggcap, aggn;
@@ -219,6 +222,36 @@ map_put(struct proctree *t, struct proc *p)
 	return 0;
 }
 
+/* Remove @pid's entry, shifting later entries of its cluster back. */
+static void
+map_del(struct proctree *t, int64_t pid)
+{
+	size_t mask = t->mapcap - 1, i, j;
+
+	if (t->mapcap == 0)
+		return;
+	i = pid_hash(pid) & mask;
+	while (t->map[i].p != NULL && t->map[i].pid != pid)
+		i = (i + 1) & mask;
+	if (t->map[i].p == NULL)
+		return;
+	for (j = (i + 1) & mask; t->map[j].p != NULL; j = (j + 1) & mask) {
+		size_t home = pid_hash(t->map[j].pid) & mask;
+		/* may the entry at j move to i?  Not if its home is
+		 * cyclically in (i, j]. */
+		int stays = i <= j ? (i < home && home <= j)
+				   : (i < home || home <= j);
+
+		if (!stays) {
+			t->map[i] = t->map[j];
+			i = j;
+		}
+	}
+	t->map[i].p = NULL;
+	t->map[i].pid = 0;
+	t->mapn--;
+}
+
 static struct proc *
 proc_new(struct proctree *t, int64_t pid, double when)
 {
@@ -272,6 +305,7 @@ fifo_push(struct proctree *t, struct proc *p)
 		}
 	}
 	t->fifo[t->fifo_head + t->fifo_n++] = p;
+	p->in_fifo = 1;
 }
 
 static void
@@ -337,6 +371,7 @@ settle_old(struct proctree *t)
 			break;
 		if (p->provisional)
 			settle(t, p);
+		p->in_fifo = 0;
 		t->fifo_head++;
 		t->fifo_n--;
 	}
@@ -654,7 +689,11 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 		}
 		j = (j + 1) & (t->aggcap - 1);
 	}
-	*a = (struct agg){ role, arch, nr, count, first, last, p->pid, p->exe };
+	/* interned: the process may be pruned before the aggregate goes */
+	*a = (struct agg){ role, arch, nr, count, first, last, p->pid,
+			   p->exe ? strset_intern(&t->exes, p->exe) : NULL };
+	if (p->exe != NULL && a->example_exe == NULL)
+		t->oom = 1;
 	t->aggn++;
 }
 
@@ -763,6 +802,7 @@ do_fork(struct proctree *t, struct event *e)
 		}
 	}
 	child->parent = parent;
+	parent->nkids++;
 	child->forked = 1;
 	child->birth_serial = e->serial;
 	child->birth_t = e->t;
@@ -918,7 +958,70 @@ proctree_free(struct proctree *t)
 	free(t->aggs);
 	ev_clear(&t->ev);
 	strset_free(&t->roles);
+	strset_free(&t->exes);
 	free(t);
+}
+
+static void
+proc_free(struct proc *p)
+{
+	free(p->exe);
+	free(p->comm);
+	free(p->title);
+	free(p->argv);
+	free(p->sys);
+	free(p->pend);
+	free(p);
+}
+
+/*
+ * Forget processes that exited more than @keep seconds of stream time ago,
+ * after folding their counts into the aggregates under the role they have
+ * now.  A live collector calls this right after a commit, which wrote each
+ * of them to the processes table as exited with that same role, so memory
+ * stays bounded by the live processes and a window of recent exits, not by
+ * every process of a day of churn.
+ *
+ * Kept whatever their age: processes still provisional or waiting to be
+ * settled (child-before-parent records), and parents of processes still in
+ * memory (their roles are read through ->parent).  @keep should be well
+ * above SETTLE_SECS: a late fork record must still find its parent.
+ * A pruned pid starts afresh at its next record, as after an exit.
+ * Returns how many processes were forgotten.
+ */
+size_t
+proctree_prune(struct proctree *t, double keep)
+{
+	size_t k = 0, n = 0;
+
+	if (t->finished)
+		return 0;
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
+
+		if (!p->exited || p->provisional || p->in_fifo || p->nkids > 0 ||
+		    p->npend > 0 || p->role_busy || p->last_t + keep >= t->now) {
+			t->all[k++] = p;
+			continue;
+		}
+		if (p->nsys > 0)
+			fold(t, p, role_of(t, p, 0, 0));
+		if (p->parent != NULL)
+			p->parent->nkids--;
+		if (map_get(t, p->pid) == p)
+			map_del(t, p->pid);
+		proc_free(p);
+		n++;
+	}
+	t->nall = k;
+	return n;
+}
+
+/* Processes in memory (for tests and diagnostics). */
+size_t
+proctree_nprocs(const struct proctree *t)
+{
+	return t->nall;
 }
 
 /*
@@ -1016,6 +1119,8 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	if (p == NULL)
 		return -ENOMEM;
 	p->parent = par;
+	if (par != NULL)
+		par->nkids++;
 	p->ppid_hint = pi->ppid;
 	p->forked = par != NULL;
 	p->birth_serial = pi->birth_serial;

@@ -800,6 +800,110 @@ test_title_role_spaces(void **state)
 					    "[local] idle"), "client backend");
 }
 
+/* ---------------------------------------------------------------- */
+/* Pruning: a long daemon run keeps memory bounded.                    */
+
+#define PRUNE_KEEP 30.0
+
+/*
+ * 4000 backends, one every 50 ms of stream time (200 s), pids reused at
+ * random distances (some while the old holder is still in memory, some
+ * after it was pruned); every fourth backend runs a shell whose records
+ * come before the fork record (the vfork-style case).  Pruning after every
+ * 100 backends, as a live collector does after each commit, must keep the
+ * processes in memory near what 30 s of exits make (about 750), far below
+ * the 5000 made, and lose or move no count.
+ */
+static void
+test_prune_bounded(void **state)
+{
+	const int n = 4000, every = 100;
+	size_t max = 0, pruned = 0;
+	char title[64];
+
+	(void)state;
+	start_postmaster();
+	for (int i = 0; i < n; i++) {
+		long ms = 100 + 50L * i;
+		int pid = 10000 + (int)((i * 7919L) % 600);
+		int kid = 20000 + (int)((i * 104729L) % 300);
+
+		fork_ev(ms, NR_CLONE, 5511, PM, "postgres", PG_EXE, pid, NULL);
+		pg(ms + 1, pid, NR_SENDTO, 3);
+		if (i % 4 == 0) {
+			/* the shell's records before its parent's fork */
+			sc(ms + 2, kid, "postgres", PG_EXE, NR_DUP2);
+			fork_ev(ms + 2, NR_CLONE3, PM, pid, "postgres", PG_EXE,
+				kid, NULL);
+			exec_ev(ms + 3, pid, kid, "sh", DASH_EXE,
+				"argc=1 a0=\"sh\"", NULL);
+			sc_n(ms + 3, kid, "sh", DASH_EXE, NR_BRK, 2);
+			exit_ev_exe(ms + 4, pid, kid, "sh", DASH_EXE, NULL);
+		}
+		snprintf(title, sizeof(title), "postgres: u%d db [local] idle",
+			 i);
+		exit_ev(ms + 5, PM, pid, title);
+		if (i % every == every - 1) {
+			pruned += proctree_prune(tree, PRUNE_KEEP);
+			if (proctree_nprocs(tree) > max)
+				max = proctree_nprocs(tree);
+		}
+	}
+	print_message("prune: %zu pruned, at most %zu in memory\n", pruned,
+		      max);
+	/* 600 s of 50 ms backends in the window, plus their shells, plus
+	 * one batch between prunes; without pruning it would be 5000+ */
+	assert_true(max > 0 && max <= 1000);
+	assert_true(pruned >= (size_t)n);
+	assert_int_equal(proctree_finish(tree), 0);
+	assert_int_equal(proctree_each_agg(tree, agg_cb, NULL), 0);
+	assert_int_equal(count("client backend", NR_SENDTO), 3 * n);
+	assert_int_equal(count("descendant/client backend", NR_DUP2), n / 4);
+	assert_int_equal(count("descendant/client backend", NR_BRK), 2 * n / 4);
+	assert_int_equal(count_all(NR_SENDTO), 3 * n);
+	assert_int_equal(count_all(NR_DUP2), n / 4);
+	assert_int_equal(count_all(NR_BRK), 2 * n / 4);
+}
+
+/*
+ * A parent that exits before its child is kept as long as the child is in
+ * memory (the child's role is read through it), however old its exit; a
+ * pruned pid starts afresh.
+ */
+static void
+test_prune_keeps_parents(void **state)
+{
+	(void)state;
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 6000, NULL);
+	pg(101, 6000, NR_SENDTO, 1);
+	fork_ev(102, NR_CLONE3, PM, 6000, "postgres", PG_EXE, 6001, NULL);
+	exec_ev(103, 6000, 6001, "sh", DASH_EXE, "argc=1 a0=\"sh\"", NULL);
+	exit_ev(104, PM, 6000, "postgres: alice db [local] COPY");
+	/* the shell lives on for 200 s; the prunes must keep 6000 */
+	for (int k = 1; k <= 20; k++) {
+		sc(104 + 10000L * k, 6001, "sh", DASH_EXE, NR_BRK);
+		proctree_prune(tree, PRUNE_KEEP);
+	}
+	exit_ev_exe(210000, 6000, 6001, "sh", DASH_EXE, NULL);
+	/* a new process with the old backend's pid, long after */
+	sc(240000, 6000, "sh", DASH_EXE, NR_UNAME);
+	/* gone now: 6000 (old) once 6001 went; the new 6000 stays */
+	sc(260000, 7000, "x", "/usr/bin/x", NR_READ);
+	proctree_prune(tree, PRUNE_KEEP);
+	proctree_prune(tree, PRUNE_KEEP);
+	assert_int_equal(proctree_finish(tree), 0);
+	assert_int_equal(proctree_each_agg(tree, agg_cb, NULL), 0);
+	assert_int_equal(proctree_each_proc(tree, proc_cb, NULL), 0);
+	assert_int_equal(count("descendant/client backend", NR_BRK), 20);
+	assert_int_equal(count("client backend", NR_SENDTO), 1);
+	/* the new 6000 is not the old backend's: no parent, no role */
+	assert_int_equal(count("unattributed", NR_UNAME), 1);
+	assert_null(proc_of_pid(6001, 0));
+	assert_non_null(proc_of_pid(6000, 0));
+	assert_int_equal(proc_of_pid(6000, 0)->parent_known, 0);
+}
+
 int
 main(void)
 {
@@ -829,6 +933,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_standalone_under_initdb,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_clone_ignored, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prune_keeps_parents, setup,
 						teardown),
 		cmocka_unit_test(test_title_role),
 		cmocka_unit_test(test_title_role_spaces),

@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +29,8 @@ struct pgsc_store {
 	int readonly;
 	int version;
 	char *path;
+	int lockfd;                 /* the writer's flock(), or -1 */
+	int snapshot;               /* read-only: one read transaction open */
 };
 
 struct sqlite3 *
@@ -35,17 +39,45 @@ store_db(pgsc_store *st)
 	return st->db;
 }
 
+/*
+ * Turn SQLite's last error on @st into a negative errno and a cause.
+ * A full disk is SQLITE_FULL when the database or its WAL cannot grow,
+ * and SQLITE_IOERR (with ENOSPC underneath) when the -shm cannot: both are
+ * -ENOSPC, which the live collector answers by keeping its aggregates and
+ * retrying (docs/robustness.md).
+ */
+static int
+sql_error(pgsc_store *st, int rc, const char *msg, char **cause)
+{
+	int sys = sqlite3_system_errno(st->db);
+
+	if (msg == NULL)
+		msg = sqlite3_errmsg(st->db);
+	if ((rc & 0xff) == SQLITE_FULL ||
+	    ((rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT))) {
+		util_cause(cause, "%s: disk full (SQLITE_FULL: %s)", st->path,
+			   msg);
+		return -ENOSPC;
+	}
+	util_cause(cause, "%s: %s", st->path, msg);
+	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+		return -EBUSY;
+	if ((rc & 0xff) == SQLITE_READONLY)
+		return -EROFS;
+	return -EIO;
+}
+
 int
 store_exec(pgsc_store *st, const char *sql, char **cause)
 {
 	char *err = NULL;
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, &err);
 
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &err) != SQLITE_OK) {
-		int full = sqlite3_errcode(st->db) == SQLITE_FULL;
-
-		util_cause(cause, "%s: %s", st->path, err ? err : "sqlite error");
+	if (rc != SQLITE_OK) {
+		rc = sql_error(st, sqlite3_extended_errcode(st->db),
+			       err ? err : NULL, cause);
 		sqlite3_free(err);
-		return full ? -ENOSPC : -EIO;
+		return rc;
 	}
 	return 0;
 }
@@ -128,6 +160,71 @@ migrate(pgsc_store *st, char **cause)
 	return 0;
 }
 
+/* The pid holding a flock() on @fd's file, from /proc/locks, or 0. */
+static long
+lock_holder(int fd)
+{
+	struct stat sb;
+	char line[256];
+	long pid = 0;
+	FILE *f;
+
+	if (fstat(fd, &sb) < 0 || (f = fopen("/proc/locks", "re")) == NULL)
+		return 0;
+	while (pid == 0 && fgets(line, sizeof(line), f) != NULL) {
+		char kind[16];
+		long p;
+		unsigned maj, min;
+		unsigned long long ino;
+
+		/* "1: FLOCK  ADVISORY  WRITE 1234 08:02:5678 0 EOF" */
+		if (sscanf(line, "%*s %15s %*s %*s %ld %x:%x:%llu", kind, &p,
+			   &maj, &min, &ino) == 5 && strcmp(kind, "FLOCK") == 0 &&
+		    ino == (unsigned long long)sb.st_ino && p != (long)getpid())
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+/*
+ * One writer per store: a read-write open takes an exclusive flock() on
+ * the store file for as long as the store is open, and refuses at once
+ * (-EBUSY) when another collector holds it.  SQLite would serialize the
+ * transactions of two writers, but not their logic: two imports of the
+ * same log would both read it from the same committed position and count
+ * it twice.  The kernel drops the lock when its holder dies (kill -9), so
+ * nothing stale is left behind.  SQLite itself uses POSIX fcntl() locks,
+ * which flock() locks do not interact with on Linux; the descriptor is
+ * closed only after SQLite has closed the store, because closing any
+ * descriptor of a file drops the process's fcntl() locks on it.
+ */
+static int
+lock_writer(pgsc_store *st, char **cause)
+{
+	long pid;
+
+	if (flock(st->lockfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK) {
+		int e = errno;
+
+		util_cause(cause, "%s: cannot lock: %s", st->path, strerror(e));
+		return -e;
+	}
+	pid = lock_holder(st->lockfd);
+	if (pid > 0)
+		util_cause(cause, "%s: another pgsc-collect (pid %ld) is writing "
+			   "this store; only one collector can write a store "
+			   "at a time (stop it, or use another --db)", st->path,
+			   pid);
+	else
+		util_cause(cause, "%s: another pgsc-collect is writing this "
+			   "store; only one collector can write a store at a "
+			   "time (stop it, or use another --db)", st->path);
+	return -EBUSY;
+}
+
 int
 pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 {
@@ -139,6 +236,7 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 	if (st == NULL)
 		return -ENOMEM;
 	st->readonly = (flags & PGSC_STORE_READONLY) != 0;
+	st->lockfd = -1;
 	st->path = strdup(path);
 	if (st->path == NULL) {
 		rc = -ENOMEM;
@@ -153,7 +251,10 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 			util_cause(cause, "%s: %s", path, strerror(errno));
 			goto fail;
 		}
-		close(fd);
+		st->lockfd = fd;
+		rc = lock_writer(st, cause);
+		if (rc < 0)
+			goto fail;
 		sflags = SQLITE_OPEN_READWRITE;
 	} else {
 		if (access(path, R_OK) < 0) {
@@ -180,6 +281,18 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 	rc = store_exec(st, "PRAGMA foreign_keys = ON", cause);
 	if (rc < 0)
 		goto fail;
+	if (st->readonly) {
+		/*
+		 * A reader sees one snapshot: every query of a report runs in
+		 * this one read transaction (WAL), so a collector committing
+		 * meanwhile never makes a report mix two commits, and never
+		 * blocks it.  It ends in pgsc_store_free().
+		 */
+		rc = store_exec(st, "BEGIN", cause);
+		if (rc < 0)
+			goto fail;
+		st->snapshot = 1;
+	}
 	if (get_version(st, &st->version) < 0) {
 		util_cause(cause, "%s: not a pgsc store (%s)", path,
 			   sqlite3_errmsg(st->db));
@@ -225,8 +338,13 @@ pgsc_store_free(pgsc_store *st)
 {
 	if (st == NULL)
 		return;
-	if (st->db != NULL)
+	if (st->db != NULL) {
+		if (st->snapshot)
+			sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 		sqlite3_close_v2(st->db);
+	}
+	if (st->lockfd >= 0)
+		close(st->lockfd);
 	free(st->path);
 	free(st);
 }
@@ -246,8 +364,7 @@ step_done(pgsc_store *st, sqlite3_stmt *s, char **cause)
 	int rc = sqlite3_step(s);
 
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
-		rc = rc == SQLITE_FULL ? -ENOSPC : -EIO;
+		rc = sql_error(st, sqlite3_extended_errcode(st->db), NULL, cause);
 	} else {
 		rc = 0;
 	}
@@ -258,10 +375,9 @@ step_done(pgsc_store *st, sqlite3_stmt *s, char **cause)
 static int
 prep(pgsc_store *st, const char *sql, sqlite3_stmt **s, char **cause)
 {
-	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK) {
-		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
-		return -EIO;
-	}
+	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK)
+		return sql_error(st, sqlite3_extended_errcode(st->db), NULL,
+				 cause);
 	return 0;
 }
 
@@ -354,8 +470,7 @@ store_source_get(pgsc_store *st, const char *fingerprint,
 		src->id = 0;
 		rc = 0;
 	} else {
-		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
-		rc = -EIO;
+		rc = sql_error(st, sqlite3_extended_errcode(st->db), NULL, cause);
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -535,11 +650,11 @@ static int
 rows_end(pgsc_store *st, sqlite3_stmt *s, int rc, char **cause)
 {
 	if (rc != SQLITE_DONE && rc >= 0)
-		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		rc = sql_error(st, sqlite3_extended_errcode(st->db), NULL, cause);
 	sqlite3_finalize(s);
 	if (rc == SQLITE_DONE)
 		return 0;
-	return rc < 0 ? rc : -EIO;
+	return rc;
 }
 
 int
@@ -855,8 +970,7 @@ store_source_by_path(pgsc_store *st, const char *path, char fingerprint[24],
 	} else if (rc == SQLITE_DONE) {
 		rc = 0;
 	} else {
-		util_cause(cause, "%s: %s", st->path, sqlite3_errmsg(st->db));
-		rc = -EIO;
+		rc = sql_error(st, sqlite3_extended_errcode(st->db), NULL, cause);
 	}
 	sqlite3_finalize(s);
 	return rc;

@@ -1,0 +1,370 @@
+#!/bin/bash
+# tests/module/module.sh MODDIR PG_CONFIG - tests of the pgsc PostgreSQL module.
+#
+# Runs as root (ctest label "module").  MODDIR is the PGXS build directory
+# holding pgsc.so (BUILD/pgmodule); the module is installed into the
+# server's pkglibdir from there when the installed copy differs.  Starts a
+# real PostgreSQL 15 as user postgres in a private data directory, socket
+# in a private directory, listen_addresses = '', and checks:
+#   1. the server does not start with a bad global list, a bad default,
+#      a '*' in a global list or a bad session list, and says why;
+#   2. with pgsc.enabled = off nothing is loaded;
+#   3. the module loads: the postmaster and its children carry one filter,
+#      a client backend two (/proc/PID/status);
+#   4. pgsc_filter() gives the precedence kill > error > log > allow and
+#      the session '*', computed here independently (awk) from the lists
+#      the test sets, numbers from scmp_sys_resolver;
+#   5. per-role session lists (ALTER ROLE ... SET) reach pgsc_filter()
+#      and the loaded filter;
+#   6. invalid names are rejected with a clear message by SET, ALTER
+#      SYSTEM, ALTER ROLE and a configuration reload; non-superusers
+#      cannot change the session lists;
+#   7. a session under default "error" whose allow list is every syscall
+#      libseccomp knows on x86_64 (enumerated here) except getdents64
+#      works, and pg_ls_dir() (readdir = getdents64) fails with EPERM;
+#      the same role with getdents64 allowed runs pg_ls_dir(); a session
+#      kill list with getdents64 kills the backend with SIGSYS.
+# No audit records are needed, so the audit lock is not taken.
+# PGSC_MODULE_KEEP=1 keeps the work directory.
+
+set -euo pipefail
+export LC_ALL=C
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "module: $*"; }
+
+[ $# -ge 2 ] || fail "usage: module.sh MODDIR PG_CONFIG"
+MODDIR=$1
+PG_CONFIG=$2
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRCROOT=$(cd "$HERE/../.." && pwd)
+
+# ---------------------------------------------------------------- deps --
+[ "$(id -u)" = 0 ] || fail "must run as root (installs the module, runs the server as postgres)"
+[ -x "$PG_CONFIG" ] || fail "pg_config '$PG_CONFIG' not found (Debian package postgresql-server-dev-15; CMake option PGSC_PG_MODULE)"
+[ -f "$MODDIR/pgsc.so" ] || fail "$MODDIR/pgsc.so is missing: the module was not built (cmake --build BUILD --target pgsc-module)"
+PGBIN=$("$PG_CONFIG" --bindir)
+PKGLIB=$("$PG_CONFIG" --pkglibdir)
+for t in initdb pg_ctl postgres psql pg_isready; do
+	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
+done
+for t in scmp_sys_resolver runuser awk sort comm mktemp make; do
+	command -v "$t" >/dev/null 2>&1 || fail "required program '$t' is not installed"
+done
+id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
+[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only (got $(uname -m))"
+[ "$(scmp_sys_resolver -a x86_64 217)" = getdents64 ] ||
+	fail "scmp_sys_resolver does not name x86_64 syscall 217 getdents64"
+
+if ! cmp -s "$MODDIR/pgsc.so" "$PKGLIB/pgsc.so" ||
+	! cmp -s "$SRCROOT/src/pgmodule/pgsc--1.0.sql" "$("$PG_CONFIG" --sharedir)/extension/pgsc--1.0.sql"; then
+	note "installing the module from $MODDIR into $PKGLIB"
+	make -s -f "$SRCROOT/src/pgmodule/Makefile" -C "$MODDIR" PG_CONFIG="$PG_CONFIG" install >/dev/null ||
+		fail "make install of the module failed"
+fi
+cmp -s "$MODDIR/pgsc.so" "$PKGLIB/pgsc.so" || fail "$PKGLIB/pgsc.so is not the module built in $MODDIR"
+
+# ------------------------------------------------------------ workdir --
+W=$(mktemp -d /tmp/pgsc-module.XXXXXX)
+chmod 755 "$W"
+D=$W/data
+SOCK=$W/sock
+mkdir "$SOCK"
+chown postgres "$W" "$SOCK"
+chmod 700 "$SOCK"
+LOGN=0
+LOG=
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	set +e
+	if [ -f "$D/postmaster.pid" ]; then
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m immediate -w -t 30 stop >/dev/null 2>&1
+	fi
+	if [ "${PGSC_MODULE_KEEP:-0}" = 1 ] || [ "$rc" != 0 ]; then
+		echo "module: work directory kept: $W" >&2
+	else
+		rm -rf "$W"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+runuser -u postgres -- "$PGBIN/initdb" -D "$D" -A trust -U postgres -N >"$W/initdb.log" 2>&1 ||
+	fail "initdb failed: $(tail -5 "$W/initdb.log")"
+cat >>"$D/postgresql.conf" <<EOF
+listen_addresses = ''
+unix_socket_directories = '$SOCK'
+fsync = off
+shared_preload_libraries = 'pgsc'
+include 'pgsc.conf'
+EOF
+
+# set_conf LINES...: the pgsc settings of the next start
+set_conf() {
+	printf '%s\n' "$@" >"$D/pgsc.conf"
+	chown postgres "$D/pgsc.conf"
+}
+
+# start: 0 when the server started; its log is $LOG
+start() {
+	LOGN=$((LOGN + 1))
+	LOG=$W/server.$LOGN.log
+	touch "$LOG"
+	chown postgres "$LOG"
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -l "$LOG" -w -t 60 start >/dev/null 2>&1
+}
+
+stop() {
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m fast -w -t 60 stop >/dev/null ||
+		fail "pg_ctl stop failed"
+}
+
+# q [psql options] SQL: one statement as postgres (or -U role), unaligned
+q() {
+	runuser -u postgres -- "$PGBIN/psql" -h "$SOCK" -X -At -v ON_ERROR_STOP=1 -d postgres "$@"
+}
+
+# q_err SQL...: run, expect failure, print stderr
+q_err() {
+	local out
+	if out=$(runuser -u postgres -- "$PGBIN/psql" -h "$SOCK" -X -At -v ON_ERROR_STOP=1 -d postgres "$@" 2>&1); then
+		fail "expected an error from: $* (got: $out)"
+	fi
+	printf '%s\n' "$out"
+}
+
+expect_in() { # expect_in TEXT NEEDLE WHAT
+	case $1 in
+	*"$2"*) ;;
+	*) fail "$3: expected '$2' in: $1" ;;
+	esac
+}
+
+# seccomp_status PID: "mode filters" from /proc
+seccomp_status() {
+	awk '/^Seccomp:/ { m = $2 } /^Seccomp_filters:/ { f = $2 } END { print m, f }' "/proc/$1/status"
+}
+
+# ------------------------------------------------ 1. refusing to start --
+bad_start() { # bad_start WHAT NEEDLE CONF...
+	local what=$1 needle=$2
+	shift 2
+	set_conf "$@"
+	if start; then
+		fail "$what: the server started"
+	fi
+	[ ! -f "$D/postmaster.pid" ] || fail "$what: postmaster.pid left behind"
+	grep -qF "$needle" "$LOG" || fail "$what: no '$needle' in the server log: $(cat "$LOG")"
+	grep -q 'FATAL:  pgsc: invalid value for parameter' "$LOG" ||
+		fail "$what: no FATAL from pgsc in the server log: $(cat "$LOG")"
+	note "refused to start: $what: $(grep -m1 FATAL "$LOG" | sed 's/.*FATAL: *//') $(grep -m1 DETAIL "$LOG" | sed 's/.*DETAIL: *//')"
+}
+bad_start "unknown name in the global allow list" 'unknown syscall name "no_such_call"' \
+	"pgsc.enabled = on" "pgsc.global_syscall_allow = 'read,no_such_call,write'"
+bad_start "unknown name, pgsc.enabled off" 'unknown syscall name "no_such_call"' \
+	"pgsc.enabled = off" "pgsc.global_syscall_kill = 'no_such_call'"
+bad_start "'*' in a global list" '"*" is not a syscall name' \
+	"pgsc.enabled = on" "pgsc.global_syscall_error = '*'"
+bad_start "bad global default" 'pgsc.global_syscall_default' \
+	"pgsc.enabled = on" "pgsc.global_syscall_default = 'maybe'"
+bad_start "bad enabled" 'pgsc.enabled' "pgsc.enabled = 'perhaps'"
+bad_start "bad session list" 'unknown syscall name "getpidd"' \
+	"pgsc.enabled = on" "pgsc.session_syscall_log = 'getpid,getpidd'"
+bad_start "'*' mixed in a session list" '"*" is not a syscall name' \
+	"pgsc.enabled = on" "pgsc.session_syscall_allow = '*,read'"
+
+# ----------------------------------------------------- 2. enabled off --
+set_conf "pgsc.enabled = off"
+start || fail "the server did not start with pgsc.enabled = off: $(cat "$LOG")"
+PM=$(head -1 "$D/postmaster.pid")
+[ "$(seccomp_status "$PM")" = "0 0" ] || fail "pgsc.enabled = off: postmaster has seccomp '$(seccomp_status "$PM")'"
+[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name LIKE 'pgsc.%'")" = 11 ] ||
+	fail "the module did not define its 11 settings"
+stop
+note "pgsc.enabled = off: no filter"
+
+# --------------------------------------------- 3. loads, where filters --
+# Names chosen among syscalls PostgreSQL never makes, so the actions
+# cannot disturb the server; each is on one or more lists.
+G_ALLOW="getpid,acct,swapon,chroot"
+G_LOG="acct,swapoff,syslog"
+G_ERROR="swapon,swapoff,vhangup"
+G_KILL="chroot,syslog,vhangup,ptrace"
+S_LOG="getppid, uname"
+S_ERROR="acct"
+set_conf "pgsc.enabled = on" \
+	"pgsc.global_syscall_default = log" \
+	"pgsc.global_syscall_allow = '$G_ALLOW'" \
+	"pgsc.global_syscall_log = '$G_LOG'" \
+	"pgsc.global_syscall_error = '$G_ERROR'" \
+	"pgsc.global_syscall_kill = '$G_KILL'" \
+	"pgsc.session_syscall_default = '*'" \
+	"pgsc.session_syscall_allow = '*'" \
+	"pgsc.session_syscall_log = '$S_LOG'" \
+	"pgsc.session_syscall_error = '$S_ERROR'"
+start || fail "the server did not start with the module: $(cat "$LOG")"
+grep -q 'LOG:  pgsc: global seccomp filter loaded: default log' "$LOG" ||
+	fail "no 'global seccomp filter loaded' in the log: $(cat "$LOG")"
+PM=$(head -1 "$D/postmaster.pid")
+[ "$(seccomp_status "$PM")" = "2 1" ] || fail "postmaster: seccomp '$(seccomp_status "$PM")', expected mode 2 with 1 filter"
+n_aux=0
+for p in $(pgrep -P "$PM"); do
+	[ "$(seccomp_status "$p")" = "2 1" ] ||
+		fail "child $p ($(tr '\0' ' ' <"/proc/$p/cmdline")) of the postmaster: seccomp '$(seccomp_status "$p")', expected 1 filter"
+	n_aux=$((n_aux + 1))
+done
+[ "$n_aux" -ge 3 ] || fail "only $n_aux children of the postmaster"
+# a client backend: the global filter and its session filter, read from
+# /proc while its session is open
+q -c "CREATE EXTENSION pgsc" >/dev/null
+BSTAT=$(runuser -u postgres -- bash -c "
+	coproc P { '$PGBIN/psql' -h '$SOCK' -X -At -d postgres; }
+	echo 'SELECT pg_backend_pid();' >&\${P[1]}
+	read -r pid <&\${P[0]}
+	awk '/^Seccomp:/ { m = \$2 } /^Seccomp_filters:/ { f = \$2 } END { print m, f }' /proc/\$pid/status
+	echo '\\q' >&\${P[1]}
+	wait")
+[ "$BSTAT" = "2 2" ] || fail "client backend: seccomp '$BSTAT', expected mode 2 with 2 filters (global + session)"
+note "filters: postmaster and $n_aux children 1, client backend 2"
+
+# --------------------------------------- 4. pgsc_filter(), precedence --
+# expected NAME NUMBER ACTION rows of a context, from its lists
+# (kill > error > log > allow), numbers from scmp_sys_resolver
+expected() { # expected CONTEXT DEFAULT ALLOW LOG ERROR KILL
+	local ctx=$1 def=$2
+	shift 2
+	echo "<default>||$def|$ctx"
+	awk -v A="$1" -v L="$2" -v E="$3" -v K="$4" 'BEGIN {
+		split("allow log error kill", act, " ")
+		lists[1] = A; lists[2] = L; lists[3] = E; lists[4] = K
+		for (i = 1; i <= 4; i++) {
+			n = split(lists[i], v, ",")
+			for (j = 1; j <= n; j++) {
+				gsub(/[ \t]/, "", v[j])
+				if (v[j] != "" && rank[v[j]] < i) rank[v[j]] = i
+			}
+		}
+		for (s in rank) print s, act[rank[s]]
+	}' | sort | while read -r name a; do
+		echo "$name|$(scmp_sys_resolver -a x86_64 "$name")|$a|$ctx"
+	done
+}
+{
+	expected global log "$G_ALLOW" "$G_LOG" "$G_ERROR" "$G_KILL"
+	expected session log "$G_ALLOW" "$S_LOG" "$S_ERROR" ""
+} >"$W/filter.exp"
+q -c "SELECT syscall, syscallnum, filter_action, context FROM pgsc_filter()" >"$W/filter.out"
+diff -u "$W/filter.exp" "$W/filter.out" || fail "pgsc_filter() differs from the expected precedence"
+# spot checks of the rules themselves, against the expected file
+grep -qx 'vhangup|[0-9]*|kill|global' "$W/filter.out" || fail "vhangup (error+kill) is not kill"
+grep -qx 'acct|[0-9]*|error|session' "$W/filter.out" || fail "acct (session error, '*' allow) is not error"
+note "pgsc_filter(): $(wc -l <"$W/filter.out") rows as expected"
+
+# ------------------------------------------------- 5. per-role lists --
+q -c "CREATE ROLE alice LOGIN" \
+	-c "ALTER ROLE alice SET pgsc.session_syscall_log = 'getppid,getuid'" \
+	-c "ALTER ROLE alice SET pgsc.session_syscall_kill = '*'" >/dev/null
+{
+	expected global log "$G_ALLOW" "$G_LOG" "$G_ERROR" "$G_KILL"
+	expected session log "$G_ALLOW" "getppid,getuid" "$S_ERROR" "$G_KILL"
+} >"$W/alice.exp"
+q -U alice -c "SELECT syscall, syscallnum, filter_action, context FROM pgsc_filter()" >"$W/alice.out"
+diff -u "$W/alice.exp" "$W/alice.out" || fail "alice's pgsc_filter() differs from her role settings"
+# a later SET does not change what was loaded: pgsc_filter() shows that
+q -q -c "SET pgsc.session_syscall_log = 'getuid'" \
+	-c "SELECT syscall FROM pgsc_filter() WHERE context = 'session' AND filter_action = 'log' AND syscall <> '<default>'" >"$W/set.out"
+printf '%s\n' getppid uname >"$W/set.exp"
+diff -u "$W/set.exp" "$W/set.out" || fail "pgsc_filter() after SET does not show the loaded session filter"
+note "per-role session lists: alice's own lists and '*' applied"
+
+# ---------------------------------------------- 6. invalid names --
+out=$(q_err -c "SET pgsc.session_syscall_allow = 'read,no_such_call'")
+expect_in "$out" 'invalid value for parameter "pgsc.session_syscall_allow"' "SET"
+expect_in "$out" 'unknown syscall name "no_such_call"' "SET"
+out=$(q_err -c "SET pgsc.session_syscall_error = 'read,*'")
+expect_in "$out" '"*" is not a syscall name' "SET with '*' mixed"
+out=$(q_err -c "ALTER SYSTEM SET pgsc.session_syscall_log = 'opne'")
+expect_in "$out" 'unknown syscall name "opne"' "ALTER SYSTEM"
+out=$(q_err -c "ALTER SYSTEM SET pgsc.global_syscall_allow = 'read,Write'")
+expect_in "$out" 'unknown syscall name "Write"' "ALTER SYSTEM (global)"
+out=$(q_err -c "ALTER ROLE alice SET pgsc.session_syscall_kill = 'bad name'")
+expect_in "$out" 'unknown syscall name "bad name"' "ALTER ROLE"
+out=$(q_err -U alice -c "SET pgsc.session_syscall_allow = 'read'")
+expect_in "$out" 'permission denied to set parameter "pgsc.session_syscall_allow"' "SET by a non-superuser"
+out=$(q_err -c "SET pgsc.global_syscall_allow = 'read'")
+expect_in "$out" 'cannot be changed without restarting the server' "SET of a global list"
+# a placeholder: a name libseccomp knows that x86_64 lacks is accepted
+[ "$(scmp_sys_resolver -a x86_64 sync_file_range2)" -lt 0 ] || fail "sync_file_range2 is not a placeholder on x86_64"
+q -c "SET pgsc.session_syscall_allow = 'read,sync_file_range2'" >/dev/null ||
+	fail "a placeholder name was refused"
+# reload: the bad value is refused and logged, the old one stays
+set_conf "$(cat "$D/pgsc.conf")" "pgsc.session_syscall_log = 'getppid,no_such_call'"
+runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" reload >/dev/null
+for _ in $(seq 1 100); do
+	grep -q 'no_such_call' "$LOG" && break
+	sleep 0.1
+done
+grep -q 'invalid value for parameter "pgsc.session_syscall_log": "getppid,no_such_call"' "$LOG" ||
+	fail "reload: no 'invalid value' message in the log: $(tail -5 "$LOG")"
+grep -q 'DETAIL:  unknown syscall name "no_such_call"' "$LOG" ||
+	fail "reload: no DETAIL naming the bad name: $(tail -5 "$LOG")"
+[ "$(q -c 'SHOW pgsc.session_syscall_log')" = "$S_LOG" ] || fail "reload: the bad value replaced the old one"
+note "invalid names refused by SET, ALTER SYSTEM, ALTER ROLE and reload"
+stop
+
+# ------------------------------------------- 7. error = EPERM, kill --
+# Every syscall name libseccomp knows on x86_64, enumerated here.
+for n in $(seq 0 1023); do
+	scmp_sys_resolver -a x86_64 "$n"
+	echo
+done | grep -E '^[a-z0-9_]+$' | sort -u >"$W/all.names"
+[ "$(wc -l <"$W/all.names")" -gt 300 ] || fail "only $(wc -l <"$W/all.names") x86_64 syscall names enumerated"
+grep -qx getdents64 "$W/all.names" || fail "getdents64 not among the enumerated names"
+ALL=$(paste -sd, "$W/all.names")
+NO_GD=$(grep -vx getdents64 "$W/all.names" | paste -sd,)
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log"
+start || fail "the server did not start: $(cat "$LOG")"
+q -c "CREATE ROLE bob LOGIN" -c "CREATE ROLE carol LOGIN" -c "CREATE ROLE dave LOGIN" \
+	-c "GRANT EXECUTE ON FUNCTION pg_ls_dir(text) TO bob, carol, dave" \
+	-c "ALTER ROLE bob SET pgsc.session_syscall_default = 'error'" \
+	-c "ALTER ROLE bob SET pgsc.session_syscall_allow = '$NO_GD'" \
+	-c "ALTER ROLE carol SET pgsc.session_syscall_default = 'error'" \
+	-c "ALTER ROLE carol SET pgsc.session_syscall_allow = '$ALL'" \
+	-c "ALTER ROLE dave SET pgsc.session_syscall_kill = 'getdents64'" >/dev/null
+# carol: everything allowed, pg_ls_dir works
+[ "$(q -U carol -c "SELECT count(*) > 0 FROM pg_ls_dir('.')")" = t ] ||
+	fail "carol (all syscalls allowed, default error) cannot run pg_ls_dir"
+# bob: the same but getdents64: the session works, pg_ls_dir gets EPERM
+[ "$(q -U bob -c "SELECT 41 + 1")" = 42 ] || fail "bob's session does not work without getdents64"
+out=$(q_err -U bob -c "SELECT count(*) FROM pg_ls_dir('.')")
+expect_in "$out" 'could not read directory ".": Operation not permitted' "bob's pg_ls_dir"
+# and the backend lives on after the error
+out=$(runuser -u postgres -- "$PGBIN/psql" -h "$SOCK" -X -At -U bob -d postgres \
+	-c "SELECT count(*) FROM pg_ls_dir('.')" -c "SELECT 'alive'" 2>&1 || true)
+expect_in "$out" alive "bob's session after the EPERM"
+[ "$(q -U bob -c "SELECT filter_action FROM pgsc_filter() WHERE context = 'session' AND syscall = '<default>'")" = error ] ||
+	fail "bob's session default is not error"
+note "default error without getdents64: pg_ls_dir fails with EPERM, the session lives"
+# dave: getdents64 on the kill list: the backend dies of SIGSYS
+out=$(runuser -u postgres -- "$PGBIN/psql" -h "$SOCK" -X -At -U dave -d postgres \
+	-c "SELECT count(*) FROM pg_ls_dir('.')" 2>&1 || true)
+expect_in "$out" 'server closed the connection unexpectedly' "dave's pg_ls_dir"
+for _ in $(seq 1 100); do
+	grep -q 'terminated by signal 31' "$LOG" && break
+	sleep 0.1
+done
+grep -q 'terminated by signal 31: Bad system call' "$LOG" ||
+	fail "no 'terminated by signal 31' for dave's backend: $(tail -5 "$LOG")"
+for _ in $(seq 1 300); do
+	runuser -u postgres -- "$PGBIN/pg_isready" -q -h "$SOCK" && break
+	sleep 0.1
+done
+[ "$(q -c "SELECT 1")" = 1 ] || fail "the server did not come back after dave's backend was killed"
+note "kill: the backend died of SIGSYS, the server recovered"
+stop
+
+echo "module: all checks passed"

@@ -261,6 +261,9 @@ enum pgsc_format {
 	PGSC_FMT_GUC = 0,
 	PGSC_FMT_JSON,
 	PGSC_FMT_TABLE,
+	PGSC_FMT_SYSTEMD,       /* a unit drop-in: SystemCallFilter= (global) */
+	PGSC_FMT_OCI,           /* an OCI runtime seccomp profile (global) */
+	PGSC_FMT_EFFECTIVE,     /* rows (syscall, nr, action, context) */
 };
 
 struct pgsc_report_opts {
@@ -268,6 +271,18 @@ struct pgsc_report_opts {
 	int64_t round_from, round_to;   /* 0,0 = all rounds */
 	const char *guc_prefix;         /* "" or e.g. "pgseccomp." */
 	const char *session_roles;      /* preset or comma list, NULL = default */
+	/* report.c, portable.c (docs/portability.md) */
+	uint32_t arch;                  /* --arch: map every name to this arch
+					 * token; 0 = names as recorded */
+	int portable;                   /* --portable: every family member
+					 * that exists (on @arch, else on the
+					 * native arch and the recorded ones) */
+	int has_default;                /* --default given */
+	int def;                        /* enum pgsc_action, for systemd, oci
+					 * and effective: the action for what
+					 * is not listed (error) */
+	FILE *diag;                     /* names with no equivalent on @arch;
+					 * NULL = stderr */
 };
 
 /**
@@ -448,6 +463,50 @@ int pgsc_diff_print(const pgsc_diff *d, enum pgsc_diff_format format,
 
 /** Print every syscall family with its members and its reason. */
 void pgsc_families_print(FILE *out);
+
+/* ------------------------------------------------------------------ */
+/* Other arches (portable.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Arch token for an --arch value: pgsc's names (x86_64, i386, aarch64,
+ * arm, ppc64le, s390x, ...), libseccomp's (x86, ...) or "native".
+ * Returns the token, or 0 when the name is unknown.
+ */
+uint32_t pgsc_arch_parse(const char *name);
+
+/**
+ * Does syscall @name exist on @arch (0 = native)?  It does when
+ * libseccomp resolves it to a number there, or to the placeholder of a
+ * socket or IPC call on an arch that multiplexes those through
+ * socketcall() or ipc() (i386, ppc, s390), where a rule for it works.
+ * Returns 1; 0 when libseccomp knows the name but @arch lacks it (a
+ * rule for it is dropped); -ENOENT for a name libseccomp does not know;
+ * -EINVAL for an unknown arch.
+ */
+int pgsc_syscall_exists(const char *name, uint32_t arch);
+
+struct pgsc_guc_check_opts {
+	uint32_t arch;                  /* 0 = native */
+	int strict;                     /* names the arch lacks are errors */
+};
+
+struct pgsc_guc_check_result {
+	size_t errors, warnings;
+};
+
+/**
+ * Check the [PREFIX.]{global,session}_syscall_* lines of a GUC file
+ * (postgresql.conf syntax; "-" is standard input) the way a check hook
+ * on @opts->arch would, plus the overlap rules of docs/portability.md.
+ * Writes one "FILE:LINE: error|warning: ..." line per finding and a
+ * summary to @out, untrusted text escaped.
+ * Returns 0 and fills @res, or a negative errno with *cause set when the
+ * file cannot be read.
+ */
+int pgsc_guc_check(const char *path, const struct pgsc_guc_check_opts *opts,
+		   FILE *out, struct pgsc_guc_check_result *res,
+		   char **cause);
 
 /* ------------------------------------------------------------------ */
 /* Effective filters (effective.c)                                     */

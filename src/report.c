@@ -1,4 +1,5 @@
-/* report.c - lists from the store: GUC lines, JSON provenance, a table. */
+/* report.c - lists from the store: GUC lines, JSON provenance, a table,
+ * a systemd drop-in, an OCI seccomp profile, the effective filters. */
 /*
  * Every name printed comes from libseccomp for the record's own arch and
  * is checked against [a-z0-9_]+ before it reaches a GUC line; every other
@@ -294,6 +295,197 @@ list_names(const struct rep *r, int session, struct strset *out)
 	return 0;
 }
 
+/* A name that --arch or --portable replaced: "open" -> "openat". */
+struct mapnote {
+	const char *from;       /* interned in lists->noted */
+	char *to;               /* comma-separated */
+};
+
+/* The two lists as printed, with what --arch/--portable did to them. */
+struct lists {
+	struct strset l[2];
+	int mapping;                    /* --arch or --portable given */
+	int portable;
+	uint32_t target;                /* --arch, 0 = none */
+	struct strset unmapped[2];      /* no equivalent on the target */
+	struct strset noted[2];
+	struct mapnote *notes[2];       /* sorted by from */
+	size_t nnotes[2];
+};
+
+static void
+lists_free(struct lists *L)
+{
+	for (int k = 0; k < 2; k++) {
+		strset_free(&L->l[k]);
+		strset_free(&L->unmapped[k]);
+		strset_free(&L->noted[k]);
+		for (size_t i = 0; i < L->nnotes[k]; i++)
+			free(L->notes[k][i].to);
+		free(L->notes[k]);
+	}
+}
+
+static int
+note_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct mapnote *)a)->from,
+		      ((const struct mapnote *)b)->from);
+}
+
+/* @name stands for @to in list @k. */
+static int
+lists_note(struct lists *L, int k, const char *name, const struct strset *to)
+{
+	struct strbuf sb = { 0 };
+	struct mapnote *nn;
+	const char *from;
+
+	if (to->n == 1 && strcmp(to->v[0], name) == 0)
+		return 0;
+	if (strset_has(&L->noted[k], name))
+		return 0;
+	from = strset_intern(&L->noted[k], name);
+	nn = realloc(L->notes[k], (L->nnotes[k] + 1) * sizeof(*nn));
+	if (from == NULL || nn == NULL)
+		return -ENOMEM;
+	L->notes[k] = nn;
+	for (size_t i = 0; i < to->n; i++) {
+		if (i)
+			strbuf_addstr(&sb, ",");
+		strbuf_addstr(&sb, to->v[i]);
+	}
+	if (sb.oom) {
+		strbuf_free(&sb);
+		return -ENOMEM;
+	}
+	nn[L->nnotes[k]].from = from;
+	nn[L->nnotes[k]].to = sb.buf != NULL ? sb.buf : strdup("");
+	if (nn[L->nnotes[k]].to == NULL)
+		return -ENOMEM;
+	L->nnotes[k]++;
+	return 0;
+}
+
+/*
+ * The lists for @o: as recorded, or mapped through the families.
+ * With --arch T every name is mapped to T.  With --portable alone each
+ * name is widened on the native arch and on the arch it was recorded on,
+ * so a name of a 32-bit descendant (_llseek) stays in the list for the
+ * compat part of the filter.  docs/portability.md.
+ */
+static int
+lists_build(const struct rep *r, const struct pgsc_report_opts *o,
+	    struct lists *L)
+{
+	struct strset to = { 0 };
+	int rc = 0;
+
+	memset(L, 0, sizeof(*L));
+	L->mapping = o->arch != 0 || o->portable;
+	L->target = o->arch;
+	L->portable = o->portable;
+	for (int k = 0; k < 2; k++) {
+		if (!L->mapping) {
+			rc = list_names(r, k, &L->l[k]);
+			if (rc < 0)
+				goto out;
+			continue;
+		}
+		for (size_t i = 0; i < r->n; i++) {
+			const struct entry *e = &r->e[i];
+			uint32_t t[2];
+			size_t nt = 0;
+
+			if (e->name == NULL || !(k ? e->session : e->global))
+				continue;
+			if (o->arch != 0) {
+				t[nt++] = o->arch;
+			} else {
+				t[nt++] = pgsc_native_arch();
+				if (e->arch != t[0])
+					t[nt++] = e->arch;
+			}
+			strset_free(&to);
+			for (size_t j = 0; j < nt; j++) {
+				rc = portable_map(e->name, t[j], o->portable, &to);
+				if (rc < 0)
+					goto out;
+			}
+			rc = 0;
+			if (to.n == 0) {
+				if (strset_add(&L->unmapped[k], e->name) < 0)
+					rc = -ENOMEM;
+			} else {
+				for (size_t j = 0; j < to.n && rc == 0; j++)
+					if (strset_add(&L->l[k], to.v[j]) < 0)
+						rc = -ENOMEM;
+				if (rc == 0)
+					rc = lists_note(L, k, e->name, &to);
+			}
+			if (rc < 0)
+				goto out;
+		}
+		if (L->nnotes[k] > 1)
+			qsort(L->notes[k], L->nnotes[k], sizeof(L->notes[k][0]),
+			      note_cmp);
+	}
+out:
+	strset_free(&to);
+	return rc;
+}
+
+/* What --arch left out, on @diag (the caller's stderr) and as comments. */
+static void
+lists_warn(const struct lists *L, FILE *diag)
+{
+	for (int k = 0; k < 2; k++) {
+		if (L->unmapped[k].n == 0)
+			continue;
+		fprintf(diag, "pgsc-report: no equivalent on %s, left out of "
+			"the %s list:", pgsc_arch_name(L->target),
+			k ? "session" : "global");
+		for (size_t i = 0; i < L->unmapped[k].n; i++) {
+			fputc(' ', diag);
+			pgsc_text_escape(diag, L->unmapped[k].v[i]);
+		}
+		fputc('\n', diag);
+	}
+}
+
+static void
+lists_comment(FILE *out, const struct lists *L)
+{
+	if (!L->mapping)
+		return;
+	if (L->target != 0)
+		fprintf(out, "# for %s (--arch%s): names mapped through the "
+			"alias families\n", pgsc_arch_name(L->target),
+			L->portable ? ", --portable" : "");
+	else
+		fprintf(out, "# --portable: every alias family member that "
+			"exists on %s or on the arch a name was recorded on\n",
+			pgsc_arch_name(pgsc_native_arch()));
+	for (int k = 0; k < 2; k++) {
+		if (L->nnotes[k] > 0) {
+			fprintf(out, "# %s: ", k ? "session" : "global");
+			for (size_t i = 0; i < L->nnotes[k]; i++)
+				fprintf(out, "%s%s -> %s", i ? ", " : "",
+					L->notes[k][i].from, L->notes[k][i].to);
+			fputc('\n', out);
+		}
+		if (L->unmapped[k].n > 0) {
+			fprintf(out, "# warning: no equivalent on %s, left out "
+				"of the %s list: ", pgsc_arch_name(L->target),
+				k ? "session" : "global");
+			for (size_t i = 0; i < L->unmapped[k].n; i++)
+				fprintf(out, "%s%s", i ? ", " : "",
+					L->unmapped[k].v[i]);
+			fputc('\n', out);
+		}
+	}
+}
+
 static void
 arch_list(const struct rep *r, struct strset *out)
 {
@@ -347,25 +539,17 @@ header_line(FILE *out, const struct rep *r)
 }
 
 static int
-report_guc(FILE *out, struct rep *r, const char *prefix)
+report_guc(FILE *out, struct rep *r, const struct lists *L,
+	   const char *prefix)
 {
-	struct strset g = { 0 }, s = { 0 };
-	int rc;
-
-	rc = list_names(r, 0, &g);
-	if (rc == 0)
-		rc = list_names(r, 1, &s);
-	if (rc == 0) {
-		header_line(out, r);
-		fprintf(out, "%sglobal_syscall_allow = '", prefix);
-		print_joined(out, &g, ",");
-		fprintf(out, "'\n%ssession_syscall_allow = '", prefix);
-		print_joined(out, &s, ",");
-		fprintf(out, "'\n");
-	}
-	strset_free(&g);
-	strset_free(&s);
-	return rc;
+	header_line(out, r);
+	lists_comment(out, L);
+	fprintf(out, "%sglobal_syscall_allow = '", prefix);
+	print_joined(out, &L->l[0], ",");
+	fprintf(out, "'\n%ssession_syscall_allow = '", prefix);
+	print_joined(out, &L->l[1], ",");
+	fprintf(out, "'\n");
+	return 0;
 }
 
 static void
@@ -389,17 +573,12 @@ json_list(FILE *out, const struct strset *s)
 }
 
 static int
-report_json(FILE *out, struct rep *r)
+report_json(FILE *out, struct rep *r, const struct lists *L)
 {
-	struct strset g = { 0 }, s = { 0 }, arches = { 0 };
+	struct strset arches = { 0 };
 	sqlite3_stmt *st = NULL;
-	int rc, first = 1;
+	int first = 1;
 
-	rc = list_names(r, 0, &g);
-	if (rc == 0)
-		rc = list_names(r, 1, &s);
-	if (rc < 0)
-		goto out;
 	arch_list(r, &arches);
 	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n", PGSC_VERSION);
 	fprintf(out, "  \"rounds\": {\"from\": %lld, \"to\": %lld},\n",
@@ -440,9 +619,43 @@ report_json(FILE *out, struct rep *r)
 	fprintf(out, ",\n  \"session_roles\": ");
 	json_list(out, &r->session);
 	fprintf(out, ",\n  \"global\": ");
-	json_list(out, &g);
+	json_list(out, &L->l[0]);
 	fprintf(out, ",\n  \"session\": ");
-	json_list(out, &s);
+	json_list(out, &L->l[1]);
+	if (L->mapping) {
+		/* --arch, --portable: what was mapped, what was left out */
+		fprintf(out, ",\n  \"target_arch\": ");
+		if (L->target)
+			json_str(out, pgsc_arch_name(L->target));
+		else
+			fputs("null", out);
+		fprintf(out, ",\n  \"portable\": %s,\n  \"mapped\": {",
+			L->portable ? "true" : "false");
+		for (int k = 0; k < 2; k++) {
+			fprintf(out, "%s\"%s\": {", k ? ", " : "",
+				k ? "session" : "global");
+			for (size_t i = 0; i < L->nnotes[k]; i++) {
+				struct strset to = { 0 };
+				char *copy = strdup(L->notes[k][i].to), *t, *sv;
+
+				for (t = copy ? strtok_r(copy, ",", &sv) : NULL;
+				     t != NULL; t = strtok_r(NULL, ",", &sv))
+					strset_add(&to, t);
+				fputs(i ? ", " : "", out);
+				json_str(out, L->notes[k][i].from);
+				fputs(": ", out);
+				json_list(out, &to);
+				strset_free(&to);
+				free(copy);
+			}
+			fputc('}', out);
+		}
+		fprintf(out, "},\n  \"unmapped\": {\"global\": ");
+		json_list(out, &L->unmapped[0]);
+		fprintf(out, ", \"session\": ");
+		json_list(out, &L->unmapped[1]);
+		fputc('}', out);
+	}
 	fprintf(out, ",\n  \"syscalls\": [");
 	first = 1;
 	for (size_t i = 0; i < r->n; i++) {
@@ -475,11 +688,8 @@ report_json(FILE *out, struct rep *r)
 		fputc('}', out);
 	}
 	fprintf(out, "\n  ]\n}\n");
-out:
-	strset_free(&g);
-	strset_free(&s);
 	strset_free(&arches);
-	return rc;
+	return 0;
 }
 
 static int
@@ -568,6 +778,214 @@ report_table(FILE *out, struct rep *r)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- */
+/* Filters for other loaders: systemd, OCI runtimes, the effective rows */
+
+/*
+ * The arches a filter must cover: the target of --arch; else the native
+ * arch and every arch the global list was recorded on (a filter without
+ * i386 kills a 32-bit descendant: DESIGN §4).
+ */
+static int
+filter_arches(const struct rep *r, const struct lists *L, uint32_t *v,
+	      size_t cap)
+{
+	size_t n = 0;
+
+	if (L->target != 0) {
+		v[n++] = L->target;
+		return (int)n;
+	}
+	v[n++] = pgsc_native_arch();
+	for (size_t i = 0; i < r->n && n < cap; i++) {
+		size_t k;
+
+		if (!r->e[i].global || r->e[i].name == NULL)
+			continue;
+		for (k = 0; k < n && v[k] != r->e[i].arch; k++)
+			;
+		if (k == n)
+			v[n++] = r->e[i].arch;
+	}
+	return (int)n;
+}
+
+static int
+filter_nonempty(const struct lists *L, char **cause)
+{
+	if (L->l[0].n > 0)
+		return 0;
+	util_cause(cause, "the global list is empty: a filter built from it "
+		   "would allow nothing (collect a round first)");
+	return -ENODATA;
+}
+
+/*
+ * A systemd unit drop-in.  systemd loads one filter, before it execs the
+ * service's main process, and every process of the service inherits it:
+ * exactly the global context (DESIGN §1).  The session list has no
+ * systemd counterpart (backends load it after authentication), so it is
+ * not emitted.  systemd 252 (Debian 12): SystemCallErrorNumber= takes an
+ * errno or "kill", not "log"; logging everything not listed is
+ * SystemCallLog=~LIST, which filters nothing.
+ */
+static int
+report_systemd(FILE *out, struct rep *r, const struct lists *L,
+	       enum pgsc_action def, char **cause)
+{
+	uint32_t arches[16];
+	int na = filter_arches(r, L, arches, ARRAY_SIZE(arches));
+	int rc = filter_nonempty(L, cause);
+
+	if (rc < 0)
+		return rc;
+	header_line(out, r);
+	lists_comment(out, L);
+	fprintf(out, "# A drop-in for the server's unit, e.g.\n"
+		"#   /etc/systemd/system/postgresql@15-main.service.d/"
+		"pgsc.conf\n"
+		"# It holds the global list: systemd loads one filter for "
+		"the whole service.\n"
+		"# systemd also allows execve, exit, exit_group, getrlimit, "
+		"rt_sigreturn,\n"
+		"# sigreturn and the calls that read the time or sleep, "
+		"listed or not.\n"
+		"[Service]\n");
+	fputs("SystemCallArchitectures=", out);
+	for (int i = 0; i < na; i++) {
+		const char *n = arches[i] == pgsc_native_arch() ? "native"
+				: portable_systemd_arch(arches[i]);
+
+		fprintf(out, "%s%s", i ? " " : "", n ? n : "native");
+	}
+	fputc('\n', out);
+	if (def == PGSC_ACT_LOG) {
+		fputs("# default log: every call not listed is logged, none "
+		      "is refused\nSystemCallLog=~", out);
+		print_joined(out, &L->l[0], " ");
+		fputc('\n', out);
+	} else {
+		fputs("SystemCallFilter=", out);
+		print_joined(out, &L->l[0], " ");
+		fprintf(out, "\nSystemCallErrorNumber=%s\n",
+			def == PGSC_ACT_KILL ? "kill" : "EPERM");
+	}
+	return 0;
+}
+
+/*
+ * An OCI runtime seccomp profile (opencontainers/runtime-spec,
+ * config-linux.md "Seccomp"; runc, crun, podman and docker read it).
+ * The whole container runs under it, so it holds the global list.
+ * SECCOMP_FILTER_FLAG_LOG makes the kernel audit the errors and kills
+ * too, as the module's filters do (SCMP_FLTATR_CTL_LOG).
+ */
+static int
+report_oci(FILE *out, struct rep *r, const struct lists *L,
+	   enum pgsc_action def, char **cause)
+{
+	uint32_t arches[16];
+	int na = filter_arches(r, L, arches, ARRAY_SIZE(arches));
+	int rc = filter_nonempty(L, cause);
+
+	if (rc < 0)
+		return rc;
+	fprintf(out, "{\n  \"defaultAction\": \"%s\",\n",
+		def == PGSC_ACT_LOG ? "SCMP_ACT_LOG" :
+		def == PGSC_ACT_KILL ? "SCMP_ACT_KILL_PROCESS" :
+		"SCMP_ACT_ERRNO");
+	if (def == PGSC_ACT_ERROR)
+		fprintf(out, "  \"defaultErrnoRet\": %d,\n", EPERM);
+	fputs("  \"architectures\": [", out);
+	for (int i = 0, first = 1; i < na; i++) {
+		const char *n = portable_oci_arch(arches[i]);
+
+		if (n == NULL)
+			continue;
+		fprintf(out, "%s\"%s\"", first ? "" : ", ", n);
+		first = 0;
+	}
+	fputs("],\n  \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\"],\n"
+	      "  \"syscalls\": [\n    {\n      \"names\": [", out);
+	for (size_t i = 0; i < L->l[0].n; i++) {
+		fputs(i == 0 ? "\n        " : (i % 6 == 0 ? ",\n        "
+						  : ", "), out);
+		json_str(out, L->l[0].v[i]);
+	}
+	fputs("\n      ],\n      \"action\": \"SCMP_ACT_ALLOW\"\n    }\n"
+	      "  ]\n}\n", out);
+	return 0;
+}
+
+/*
+ * The effective filters, one row per (syscall, context), like the RFC's
+ * pg_get_seccomp_filter() and the module's pgsc_filter(): computed by
+ * effective.c, the code the module runs, so both agree.  The lists are
+ * allow lists; every other call gets the default.
+ */
+static int
+report_effective(FILE *out, struct rep *r, const struct lists *L,
+		 enum pgsc_action def, char **cause)
+{
+	uint32_t arch = L->target ? L->target : pgsc_native_arch();
+	pgsc_effective *eff[2] = { NULL, NULL };
+	char *joined[2] = { NULL, NULL };
+	int rc = 0;
+
+	for (int k = 0; k < 2; k++) {
+		struct pgsc_filter_spec spec;
+		struct strbuf sb = { 0 };
+
+		for (size_t i = 0; i < L->l[k].n; i++) {
+			if (i)
+				strbuf_addstr(&sb, ",");
+			strbuf_addstr(&sb, L->l[k].v[i]);
+		}
+		if (sb.oom) {
+			strbuf_free(&sb);
+			rc = -ENOMEM;
+			goto out;
+		}
+		joined[k] = sb.buf;
+		memset(&spec, 0, sizeof(spec));
+		spec.def = def;
+		spec.list[PGSC_ACT_ALLOW] = joined[k] ? joined[k] : "";
+		rc = pgsc_effective_new(&spec, arch, &eff[k], cause);
+		if (rc < 0)
+			goto out;
+	}
+	header_line(out, r);
+	lists_comment(out, L);
+	for (int k = 0; k < 2; k++) {
+		const struct pgsc_effective_entry *v;
+		size_t n = pgsc_effective_entries(eff[k], &v);
+
+		fprintf(out, "# %s: default %s on %s, %zu listed\n",
+			k ? "session" : "global",
+			pgsc_action_name(pgsc_effective_default(eff[k])),
+			pgsc_arch_name(arch), n);
+	}
+	fprintf(out, "%-24s %7s  %-6s %s\n", "syscall", "nr", "action",
+		"context");
+	for (int k = 0; k < 2; k++) {
+		const struct pgsc_effective_entry *v;
+		size_t n = pgsc_effective_entries(eff[k], &v);
+
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%-24s ", v[i].name);
+			fprintf(out, "%7d  %-6s %s\n", v[i].nr,
+				pgsc_action_name(v[i].action),
+				k ? "session" : "global");
+		}
+	}
+out:
+	for (int k = 0; k < 2; k++) {
+		pgsc_effective_free(eff[k]);
+		free(joined[k]);
+	}
+	return rc;
+}
+
 static int
 round_range(struct rep *r, int64_t from, int64_t to)
 {
@@ -609,9 +1027,12 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	    char **cause)
 {
 	struct rep r;
+	struct lists L;
+	enum pgsc_action def;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	memset(&L, 0, sizeof(L));
 	r.st = st;
 	r.cause = cause;
 	rc = report_session_roles(opts->session_roles, &r.session, cause);
@@ -620,23 +1041,65 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	rc = round_range(&r, opts->round_from, opts->round_to);
 	if (rc < 0)
 		goto out;
+	if ((opts->arch != 0 || opts->portable) &&
+	    opts->format == PGSC_FMT_TABLE) {
+		util_cause(cause, "--arch and --portable do not apply to the "
+			   "table, which shows the names as recorded");
+		rc = -EINVAL;
+		goto out;
+	}
+	if (opts->arch != 0 && pgsc_arch_name(opts->arch) == NULL) {
+		util_cause(cause, "unknown arch token 0x%08x", opts->arch);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (opts->has_default && (opts->def < PGSC_ACT_LOG ||
+				  opts->def > PGSC_ACT_KILL)) {
+		util_cause(cause, "the default action must be log, error or "
+			   "kill");
+		rc = -EINVAL;
+		goto out;
+	}
 	rc = load(&r);
 	if (rc < 0)
 		goto out;
+	rc = lists_build(&r, opts, &L);
+	if (rc < 0)
+		goto out;
+	def = opts->has_default ? (enum pgsc_action)opts->def : PGSC_ACT_ERROR;
 	switch (opts->format) {
 	case PGSC_FMT_GUC:
-		rc = report_guc(out, &r, opts->guc_prefix ? opts->guc_prefix : "");
+		rc = report_guc(out, &r, &L,
+				opts->guc_prefix ? opts->guc_prefix : "");
 		break;
 	case PGSC_FMT_JSON:
-		rc = report_json(out, &r);
+		rc = report_json(out, &r, &L);
 		break;
 	case PGSC_FMT_TABLE:
 		rc = report_table(out, &r);
 		break;
+	case PGSC_FMT_SYSTEMD:
+		rc = report_systemd(out, &r, &L, def, cause);
+		break;
+	case PGSC_FMT_OCI:
+		rc = report_oci(out, &r, &L, def, cause);
+		break;
+	case PGSC_FMT_EFFECTIVE:
+		rc = report_effective(out, &r, &L, def, cause);
+		break;
+	default:
+		util_cause(cause, "unknown format %d", (int)opts->format);
+		rc = -EINVAL;
+		break;
 	}
 	if (rc == 0 && fflush(out) != 0)
 		rc = -errno;
+	if (rc == 0)
+		lists_warn(&L, opts->diag != NULL ? opts->diag : stderr);
+	else if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
 out:
+	lists_free(&L);
 	rep_free(&r);
 	return rc;
 }

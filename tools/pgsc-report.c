@@ -1,4 +1,4 @@
-/* pgsc-report - print allow lists from a pgsc store. */
+/* pgsc-report - print allow lists from a pgsc store; check GUC lines. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,12 +11,17 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pgsc-report --db FILE [--format guc|json|table]\n"
+		"usage: pgsc-report --db FILE [--format FORMAT]\n"
 		"                   [--round N | --round FROM-TO]\n"
 		"                   [--guc-prefix PREFIX] [--session-roles SPEC]\n"
+		"                   [--arch ARCH] [--portable]\n"
+		"                   [--default log|error|kill]\n"
 		"       pgsc-report --db FILE --status\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
-		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n");
+		"       pgsc-report --check-guc FILE [--arch ARCH] [--strict]\n"
+		"FORMAT is guc (default), json, table, systemd, oci or effective.\n"
+		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n"
+		"ARCH is x86_64, i386, aarch64, arm, ppc64le, s390x, ... or native.\n");
 }
 
 static int
@@ -27,6 +32,43 @@ prefix_ok(const char *p)
 		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.'))
 			return 0;
 	return 1;
+}
+
+/* "pgsc-report: " and an option value or a word from the command line,
+ * escaped: it may hold anything. */
+static void
+bad_value(const char *what, const char *value)
+{
+	fprintf(stderr, "pgsc-report: %s \"", what);
+	pgsc_text_escape(stderr, value);
+	fputs("\"\n", stderr);
+}
+
+/*
+ * A cause from the library, on stderr.  It can quote a file name given
+ * on the command line and SQLite's messages, which can quote a hostile
+ * store's schema: @path, when the cause starts with it, is escaped like
+ * any untrusted text; the rest keeps printable ASCII (quotes too) and
+ * shows every other byte and the backslash as \xNN.
+ */
+static void
+print_cause(const char *path, const char *cause)
+{
+	size_t plen = path != NULL ? strlen(path) : 0;
+	const unsigned char *p = (const unsigned char *)cause;
+
+	fputs("pgsc-report: ", stderr);
+	if (plen > 0 && strncmp(cause, path, plen) == 0 && cause[plen] == ':') {
+		pgsc_text_escape(stderr, path);
+		p += plen;
+	}
+	for (; *p; p++) {
+		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+	fputc('\n', stderr);
 }
 
 int
@@ -40,43 +82,59 @@ main(int argc, char **argv)
 		{ "session-roles", required_argument, NULL, 's' },
 		{ "status", no_argument, NULL, 'S' },
 		{ "check-complete", no_argument, NULL, 'C' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "portable", no_argument, NULL, 'P' },
+		{ "default", required_argument, NULL, 'D' },
+		{ "check-guc", required_argument, NULL, 'G' },
+		{ "strict", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pgsc_report_opts ro = { 0 };
-	const char *db = NULL;
+	struct pgsc_report_opts ro;
+	struct pgsc_guc_check_opts go = { 0, 0 };
+	const char *db = NULL, *guc = NULL;
 	pgsc_store *st = NULL;
 	char *cause = NULL;
-	int c, rc, status = 1, want_status = 0, check = 0;
+	int c, rc, status = 1, want_status = 0, check = 0, strict = 0;
+	int format_given = 0, list_opts = 0;
 
+	memset(&ro, 0, sizeof(ro));
 	ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SChV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThV", opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
 			break;
 		case 'f':
+			format_given = 1;
 			if (strcmp(optarg, "guc") == 0)
 				ro.format = PGSC_FMT_GUC;
 			else if (strcmp(optarg, "json") == 0)
 				ro.format = PGSC_FMT_JSON;
 			else if (strcmp(optarg, "table") == 0)
 				ro.format = PGSC_FMT_TABLE;
+			else if (strcmp(optarg, "systemd") == 0)
+				ro.format = PGSC_FMT_SYSTEMD;
+			else if (strcmp(optarg, "oci") == 0)
+				ro.format = PGSC_FMT_OCI;
+			else if (strcmp(optarg, "effective") == 0)
+				ro.format = PGSC_FMT_EFFECTIVE;
 			else {
-				fprintf(stderr, "pgsc-report: unknown format \"%s\"\n",
-					optarg);
+				bad_value("unknown format", optarg);
 				return 2;
 			}
 			break;
 		case 'r':
+			list_opts = 1;
 			if (pgsc_round_range_parse(optarg, &ro.round_from, &ro.round_to) < 0) {
-				fprintf(stderr, "pgsc-report: bad --round \"%s\"\n",
-					optarg);
+				bad_value("bad --round", optarg);
 				return 2;
 			}
 			break;
 		case 'p':
+			list_opts = 1;
 			if (!prefix_ok(optarg)) {
 				fprintf(stderr, "pgsc-report: --guc-prefix may only "
 					"hold letters, digits, '_' and '.'\n");
@@ -85,9 +143,10 @@ main(int argc, char **argv)
 			ro.guc_prefix = optarg;
 			break;
 		case 's':
+			list_opts = 1;
 			ro.session_roles = optarg;
 			if (pgsc_session_roles_check(optarg, &cause) < 0) {
-				fprintf(stderr, "pgsc-report: %s\n", cause);
+				print_cause(NULL, cause ? cause : "bad --session-roles");
 				free(cause);
 				return 2;
 			}
@@ -97,6 +156,35 @@ main(int argc, char **argv)
 			break;
 		case 'C':
 			check = 1;
+			break;
+		case 'a':
+			ro.arch = go.arch = pgsc_arch_parse(optarg);
+			if (ro.arch == 0) {
+				bad_value("unknown --arch", optarg);
+				return 2;
+			}
+			break;
+		case 'P':
+			list_opts = 1;
+			ro.portable = 1;
+			break;
+		case 'D':
+			list_opts = 1;
+			rc = pgsc_action_parse(optarg);
+			if (rc != PGSC_ACT_LOG && rc != PGSC_ACT_ERROR &&
+			    rc != PGSC_ACT_KILL) {
+				bad_value("--default must be log, error or kill, "
+					  "not", optarg);
+				return 2;
+			}
+			ro.has_default = 1;
+			ro.def = rc;
+			break;
+		case 'G':
+			guc = optarg;
+			break;
+		case 'T':
+			strict = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -109,8 +197,42 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (db == NULL || optind != argc) {
+	if (optind != argc) {
 		usage(stderr);
+		return 2;
+	}
+	if (guc != NULL) {
+		struct pgsc_guc_check_result res;
+
+		if (db != NULL || want_status || check || format_given ||
+		    list_opts) {
+			fprintf(stderr, "pgsc-report: --check-guc takes only "
+				"--arch and --strict\n");
+			return 2;
+		}
+		go.strict = strict;
+		rc = pgsc_guc_check(guc, &go, stdout, &res, &cause);
+		if (rc < 0) {
+			print_cause(guc, cause ? cause : strerror(-rc));
+			free(cause);
+			return 2;
+		}
+		return res.errors > 0 || (strict && res.warnings > 0) ? 1 : 0;
+	}
+	if (db == NULL || strict) {
+		usage(stderr);
+		return 2;
+	}
+	if ((want_status || check) && (ro.arch || ro.portable ||
+				       ro.has_default || format_given)) {
+		fprintf(stderr, "pgsc-report: --status and --check-complete "
+			"take no --format, --arch, --portable or --default\n");
+		return 2;
+	}
+	if (ro.has_default && ro.format != PGSC_FMT_SYSTEMD &&
+	    ro.format != PGSC_FMT_OCI && ro.format != PGSC_FMT_EFFECTIVE) {
+		fprintf(stderr, "pgsc-report: --default applies to the systemd, "
+			"oci and effective formats\n");
 		return 2;
 	}
 	rc = pgsc_store_open(db, PGSC_STORE_READONLY, &st, &cause);
@@ -125,12 +247,13 @@ main(int argc, char **argv)
 		if (rc >= 0)
 			status = rc;
 	} else if (rc == 0) {
+		ro.diag = stderr;
 		rc = pgsc_report(st, &ro, stdout, &cause);
 		if (rc == 0)
 			status = 0;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "pgsc-report: %s\n", cause ? cause : strerror(-rc));
+		print_cause(db, cause ? cause : strerror(-rc));
 		status = 2;
 	}
 	free(cause);

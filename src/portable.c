@@ -1,0 +1,810 @@
+/* portable.c - lists for another arch: existence, family mapping, GUC checks. */
+/*
+ * A list is collected on one arch and loaded on another.  A name that
+ * the target arch lacks gives no permission there: libseccomp resolves
+ * it to a negative placeholder and seccomp_rule_add() drops the rule
+ * without a word (DESIGN §4).  So pgsc-report --arch maps each name
+ * through the alias families (families.def) to what the target has,
+ * and pgsc-report --check-guc finds what a check hook on the target
+ * would refuse, and what it would accept although it does nothing.
+ * docs/portability.md states the rules; the existence rule itself is
+ * families_exists() in families.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+#include "diff.h"
+
+/* ---------------------------------------------------------------- */
+/* Arches                                                            */
+
+struct arch_alias {
+	uint32_t token;
+	const char *systemd;    /* SystemCallArchitectures= (systemd.unit(5)) */
+	const char *oci;        /* runtime-spec config-linux.md, seccomp */
+};
+
+static const struct arch_alias aliases[] = {
+	{ SCMP_ARCH_X86_64, "x86-64", "SCMP_ARCH_X86_64" },
+	{ SCMP_ARCH_X86, "x86", "SCMP_ARCH_X86" },
+	{ SCMP_ARCH_AARCH64, "arm64", "SCMP_ARCH_AARCH64" },
+	{ SCMP_ARCH_ARM, "arm", "SCMP_ARCH_ARM" },
+	{ SCMP_ARCH_PPC64LE, "ppc64-le", "SCMP_ARCH_PPC64LE" },
+	{ SCMP_ARCH_PPC64, "ppc64", "SCMP_ARCH_PPC64" },
+	{ SCMP_ARCH_PPC, "ppc", "SCMP_ARCH_PPC" },
+	{ SCMP_ARCH_S390X, "s390x", "SCMP_ARCH_S390X" },
+	{ SCMP_ARCH_S390, "s390", "SCMP_ARCH_S390" },
+	{ SCMP_ARCH_MIPS, "mips", "SCMP_ARCH_MIPS" },
+	{ SCMP_ARCH_MIPSEL, "mips-le", "SCMP_ARCH_MIPSEL" },
+	{ SCMP_ARCH_MIPS64, "mips64", "SCMP_ARCH_MIPS64" },
+	{ SCMP_ARCH_MIPSEL64, "mips64-le", "SCMP_ARCH_MIPSEL64" },
+	{ SCMP_ARCH_RISCV64, "riscv64", "SCMP_ARCH_RISCV64" },
+};
+
+uint32_t
+pgsc_arch_parse(const char *name)
+{
+	uint32_t t;
+
+	if (name == NULL || *name == '\0')
+		return 0;
+	if (strcmp(name, "native") == 0)
+		return pgsc_native_arch();
+	t = pgsc_arch_token(name);
+	if (t == 0)
+		t = seccomp_arch_resolve_name(name);   /* "x86", libseccomp's */
+	return pgsc_arch_name(t) != NULL ? t : 0;
+}
+
+const char *
+portable_systemd_arch(uint32_t arch)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
+		if (aliases[i].token == arch)
+			return aliases[i].systemd;
+	return NULL;
+}
+
+const char *
+portable_oci_arch(uint32_t arch)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
+		if (aliases[i].token == arch)
+			return aliases[i].oci;
+	return NULL;
+}
+
+int
+pgsc_syscall_exists(const char *name, uint32_t arch)
+{
+	if (name == NULL || !pgsc_guc_name_ok(name))
+		return -ENOENT;
+	return families_exists(name, arch ? arch : pgsc_native_arch());
+}
+
+/* ---------------------------------------------------------------- */
+/* Mapping through the families                                      */
+
+/*
+ * Without @all: the member of @f nearest after @name (families.def lists
+ * the older call first, the newer and the 64-bit variants after it) that
+ * exists on @arch, else the nearest before it.  With @all: every member
+ * that exists on @arch.
+ */
+static int
+map_family(const struct family *f, const char *name, uint32_t arch, int all,
+	   struct strset *out, int *n)
+{
+	const char *const *self = NULL, *const *after = NULL;
+	const char *const *before = NULL;
+
+	for (const char *const *p = f->members; *p != NULL; p++)
+		if (strcmp(*p, name) == 0)
+			self = p;
+	for (const char *const *p = f->members; *p != NULL; p++) {
+		if (families_exists(*p, arch) != 1)
+			continue;
+		if (all) {
+			if (strset_add(out, *p) < 0)
+				return -ENOMEM;
+			(*n)++;
+		} else if (self == NULL || p > self) {
+			if (after == NULL)
+				after = p;
+		} else {
+			before = p;     /* the last one before: the nearest */
+		}
+	}
+	if (!all && (after != NULL || before != NULL)) {
+		if (strset_add(out, after != NULL ? *after : *before) < 0)
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+int
+portable_map(const char *name, uint32_t arch, int all, struct strset *out)
+{
+	const struct family *f;
+	int n = 0, rc;
+
+	if (families_exists(name, arch) == 1) {
+		if (strset_add(out, name) < 0)
+			return -ENOMEM;
+		n++;
+		if (!all)
+			return n;
+	}
+	for (size_t i = 0; (f = families_of(name, i)) != NULL; i++) {
+		rc = map_family(f, name, arch, all, out, &n);
+		if (rc < 0)
+			return rc;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------- */
+/* Checking GUC lines (pgsc-report --check-guc)                      */
+
+#define CHK_FILE_MAX (16 * 1024 * 1024)
+#define CHK_NAME_MAX 64
+#define CHK_LINE_MAX (1024 * 1024)
+
+/* Settings of one context: [0] the default, [1 + action] the lists. */
+#define SET_DEFAULT 0
+#define SET_LISTS 1
+#define SET_COUNT 5
+
+static const char *const set_suffix[SET_COUNT] = {
+	"default", "allow", "log", "error", "kill",
+};
+static const char *const ctx_name[2] = { "global", "session" };
+
+struct setting {
+	unsigned line;          /* 0 = not set */
+	char *value;
+};
+
+struct prefix {
+	char *prefix;           /* "", "pgsc.", "pgseccomp.", ... */
+	struct setting s[2][SET_COUNT];
+};
+
+/* One finding, held back so that all are printed in line order. */
+struct finding {
+	unsigned line;
+	size_t seq;
+	char *text;
+};
+
+struct chk {
+	const char *path;
+	uint32_t arch;
+	int strict;
+	size_t errors, warnings;
+	struct prefix *p;
+	size_t np;
+	struct finding *f;
+	size_t nf;
+	int oom;
+};
+
+static void
+chk_free(struct chk *c)
+{
+	for (size_t i = 0; i < c->np; i++) {
+		free(c->p[i].prefix);
+		for (int k = 0; k < 2; k++)
+			for (int j = 0; j < SET_COUNT; j++)
+				free(c->p[i].s[k][j].value);
+	}
+	free(c->p);
+	for (size_t i = 0; i < c->nf; i++)
+		free(c->f[i].text);
+	free(c->f);
+}
+
+static int
+finding_cmp(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* "FILE:LINE: error: " or "warning: ", then the message; @what is one
+ * untrusted text quoted (escaped) where the format has %s. */
+static void PGSC_PRINTF(5, 6)
+msg(struct chk *c, unsigned line, int error, const char *what,
+    const char *fmt, ...)
+{
+	va_list ap;
+	char *m = NULL, *buf = NULL;
+	size_t sz = 0;
+	const char *at;
+	struct finding *nf;
+	FILE *out;
+
+	if (error)
+		c->errors++;
+	else
+		c->warnings++;
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		m = NULL;
+	va_end(ap);
+	out = m != NULL ? open_memstream(&buf, &sz) : NULL;
+	if (out == NULL) {
+		free(m);
+		c->oom = 1;
+		return;
+	}
+	pgsc_text_escape(out, c->path);
+	if (line > 0)
+		fprintf(out, ":%u", line);
+	fprintf(out, ": %s: ", error ? "error" : "warning");
+	/* The message is ours; "@" marks where the escaped @what goes. */
+	at = what != NULL ? strchr(m, '@') : NULL;
+	if (at != NULL) {
+		size_t wl = strnlen(what, CHK_NAME_MAX + 1);
+		char *cut = util_strndup(what, wl > CHK_NAME_MAX ? CHK_NAME_MAX
+								  : wl);
+
+		fwrite(m, 1, (size_t)(at - m), out);
+		pgsc_text_escape(out, cut != NULL ? cut : "?");
+		if (wl > CHK_NAME_MAX)
+			fputs("...", out);
+		free(cut);
+		fputs(at + 1, out);
+	} else {
+		fputs(m, out);
+	}
+	free(m);
+	if (fclose(out) != 0) {
+		free(buf);
+		c->oom = 1;
+		return;
+	}
+	nf = realloc(c->f, (c->nf + 1) * sizeof(*nf));
+	if (nf == NULL) {
+		free(buf);
+		c->oom = 1;
+		return;
+	}
+	c->f = nf;
+	nf[c->nf].line = line;
+	nf[c->nf].seq = c->nf;
+	nf[c->nf].text = buf;
+	c->nf++;
+}
+
+/* PostgreSQL's configuration-file identifiers (guc-file.l): a letter or
+ * '_' first, then letters, digits, '_' and '$', with '.' between parts. */
+static int
+id_char(int ch, int first)
+{
+	return isalpha(ch) || ch == '_' || ch >= 0x80 ||
+	       (!first && (isdigit(ch) || ch == '$'));
+}
+
+/* The escape after a backslash in a quoted value, as PostgreSQL's
+ * GUC_scanstr() reads it: \b \f \n \r \t, up to three octal digits,
+ * else the character itself.  Returns the position after it. */
+static char *
+unbackslash(char *p, char **w)
+{
+	static const char from[] = "bfnrt", to[] = "\b\f\n\r\t";
+	const char *k = strchr(from, *p);
+	int v = 0, i;
+
+	if (k != NULL) {
+		*(*w)++ = to[k - from];
+		return p + 1;
+	}
+	for (i = 0; i < 3 && p[i] >= '0' && p[i] <= '7'; i++)
+		v = v * 8 + (p[i] - '0');
+	if (i > 0) {
+		/* a NUL would end the value early and hide what follows:
+		 * keep a byte that no name has, so the check reports it */
+		*(*w)++ = (char)(v != 0 ? v : 0x7f);
+		return p + i;
+	}
+	*(*w)++ = *p;
+	return p + 1;
+}
+
+/*
+ * Split one line into a lower-cased name and a value (quotes removed, ''
+ * and backslash escapes undone, as guc-file.l does).
+ * Returns 1 for a setting, 0 for a blank or comment line, -1 for a
+ * syntax error (*why says what).
+ */
+static int
+split_line(char *line, char **name, char **value, const char **why)
+{
+	char *p = line, *n, *v, *w;
+
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f')
+		p++;
+	if (*p == '\0' || *p == '\n' || *p == '#')
+		return 0;
+	n = p;
+	for (;;) {
+		if (!id_char((unsigned char)*p, 1)) {
+			*why = "a setting name must start with a letter or '_'";
+			return -1;
+		}
+		while (id_char((unsigned char)*p, 0))
+			p++;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	for (char *q = n; q < p; q++)
+		*q = (char)tolower((unsigned char)*q);
+	v = p;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '=')
+		p++;
+	else if (p == v) {
+		*why = "expected '=' after the setting name";
+		return -1;
+	}
+	*v = '\0';
+	*name = n;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\'') {
+		w = v = ++p;
+		for (;;) {
+			if (*p == '\0' || *p == '\n') {
+				*why = "unterminated quoted string";
+				return -1;
+			}
+			if (*p == '\'' && p[1] == '\'') {
+				*w++ = '\'';
+				p += 2;
+			} else if (*p == '\'') {
+				p++;
+				break;
+			} else if (*p == '\\' && p[1] != '\0' && p[1] != '\n') {
+				p = unbackslash(p + 1, &w);
+			} else {
+				*w++ = *p++;
+			}
+		}
+		*w = '\0';
+	} else {
+		v = p;
+		while (*p != '\0' && !isspace((unsigned char)*p) && *p != '#')
+			p++;
+		if (p == v) {
+			*why = "missing value";
+			return -1;
+		}
+		w = p;
+		if (*p != '\0' && *p != '#')
+			p++;
+		*w = '\0';
+		if (*p == '#')
+			*p = ' ';   /* comment right after the value */
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' ||
+	       *p == '\f')
+		p++;
+	if (*p != '\0' && *p != '#') {
+		*why = "extra text after the value";
+		return -1;
+	}
+	*value = v;
+	return 1;
+}
+
+/*
+ * Which of our settings @name is: *prefix_len, *ctx (0 global, 1
+ * session) and *set (SET_*).  Returns 1 for one of ours, 0 for any other
+ * setting, -1 for a name that looks like ours but is not (a typo).
+ */
+static int
+our_setting(const char *name, size_t *prefix_len, int *ctx, int *set)
+{
+	const char *dot = strrchr(name, '.');
+	const char *base = dot != NULL ? dot + 1 : name;
+	const char *suf;
+
+	*prefix_len = (size_t)(base - name);
+	for (const char *q = name; q < base; q++)
+		if ((unsigned char)*q >= 0x80)
+			return 0;       /* not a prefix any module uses */
+	if (strncmp(base, "global_syscall_", 15) == 0)
+		*ctx = 0;
+	else if (strncmp(base, "session_syscall_", 16) == 0)
+		*ctx = 1;
+	else
+		return 0;
+	suf = base + (*ctx ? 16 : 15);
+	for (int i = 0; i < SET_COUNT; i++)
+		if (strcmp(suf, set_suffix[i]) == 0) {
+			*set = i;
+			return 1;
+		}
+	return -1;
+}
+
+static struct prefix *
+prefix_get(struct chk *c, const char *name, size_t len)
+{
+	struct prefix *np;
+
+	for (size_t i = 0; i < c->np; i++)
+		if (strlen(c->p[i].prefix) == len &&
+		    memcmp(c->p[i].prefix, name, len) == 0)
+			return &c->p[i];
+	np = realloc(c->p, (c->np + 1) * sizeof(*np));
+	if (np == NULL)
+		return NULL;
+	c->p = np;
+	memset(&c->p[c->np], 0, sizeof(c->p[0]));
+	c->p[c->np].prefix = util_strndup(name, len);
+	if (c->p[c->np].prefix == NULL)
+		return NULL;
+	return &c->p[c->np++];
+}
+
+static int
+read_settings(struct chk *c, FILE *f, char **cause)
+{
+	char *line = NULL;
+	size_t cap = 0, total = 0;
+	ssize_t len;
+	unsigned lineno = 0;
+	int rc = 0, ours = 0;
+
+	while ((len = getline(&line, &cap, f)) > 0) {
+		char *name, *value;
+		const char *why = NULL;
+		size_t plen;
+		int ctx, set, m;
+		struct prefix *p;
+		struct setting *s;
+
+		lineno++;
+		total += (size_t)len;
+		if (total > CHK_FILE_MAX) {
+			util_cause(cause, "%s: larger than %d MiB", c->path,
+				   CHK_FILE_MAX >> 20);
+			rc = -EFBIG;
+			goto out;
+		}
+		if ((size_t)len > CHK_LINE_MAX || strlen(line) != (size_t)len) {
+			msg(c, lineno, 1, NULL, "%s", (size_t)len > CHK_LINE_MAX
+			    ? "line longer than 1 MiB" : "NUL byte in the line");
+			continue;
+		}
+		m = split_line(line, &name, &value, &why);
+		if (m == 0)
+			continue;
+		if (m < 0) {
+			msg(c, lineno, 1, NULL, "syntax error: %s (PostgreSQL "
+			    "would not start)", why);
+			continue;
+		}
+		m = our_setting(name, &plen, &ctx, &set);
+		if (m == 0)
+			continue;
+		if (m < 0) {
+			msg(c, lineno, 1, name, "unknown setting \"@\" (the "
+			    "settings are [PREFIX.]{global,session}_syscall_"
+			    "{default,allow,log,error,kill})");
+			continue;
+		}
+		ours++;
+		p = prefix_get(c, name, plen);
+		if (p == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		s = &p->s[ctx][set];
+		if (s->line != 0)
+			msg(c, lineno, 0, name, "\"@\" is set again: this line "
+			    "overrides line %u", s->line);
+		free(s->value);
+		s->value = strdup(value);
+		if (s->value == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		s->line = lineno;
+	}
+	if (ferror(f)) {
+		rc = -errno;
+		util_cause(cause, "%s: %s", c->path, strerror(errno));
+		goto out;
+	}
+	if (ours == 0)
+		msg(c, 0, 1, NULL, "no [PREFIX.]{global,session}_syscall_* "
+		    "setting found");
+out:
+	free(line);
+	return rc;
+}
+
+/* One name of a list: where and under which setting. */
+struct listed {
+	char *name;
+	int set;
+	unsigned line;
+};
+
+static int
+listed_cmp(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	int d = strcmp(x->name, y->name);
+
+	return d != 0 ? d : x->set - y->set;
+}
+
+static int
+listed_add(struct listed **all, size_t *nall, const char *name, int set,
+	   unsigned line)
+{
+	struct listed *nl = realloc(*all, (*nall + 1) * sizeof(*nl));
+
+	if (nl == NULL)
+		return -ENOMEM;
+	*all = nl;
+	nl[*nall].name = strdup(name);
+	if (nl[*nall].name == NULL)
+		return -ENOMEM;
+	nl[*nall].set = set;
+	nl[*nall].line = line;
+	(*nall)++;
+	return 0;
+}
+
+static void
+hint_family(struct chk *c, const char *name, struct strbuf *sb)
+{
+	struct strset alt = { 0 };
+
+	/* the replacements --arch would pick, to say what to list instead */
+	if (portable_map(name, c->arch, 1, &alt) > 0) {
+		strbuf_addstr(sb, "; on ");
+		strbuf_addstr(sb, pgsc_arch_name(c->arch));
+		strbuf_addstr(sb, " its family has ");
+		for (size_t i = 0; i < alt.n; i++) {
+			if (i)
+				strbuf_addstr(sb, ", ");
+			strbuf_addstr(sb, alt.v[i]);
+		}
+	} else {
+		strbuf_addstr(sb, "; no family member exists there either");
+	}
+	strset_free(&alt);
+}
+
+/* The names of one list: syntax, '*', resolution on the arch, repeats. */
+static int
+check_list(struct chk *c, const struct prefix *p, int ctx, int set,
+	   struct listed **all, size_t *nall)
+{
+	const struct setting *s = &p->s[ctx][set];
+	char *tok = NULL, *setting = NULL;
+	struct strset seen = { 0 };
+	int rc = 0, star = 0, names = 0, blank, empty_warned = 0;
+
+	if (asprintf(&setting, "%s%s_syscall_%s", p->prefix, ctx_name[ctx],
+		     set_suffix[set]) < 0)
+		return -ENOMEM;
+	blank = strspn(s->value, " \t") == strlen(s->value);
+	for (const char *q = s->value;;) {
+		const char *e = strchr(q, ',');
+		const char *a = q, *b = e != NULL ? e : q + strlen(q);
+		int ex;
+
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		free(tok);
+		tok = util_strndup(a, (size_t)(b - a));
+		if (tok == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (e == NULL && blank)
+			break;          /* '' or '  ': an empty list */
+		if (*tok == '\0') {
+			/* the module and pgsc's readers skip it */
+			if (!empty_warned)
+				msg(c, s->line, 0, NULL, "%s: an empty element "
+				    "(a doubled, leading or trailing comma) is "
+				    "ignored", setting);
+			empty_warned = 1;
+		} else if (strcmp(tok, "*") == 0) {
+			star = 1;
+		} else if (names++, strlen(tok) > CHK_NAME_MAX ||
+			   !pgsc_guc_name_ok(tok)) {
+			msg(c, s->line, 1, tok, "%s: \"@\" is not a syscall name "
+			    "([a-z0-9_]+, at most %d bytes)", setting,
+			    CHK_NAME_MAX);
+		} else if (strset_has(&seen, tok)) {
+			msg(c, s->line, 0, tok, "%s: \"@\" is listed twice",
+			    setting);
+		} else {
+			if (strset_add(&seen, tok) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			ex = families_exists(tok, c->arch);
+			if (ex == -ENOENT) {
+				msg(c, s->line, 1, tok, "%s: \"@\" is not a "
+				    "syscall libseccomp %u.%u.%u knows on any "
+				    "arch (a check hook refuses it)", setting,
+				    seccomp_version()->major,
+				    seccomp_version()->minor,
+				    seccomp_version()->micro);
+			} else if (ex == 0) {
+				struct strbuf sb = { 0 };
+
+				hint_family(c, tok, &sb);
+				msg(c, s->line, c->strict, tok, "%s: \"@\" does "
+				    "not exist on %s: libseccomp resolves it to "
+				    "placeholder %d, which a check hook accepts "
+				    "but the filter drops, so it allows "
+				    "nothing%s", setting, pgsc_arch_name(c->arch),
+				    seccomp_syscall_resolve_name_arch(c->arch,
+								      tok),
+				    sb.oom || sb.buf == NULL ? "" : sb.buf);
+				strbuf_free(&sb);
+			}
+			rc = listed_add(all, nall, tok, set, s->line);
+			if (rc < 0)
+				goto out;
+		}
+		if (e == NULL)
+			break;
+		q = e + 1;
+	}
+	if (star && ctx == 0)
+		msg(c, s->line, 1, NULL, "%s: '*' (\"the global list\") is only "
+		    "meaningful in a session list", setting);
+	else if (star && names > 0)
+		msg(c, s->line, 1, NULL, "%s: '*' must be the whole list, not "
+		    "mixed with names", setting);
+out:
+	strset_free(&seen);
+	free(tok);
+	free(setting);
+	return rc;
+}
+
+static int
+action_of(const char *v)
+{
+	char buf[16];
+	size_t i;
+
+	for (i = 0; v[i] != '\0' && i + 1 < sizeof(buf); i++)
+		buf[i] = (char)tolower((unsigned char)v[i]);
+	buf[i] = '\0';
+	if (v[i] != '\0')
+		return -EINVAL;
+	/* surrounding blanks are not accepted by PostgreSQL's enum GUCs */
+	return pgsc_action_parse(buf);
+}
+
+static int
+check_context(struct chk *c, const struct prefix *p, int ctx)
+{
+	const struct setting *d = &p->s[ctx][SET_DEFAULT];
+	struct listed *all = NULL;
+	size_t nall = 0;
+	int def = -1, rc = 0;
+
+	if (d->line != 0) {
+		if (*d->value == '\0')
+			msg(c, d->line, 1, NULL, "%s%s_syscall_default is "
+			    "empty: it must be allow, log, error or kill",
+			    p->prefix, ctx_name[ctx]);
+		else if ((def = action_of(d->value)) < 0)
+			msg(c, d->line, 1, d->value, "%s%s_syscall_default: "
+			    "\"@\" is not allow, log, error or kill",
+			    p->prefix, ctx_name[ctx]);
+	}
+	for (int set = SET_LISTS; set < SET_COUNT; set++) {
+		if (p->s[ctx][set].line == 0)
+			continue;
+		rc = check_list(c, p, ctx, set, &all, &nall);
+		if (rc < 0)
+			goto out;
+		if (def >= 0 && def == set - SET_LISTS &&
+		    strspn(p->s[ctx][set].value, " \t,") !=
+		    strlen(p->s[ctx][set].value))
+			msg(c, p->s[ctx][set].line, 0, NULL, "%s%s_syscall_%s "
+			    "has no effect: the default is %s already "
+			    "(libseccomp refuses such rules with EACCES, so "
+			    "a loader must skip them)", p->prefix,
+			    ctx_name[ctx], set_suffix[set], set_suffix[set]);
+	}
+	/* systemd's rule: one name, one action.  Precedence would settle
+	 * it (kill > error > log > allow), but a name in two lists is a
+	 * list pasted twice or an edit gone wrong, never what was meant. */
+	if (nall > 1)
+		qsort(all, nall, sizeof(*all), listed_cmp);
+	for (size_t i = 1; i < nall; i++)
+		if (strcmp(all[i].name, all[i - 1].name) == 0 &&
+		    all[i].set != all[i - 1].set)
+			msg(c, all[i].line, 1, all[i].name, "\"@\" is in both "
+			    "%s%s_syscall_%s (line %u) and %s%s_syscall_%s of "
+			    "the %s context: one name, one action",
+			    p->prefix, ctx_name[ctx], set_suffix[all[i - 1].set],
+			    all[i - 1].line, p->prefix, ctx_name[ctx],
+			    set_suffix[all[i].set], ctx_name[ctx]);
+out:
+	for (size_t i = 0; i < nall; i++)
+		free(all[i].name);
+	free(all);
+	return rc;
+}
+
+int
+pgsc_guc_check(const char *path, const struct pgsc_guc_check_opts *opts,
+	       FILE *out, struct pgsc_guc_check_result *res, char **cause)
+{
+	struct chk c;
+	FILE *f;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	memset(res, 0, sizeof(*res));
+	c.path = path;
+	c.arch = opts->arch ? opts->arch : pgsc_native_arch();
+	c.strict = opts->strict;
+	if (pgsc_arch_name(c.arch) == NULL) {
+		util_cause(cause, "unknown arch token 0x%08x", c.arch);
+		return -EINVAL;
+	}
+	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	if (f == NULL) {
+		rc = -errno;
+		util_cause(cause, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	rc = read_settings(&c, f, cause);
+	for (size_t i = 0; rc == 0 && i < c.np; i++)
+		for (int ctx = 0; rc == 0 && ctx < 2; ctx++)
+			rc = check_context(&c, &c.p[i], ctx);
+	if (rc == 0 && c.oom)
+		rc = -ENOMEM;
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	if (f != stdin)
+		fclose(f);
+	if (rc == 0) {
+		if (c.nf > 1)
+			qsort(c.f, c.nf, sizeof(c.f[0]), finding_cmp);
+		for (size_t i = 0; i < c.nf; i++)
+			fprintf(out, "%s\n", c.f[i].text);
+		res->errors = c.errors;
+		res->warnings = c.warnings;
+		pgsc_text_escape(out, path);
+		fprintf(out, ": %zu error%s, %zu warning%s (arch %s%s)\n",
+			c.errors, c.errors == 1 ? "" : "s", c.warnings,
+			c.warnings == 1 ? "" : "s", pgsc_arch_name(c.arch),
+			c.strict ? ", strict" : "");
+		if (fflush(out) != 0)
+			rc = -errno;
+	}
+	chk_free(&c);
+	return rc;
+}

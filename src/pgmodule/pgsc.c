@@ -443,14 +443,24 @@ check_postmaster_values(void)
 static void
 define_gucs(void)
 {
-	static const char *const list_desc[4] = {
-		"Syscalls allowed by the %s seccomp filter.",
-		"Syscalls allowed and audited (SECCOMP record) by the %s "
-		"seccomp filter.",
-		"Syscalls failing with EPERM (and audited) under the %s "
-		"seccomp filter.",
-		"Syscalls killing the process (and audited) under the %s "
-		"seccomp filter.",
+	/* PostgreSQL keeps pointers to the descriptions, not copies: they
+	 * must live as long as the process (PostmasterContext is gone in a
+	 * backend), hence string constants. */
+	static const char *const list_desc[2][4] = {
+		{ "Syscalls allowed by the global seccomp filter.",
+		  "Syscalls allowed and audited (a SECCOMP record) by the "
+		  "global seccomp filter.",
+		  "Syscalls failing with EPERM (audited) under the global "
+		  "seccomp filter.",
+		  "Syscalls killing the process (audited) under the global "
+		  "seccomp filter." },
+		{ "Syscalls allowed by the session seccomp filter.",
+		  "Syscalls allowed and audited (a SECCOMP record) by the "
+		  "session seccomp filter.",
+		  "Syscalls failing with EPERM (audited) under the session "
+		  "seccomp filter.",
+		  "Syscalls killing the process (audited) under the session "
+		  "seccomp filter." },
 	};
 
 	DefineCustomBoolVariable(PGSC_GUC_PREFIX ".enabled",
@@ -478,7 +488,7 @@ define_gucs(void)
 			 PGSC_GUC_PREFIX ".global_syscall_%s", action_suffix[a]);
 		DefineCustomStringVariable(
 			MemoryContextStrdup(TopMemoryContext, name),
-			psprintf(list_desc[a], "global"),
+			list_desc[0][a],
 			"A comma-separated list of syscall names.",
 			&global_list[a], "", PGC_POSTMASTER, 0,
 			check_global_list, NULL, NULL);
@@ -490,7 +500,7 @@ define_gucs(void)
 			 action_suffix[a]);
 		DefineCustomStringVariable(
 			MemoryContextStrdup(TopMemoryContext, name),
-			psprintf(list_desc[a], "session"),
+			list_desc[1][a],
 			"A comma-separated list of syscall names, or \"*\" "
 			"for the global list.",
 			&session_list[a], "", PGC_SUSET, 0,

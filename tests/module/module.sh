@@ -184,6 +184,9 @@ PM=$(head -1 "$D/postmaster.pid")
 [ "$(seccomp_status "$PM")" = "0 0" ] || fail "pgsc.enabled = off: postmaster has seccomp '$(seccomp_status "$PM")'"
 [ "$(q -c "SELECT count(*) FROM pg_settings WHERE name LIKE 'pgsc.%'")" = 11 ] ||
 	fail "the module did not define its 11 settings"
+# the descriptions outlive the postmaster's memory (a backend reads them)
+expect_in "$(q -c "SELECT short_desc FROM pg_settings WHERE name = 'pgsc.session_syscall_kill'")" \
+	"killing the process" "pg_settings.short_desc"
 stop
 note "pgsc.enabled = off: no filter"
 

@@ -331,6 +331,53 @@ test_session_star_mixed(void **state)
 	}
 }
 
+/* Per-role session lists: each role's spec resolves against the same
+ * global spec, independently of the others. */
+static void
+test_per_role_specs(void **state)
+{
+	struct pgsc_filter_spec global = {
+		.def = PGSC_ACT_LOG,
+		.list = { [PGSC_ACT_ALLOW] = "read,write,close",
+			  [PGSC_ACT_KILL] = "ptrace" },
+	};
+	struct pgsc_filter_spec role_a = {       /* global lists + mkdir error */
+		.def = PGSC_ACT_ERROR,
+		.list = { [PGSC_ACT_ALLOW] = "*", [PGSC_ACT_ERROR] = "mkdir",
+			  [PGSC_ACT_KILL] = "*" },
+	};
+	struct pgsc_filter_spec role_b = {       /* its own short list */
+		.def = PGSC_ACT_KILL,
+		.list = { [PGSC_ACT_ALLOW] = "read", [PGSC_ACT_LOG] = "write" },
+	};
+	struct pgsc_filter_spec ra, rb;
+	pgsc_effective *ea, *eb;
+	const struct pgsc_effective_entry *v;
+	char *cause = NULL;
+
+	(void)state;
+	assert_int_equal(pgsc_session_spec_resolve(&global, &role_a, &ra,
+						   &cause), 0);
+	assert_int_equal(pgsc_session_spec_resolve(&global, &role_b, &rb,
+						   &cause), 0);
+	assert_null(cause);
+	ea = make(&ra, 0);
+	eb = make(&rb, 0);
+	assert_int_equal(pgsc_effective_default(ea), PGSC_ACT_ERROR);
+	assert_int_equal(pgsc_effective_default(eb), PGSC_ACT_KILL);
+	assert_int_equal(pgsc_effective_entries(ea, &v), 5);
+	assert_int_equal(find(ea, "close")->action, PGSC_ACT_ALLOW);
+	assert_int_equal(find(ea, "mkdir")->action, PGSC_ACT_ERROR);
+	assert_int_equal(find(ea, "ptrace")->action, PGSC_ACT_KILL);
+	assert_int_equal(pgsc_effective_entries(eb, &v), 2);
+	assert_int_equal(find(eb, "read")->action, PGSC_ACT_ALLOW);
+	assert_int_equal(find(eb, "write")->action, PGSC_ACT_LOG);
+	assert_null(find(eb, "close"));
+	assert_null(find(eb, "ptrace"));
+	pgsc_effective_free(ea);
+	pgsc_effective_free(eb);
+}
+
 /* Names a foreign arch lacks keep libseccomp's negative placeholder. */
 static void
 test_foreign_arch_placeholder(void **state)
@@ -404,6 +451,7 @@ main(void)
 		cmocka_unit_test(test_star_in_effective),
 		cmocka_unit_test(test_session_star),
 		cmocka_unit_test(test_session_star_mixed),
+		cmocka_unit_test(test_per_role_specs),
 		cmocka_unit_test(test_foreign_arch_placeholder),
 		cmocka_unit_test(test_unknown_arch),
 		cmocka_unit_test(test_bad_default),

@@ -371,6 +371,16 @@ out:
 	store_batch_free(b);
 	if (rc < 0) {
 		store_rollback(st);
+		if (rc == -ENOSPC && cause != NULL && *cause != NULL) {
+			/* say what the failure left: nothing */
+			char *c = *cause;
+
+			*cause = NULL;
+			util_cause(cause, "%s; the import was rolled back and the "
+				   "store is unchanged: free some space and run "
+				   "it again", c);
+			free(c);
+		}
 		return rc;
 	}
 	stats->round = round;
@@ -515,6 +525,23 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 		rc = read_file(&im, &files[i], buf, cause);
 		if (rc < 0)
 			goto out;
+	}
+	/*
+	 * Files that grew by an incomplete line only: nothing to import.  A
+	 * round here would hold no record, only copies of the processes
+	 * seeded from the last one (and a re-run after a kill -9 that came
+	 * just after the commit would not be "nothing new").
+	 */
+	{
+		uint64_t consumed = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (!files[i].skip)
+				consumed += files[i].end_offset - files[i].start;
+		if (consumed == 0) {
+			stats->skipped_files += todo;
+			goto out;
+		}
 	}
 	feed_flush(im.feed);
 	rc = proctree_finish(im.tree);

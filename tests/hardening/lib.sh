@@ -1,0 +1,155 @@
+# tests/hardening/lib.sh - helpers shared by the hardening tests.
+#
+# Sourced by crash-import.sh, crash-live.sh, diskfull.sh and
+# concurrency.sh.  Each test prints "ok: NAME" or "FAIL: NAME: reason"
+# lines and a last line "NAME: N passed, M failed"; a missing dependency
+# is a failure, never a skip.
+
+set -uo pipefail
+export LC_ALL=C
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# hd_init TESTNAME BINDIR: checks the programs, makes $W (removed on exit
+# unless PGSC_HARDENING_KEEP=1), sets COLLECT REPORT DIFF.
+hd_init() {
+	HD_NAME=$1
+	[ -d "${2:-}" ] || hd_die "usage: $HD_NAME.sh BINDIR [GOLDENDIR] (BINDIR holds pgsc-collect)"
+	BINDIR=$(cd "$2" && pwd)
+	COLLECT=$BINDIR/pgsc-collect
+	REPORT=$BINDIR/pgsc-report
+	DIFF=$BINDIR/pgsc-diff
+	local t
+	for t in "$COLLECT" "$REPORT" "$DIFF"; do
+		[ -x "$t" ] || hd_die "$t is missing or not executable (build the project first)"
+	done
+	for t in sqlite3 awk md5sum mktemp timeout; do
+		command -v "$t" >/dev/null 2>&1 ||
+			hd_die "required program '$t' is not installed${t:+ (tools/install-deps.sh)}"
+	done
+	W=$(mktemp -d "/tmp/pgsc-$HD_NAME.XXXXXX")
+	HD_PASSED=0
+	HD_FAILED=0
+	HD_CLEANUP=()
+	trap hd_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+hd_die() {
+	echo "FAIL: ${HD_NAME:-hardening}: $*"
+	echo "${HD_NAME:-hardening}: 0 passed, 1 failed"
+	exit 1
+}
+
+# Commands to run on exit (unmounts, kills), last registered first.
+hd_on_exit() { HD_CLEANUP+=("$*"); }
+
+hd_cleanup() {
+	local rc=$? i
+	trap - EXIT INT TERM
+	for ((i = ${#HD_CLEANUP[@]} - 1; i >= 0; i--)); do
+		eval "${HD_CLEANUP[$i]}" >/dev/null 2>&1
+	done
+	if [ "${PGSC_HARDENING_KEEP:-0}" = 1 ]; then
+		echo "$HD_NAME: work directory kept: $W" >&2
+	else
+		rm -rf "$W"
+	fi
+	exit "$rc"
+}
+
+REASONS=()
+bad() { REASONS+=("$*"); }
+
+# run NAME FUNCTION: one check; its bad() calls make it fail.
+run() {
+	local name=$1 t0
+	if [ -n "${PGSC_HARDENING_ONLY:-}" ] && [[ " $PGSC_HARDENING_ONLY " != *" $name "* ]]; then
+		return
+	fi
+	REASONS=()
+	t0=$(now)
+	"$2"
+	if [ ${#REASONS[@]} = 0 ]; then
+		echo "ok: $name ($(elapsed "$t0" "$(now)") s)"
+		HD_PASSED=$((HD_PASSED + 1))
+	else
+		local r
+		for r in "${REASONS[@]}"; do echo "FAIL: $name: $r"; done
+		echo "     ($name took $(elapsed "$t0" "$(now)") s)"
+		HD_FAILED=$((HD_FAILED + 1))
+	fi
+}
+
+hd_finish() {
+	echo "$HD_NAME: $HD_PASSED passed, $HD_FAILED failed"
+	[ "$HD_FAILED" = 0 ] && [ "$HD_PASSED" -gt 0 ]
+}
+
+q() { sqlite3 -batch -noheader -cmd ".timeout 10000" "$1" "$2" 2>&1; } # q DB SQL
+
+# counts DB: the store's SECCOMP counts per (role, arch, syscall number),
+# summed over every round: the figure a crash must never change.
+counts() {
+	q "$1" "SELECT role, arch, nr, sum(count) FROM aggregates GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+}
+
+# state DB: counts, plus the committed resume points and the number of
+# rounds and records; "empty" for a store with nothing committed (also one
+# killed before its schema was in).
+state() {
+	local n
+	n=$(q "$1" "SELECT count(*) FROM rounds" 2>/dev/null)
+	if ! [ "$n" -gt 0 ] 2>/dev/null; then
+		echo empty
+		return
+	fi
+	counts "$1"
+	q "$1" "SELECT 'source', fingerprint, offset, lines FROM sources ORDER BY fingerprint"
+	q "$1" "SELECT 'rounds', count(*), sum(records) FROM rounds"
+}
+
+state_sum() { state "$1" | md5sum | cut -c1-12; }
+
+# integrity DB: prints "ok" or what sqlite found.
+integrity() { q "$1" "PRAGMA integrity_check" | tr '\n' ' ' | sed 's/ $//'; }
+
+# rand_delay T LO HI: a random delay between LO*T and HI*T seconds.
+rand_delay() {
+	awk -v t="$1" -v lo="$2" -v hi="$3" -v r="$RANDOM$RANDOM" \
+		'BEGIN { srand(r); printf "%.3f", t * (lo + (hi - lo) * rand()) }'
+}
+
+# time_of CMD...: runs CMD, prints its wall time in seconds.
+time_of() {
+	local t0
+	t0=$(now)
+	"$@" >/dev/null 2>&1
+	awk -v a="$t0" -v b="$(now)" 'BEGIN { d = b - a; printf "%.3f", d < 0.01 ? 0.01 : d }'
+}
+
+# kill_after DELAY CMD...: runs the program CMD (not a shell function:
+# the kill must hit the program itself) in the background, its stderr
+# appended to $KERR, and kill -9s it after DELAY seconds; KILLED=1 when it
+# was still running then, and KSTATUS is its exit status.
+KERR=/dev/null
+kill_after() {
+	local d=$1 p
+	shift
+	"$@" 2>>"$KERR" &
+	p=$!
+	sleep "$d"
+	KILLED=0
+	if kill -0 "$p" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" != Z ]; then
+		kill -KILL "$p" 2>/dev/null && KILLED=1
+	fi
+	{ wait "$p"; } 2>/dev/null
+	KSTATUS=$?
+}
+
+# bytes FILE FROM TO: bytes [FROM, TO) of FILE on stdout.
+bytes() {
+	tail -c +"$(($2 + 1))" "$1" | head -c "$(($3 - $2))"
+}

@@ -26,6 +26,8 @@ PKGS=(
 	postgresql-server-dev-15
 	# the module's libpq/auth.h includes <gssapi/gssapi.h>
 	libkrb5-dev
+	# tools/pg-regress-suite: apt-get source unpacks with dpkg-source
+	dpkg-dev
 )
 
 missing=()

@@ -8,7 +8,9 @@
 # in a private directory, listen_addresses = '', and checks:
 #   1. the server does not start with a bad global list, a bad default,
 #      a '*' in a global list or a bad session list, and says why;
-#   2. with pgsc.enabled = off nothing is loaded;
+#   2. the global filter works in the postmaster itself: with getdents64
+#      on its error list the server's own startup fails with EPERM; with
+#      pgsc.enabled = off nothing is loaded;
 #   3. the module loads: the postmaster and its children carry one filter,
 #      a client backend two (/proc/PID/status);
 #   4. pgsc_filter() gives the precedence kill > error > log > allow and
@@ -176,6 +178,19 @@ bad_start "bad session list" 'unknown syscall name "getpidd"' \
 	"pgsc.enabled = on" "pgsc.session_syscall_log = 'getpid,getpidd'"
 bad_start "'*' mixed in a session list" '"*" is not a syscall name' \
 	"pgsc.enabled = on" "pgsc.session_syscall_allow = '*,read'"
+
+# The global filter is in force in the postmaster from _PG_init on: with
+# getdents64 (readdir) failing, the postmaster's own directory scans at
+# startup fail with EPERM and it stops.
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_error = 'getdents64'"
+if start; then
+	fail "the server started with getdents64 failing in the postmaster"
+fi
+grep -q 'FATAL:  could not read directory ".*": Operation not permitted' "$LOG" ||
+	fail "no EPERM from a directory scan at startup: $(cat "$LOG")"
+grep -q 'LOG:  pgsc: global seccomp filter loaded' "$LOG" ||
+	fail "no 'global seccomp filter loaded' before the failure: $(cat "$LOG")"
+note "global error on getdents64: the postmaster itself gets EPERM ($(grep -m1 'could not read directory' "$LOG" | sed 's/.*FATAL: *//'))"
 
 # ----------------------------------------------------- 2. enabled off --
 set_conf "pgsc.enabled = off"

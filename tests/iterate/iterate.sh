@@ -89,8 +89,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ------------------------------------------------------------- cluster --
-mkdir -p "$W/sock"
-chown postgres "$W/sock"
+mkdir -p "$W/sock" "$W/data"
+chown postgres "$W/sock" "$W/data"
+chmod 700 "$W/data"
 runuser -u postgres -- "$PGBIN/initdb" -D "$W/data" -A trust -U postgres --no-sync -E UTF8 --locale=C \
 	>"$W/initdb.log" 2>&1 || fail "initdb failed: $(tail -5 "$W/initdb.log")"
 cat >>"$W/data/postgresql.conf" <<EOF

@@ -53,10 +53,14 @@ sql_error(pgsc_store *st, int rc, const char *msg, char **cause)
 
 	if (msg == NULL)
 		msg = sqlite3_errmsg(st->db);
-	if ((rc & 0xff) == SQLITE_FULL ||
-	    ((rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT))) {
+	if ((rc & 0xff) == SQLITE_FULL) {
 		util_cause(cause, "%s: disk full (SQLITE_FULL: %s)", st->path,
 			   msg);
+		return -ENOSPC;
+	}
+	if ((rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT)) {
+		util_cause(cause, "%s: disk full (%s: %s)", st->path,
+			   strerror(sys), msg);
 		return -ENOSPC;
 	}
 	util_cause(cause, "%s: %s", st->path, msg);

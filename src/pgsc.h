@@ -225,6 +225,12 @@ struct pgsc_live_opts {
 	size_t n_postmaster_pids;
 	int quiet;
 	FILE *diag;                  /* NULL = stderr */
+	/* Called once the source and the store are open and (wrap mode)
+	 * the command runs, before the first record is read: pgsc-collect
+	 * drops privileges and loads its self-filter here (privsep.c).  A
+	 * negative return, with *cause set, ends the collection. */
+	int (*ready)(void *arg, char **cause);
+	void *ready_arg;
 };
 
 struct pgsc_live_stats {
@@ -568,6 +574,38 @@ void pgsc_effective_free(pgsc_effective *e);
 
 /** "allow", "log", "error", "kill" ("?" for anything else). */
 const char *pgsc_action_name(enum pgsc_action a);
+
+/* ------------------------------------------------------------------ */
+/* Least privilege (privsep.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/* Capabilities pgsc-collect may keep after pgsc_priv_drop(). */
+#define PGSC_CAP_AUDIT_CONTROL 0x1   /* audit status, registration */
+#define PGSC_CAP_AUDIT_WRITE 0x2     /* the drain marker */
+#define PGSC_CAP_DAC_READ_SEARCH 0x4 /* a log the user may not read */
+
+/**
+ * Become @user (its uid, gid and groups) with only the capabilities in
+ * @keep (PGSC_CAP_*), an empty bounding set and no ambient capabilities.
+ * @param readable NULL, or a file that must stay readable (the file:
+ *        source): CAP_DAC_READ_SEARCH is kept only when @user cannot read
+ *        it, or search its directory, by permissions alone
+ * @param kept set to the capabilities kept
+ * Returns 0, or a negative errno with *cause set.  Needs root.
+ */
+int pgsc_priv_drop(const char *user, unsigned keep, const char *readable,
+		   unsigned *kept, char **cause);
+
+/** Print PGSC_CAP_* flags as "cap_audit_control,..." or "none". */
+void pgsc_caps_print(FILE *out, unsigned caps);
+
+/**
+ * Load pgsc's own seccomp filter: the global list of the GUC file @path
+ * (as tools/pgsc-selflist writes it) allowed, @def for the rest.
+ * Returns 0, or a negative errno with *cause set.
+ */
+int pgsc_self_filter_load(const char *path, enum pgsc_action def,
+			  char **cause);
 
 #ifdef __cplusplus
 }

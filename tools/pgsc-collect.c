@@ -9,6 +9,45 @@
 
 #include "pgsc.h"
 
+/* Least privilege, applied once everything is open (docs/security.md). */
+struct confine {
+	const char *user;            /* --user */
+	unsigned keep;               /* PGSC_CAP_* the mode needs */
+	const char *readable;        /* file: the log to keep reading */
+	const char *filter;          /* --self-filter */
+	int action;                  /* --self-filter-action */
+	int quiet;
+};
+
+/* Drop root, then load the self-filter (the filter allows neither setuid
+ * nor capset, so the order is fixed). */
+static int
+confine(void *arg, char **cause)
+{
+	struct confine *c = arg;
+	unsigned kept = 0;
+	int rc;
+
+	if (c->user != NULL) {
+		rc = pgsc_priv_drop(c->user, c->keep, c->readable, &kept, cause);
+		if (rc < 0)
+			return rc;
+		if (!c->quiet) {
+			fprintf(stderr, "pgsc-collect: running as %s (uid %u), "
+				"capabilities: ", c->user, (unsigned)getuid());
+			pgsc_caps_print(stderr, kept);
+			fputc('\n', stderr);
+		}
+	}
+	if (c->filter != NULL) {
+		rc = pgsc_self_filter_load(c->filter, (enum pgsc_action)c->action,
+					   cause);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static void
 usage(FILE *f)
 {
@@ -19,10 +58,13 @@ usage(FILE *f)
 		"                    --import AUDITLOG...\n"
 		"       pgsc-collect --db FILE [--label TEXT] --source SRC\n"
 		"                    [--commit-interval SECS] [--from-start]\n"
-		"                    [--load-rules]\n"
+		"                    [--load-rules] [--user NAME]\n"
 		"       pgsc-collect --db FILE [--source SRC] [--trace] [--no-rules]\n"
 		"                    -- COMMAND [ARGS...]\n"
 		"       pgsc-collect --print-rules\n"
+		"--self-filter FILE [--self-filter-action log|error|kill] confines\n"
+		"the collector (import and daemon modes) with the GUC file's\n"
+		"global list (tools/pgsc-selflist writes one).\n"
 		"SRC is plugin, file:PATH or netlink.  Each run that finds new data\n"
 		"is a new round of the store.\n");
 }
@@ -46,6 +88,9 @@ main(int argc, char **argv)
 		{ "no-rules", no_argument, NULL, 'N' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "print-rules", no_argument, NULL, 'r' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "self-filter", required_argument, NULL, 'f' },
+		{ "self-filter-action", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -61,6 +106,14 @@ main(int argc, char **argv)
 	struct pgsc_live_stats ls;
 	int import = 0, c, rc, status = 1, live = 0, no_rules = 0;
 	char exe[4096];
+	struct confine cf = { 0 };
+	const char *action = getenv("PGSC_SELF_FILTER_ACTION");
+
+	/* The environment reaches pgsc-collect through scripts that do not
+	 * know the options (tests/security runs the golden tests so). */
+	cf.filter = getenv("PGSC_SELF_FILTER");
+	if (cf.filter != NULL && cf.filter[0] == '\0')
+		cf.filter = NULL;
 
 	pglogs = calloc((size_t)argc, sizeof(*pglogs));
 	pids = calloc((size_t)argc, sizeof(*pids));
@@ -70,7 +123,7 @@ main(int argc, char **argv)
 	}
 	/* "+": options end at the first non-option, so "-- COMMAND" and
 	 * "--import a b" both work */
-	while ((c = getopt_long(argc, argv, "+d:iL:p:g:P:FqhVs:c:SRNtr", opts,
+	while ((c = getopt_long(argc, argv, "+d:iL:p:g:P:FqhVs:c:SRNtru:f:a:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -110,6 +163,15 @@ main(int argc, char **argv)
 			break;
 		case 't':
 			lo.trace = 1;
+			break;
+		case 'u':
+			cf.user = optarg;
+			break;
+		case 'f':
+			cf.filter = optarg;
+			break;
+		case 'a':
+			action = optarg;
 			break;
 		case 'r':
 			pgsc_print_rules(stdout);
@@ -156,6 +218,49 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
+	cf.quiet = io.quiet;
+	cf.action = PGSC_ACT_ERROR;
+	if (action != NULL && action[0] != '\0') {
+		cf.action = pgsc_action_parse(action);
+		if (cf.action < 0 || cf.action == PGSC_ACT_ALLOW) {
+			fprintf(stderr, "pgsc-collect: bad --self-filter-action "
+				"(log, error or kill)\n");
+			status = 2;
+			goto out;
+		}
+	}
+	if (cf.filter != NULL && access(cf.filter, R_OK) < 0) {
+		fprintf(stderr, "pgsc-collect: --self-filter %s: %s\n", cf.filter,
+			strerror(errno));
+		status = 2;
+		goto out;
+	}
+	/* A wrapped command and auditctl would inherit the filter, and a
+	 * process that must remove audit rules at the end keeps root. */
+	if ((cf.filter != NULL || cf.user != NULL) &&
+	    (optind < argc || lo.load_rules)) {
+		if (cf.user != NULL) {
+			fprintf(stderr, "pgsc-collect: --user is for --source "
+				"without a command or --load-rules (these need "
+				"root to the end)\n");
+			status = 2;
+			goto out;
+		}
+		cf.filter = NULL; /* the environment's: not for this mode */
+	}
+	if (cf.user != NULL) {
+		if (import || lo.source == NULL || strcmp(lo.source, "auto") == 0) {
+			fprintf(stderr, "pgsc-collect: --user needs --source "
+				"plugin, file:PATH or netlink\n");
+			status = 2;
+			goto out;
+		}
+		cf.keep = PGSC_CAP_AUDIT_CONTROL; /* loss figures (AUDIT_GET) */
+		if (strcmp(lo.source, "netlink") == 0)
+			cf.keep |= PGSC_CAP_AUDIT_WRITE; /* the drain marker */
+		else if (strncmp(lo.source, "file:", 5) == 0)
+			cf.readable = lo.source + 5;
+	}
 	if (db != NULL && !import && (live || optind < argc)) {
 		/* live: a daemon, or wrap mode around "-- COMMAND" */
 		if (optind < argc) {
@@ -185,6 +290,10 @@ main(int argc, char **argv)
 		lo.postmaster_pids = pids;
 		lo.n_postmaster_pids = io.n_postmaster_pids;
 		lo.quiet = io.quiet;
+		if (cf.user != NULL || cf.filter != NULL) {
+			lo.ready = confine;
+			lo.ready_arg = &cf;
+		}
 		rc = pgsc_store_open(db, 0, &st, &cause);
 		if (rc == 0)
 			rc = pgsc_live(st, &lo, &ls, &cause);
@@ -211,6 +320,11 @@ main(int argc, char **argv)
 	io.pg_logs = pglogs;
 
 	rc = pgsc_store_open(db, 0, &st, &cause);
+	if (rc < 0) {
+		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
+		goto out;
+	}
+	rc = confine(&cf, &cause);
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
 		goto out;

@@ -28,6 +28,9 @@ PKGS=(
 	libkrb5-dev
 	# tools/pg-regress-suite: apt-get source unpacks with dpkg-source
 	dpkg-dev
+	# tools/glibc-matrix: the Debian 13 root (debootstrap, trixie's keys in
+	# debian-archive-keyring); the workflow check is python3 stdlib
+	debootstrap debian-archive-keyring python3
 )
 
 missing=()

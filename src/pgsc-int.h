@@ -267,7 +267,8 @@ int report_session_roles(const char *spec, struct strset *roles,
 /* Add to @out the names that stand for @name on @arch: @name itself when
  * it exists there, else the nearest member of each of its families that
  * does; with @all, @name (if it exists) and every member that does.
- * Returns how many were added (0: no equivalent), or -ENOMEM. */
+ * Returns how many names were new in @out (with an empty @out, 0 means
+ * no equivalent), or -ENOMEM. */
 int portable_map(const char *name, uint32_t arch, int all,
 		 struct strset *out);
 /* systemd's SystemCallArchitectures= and the OCI profile's name of an

@@ -131,21 +131,21 @@ int
 portable_map(const char *name, uint32_t arch, int all, struct strset *out)
 {
 	const struct family *f;
+	size_t before = out->n;
 	int n = 0, rc;
 
 	if (families_exists(name, arch) == 1) {
 		if (strset_add(out, name) < 0)
 			return -ENOMEM;
-		n++;
 		if (!all)
-			return n;
+			return (int)(out->n - before);
 	}
 	for (size_t i = 0; (f = families_of(name, i)) != NULL; i++) {
 		rc = map_family(f, name, arch, all, out, &n);
 		if (rc < 0)
 			return rc;
 	}
-	return n;
+	return (int)(out->n - before);
 }
 
 /* ---------------------------------------------------------------- */
@@ -501,6 +501,7 @@ read_settings(struct chk *c, FILE *f, char **cause)
 		if (m == 0)
 			continue;
 		if (m < 0) {
+			ours++;
 			msg(c, lineno, 1, name, "unknown setting \"@\" (the "
 			    "settings are [PREFIX.]{global,session}_syscall_"
 			    "{default,allow,log,error,kill})");

@@ -877,8 +877,10 @@ report_systemd(FILE *out, struct rep *r, const struct lists *L,
  * An OCI runtime seccomp profile (opencontainers/runtime-spec,
  * config-linux.md "Seccomp"; runc, crun, podman and docker read it).
  * The whole container runs under it, so it holds the global list.
- * SECCOMP_FILTER_FLAG_LOG makes the kernel audit the errors and kills
- * too, as the module's filters do (SCMP_FLTATR_CTL_LOG).
+ * No "flags": runc 1.1.5 (Debian 12) refuses the whole profile when it
+ * has any ("seccomp flags are not yet supported by runc"), so
+ * SECCOMP_FILTER_FLAG_LOG cannot make the kernel audit the errors as
+ * the module's filters do; a collection round uses --default=log.
  */
 static int
 report_oci(FILE *out, struct rep *r, const struct lists *L,
@@ -905,8 +907,7 @@ report_oci(FILE *out, struct rep *r, const struct lists *L,
 		fprintf(out, "%s\"%s\"", first ? "" : ", ", n);
 		first = 0;
 	}
-	fputs("],\n  \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\"],\n"
-	      "  \"syscalls\": [\n    {\n      \"names\": [", out);
+	fputs("],\n  \"syscalls\": [\n    {\n      \"names\": [", out);
 	for (size_t i = 0; i < L->l[0].n; i++) {
 		fputs(i == 0 ? "\n        " : (i % 6 == 0 ? ",\n        "
 						  : ", "), out);

@@ -31,6 +31,9 @@ PKGS=(
 	# tools/glibc-matrix: the Debian 13 root (debootstrap, trixie's keys in
 	# debian-archive-keyring); the workflow check is python3 stdlib
 	debootstrap debian-archive-keyring python3
+	# tests/report: systemd-analyze verify for the drop-in, runc for the
+	# OCI profile, a static probe (libc6-dev's libc.a)
+	systemd runc libc6-dev
 )
 
 missing=()

@@ -57,5 +57,10 @@ check "auditd.conf.pgsc keys are auditd.conf keys" $bad
 bash -n "$EX/collect-round.sh"
 check "collect-round.sh parses" $?
 
+# the CI workflow: structure, run blocks (bash -n), step ids, the options
+# it passes to tools/glibc-matrix (python3 standard library only)
+python3 "$EX/../tests/matrix/check-workflow.py" "$EX/ci/glibc-matrix.yml" "$EX/../tools/glibc-matrix"
+check "ci/glibc-matrix.yml is a well-formed workflow that runs tools/glibc-matrix" $?
+
 echo "examples: $pass passed, $fail failed"
 [ $fail = 0 ]

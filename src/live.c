@@ -14,12 +14,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pgsc-int.h"
@@ -28,6 +30,23 @@
 #define SERIAL_WINDOW (1u << 20)
 #define DRAIN_TIMEOUT 30.0
 #define MAX_ROTATED 99
+/* How long the end of a round waits for the kernel's last status figures
+ * (the reply is normally there in milliseconds; see kreq below). */
+#define FIGURES_TIMEOUT 60.0
+/* A thread that lost its wait for the kernel is left behind after this. */
+#define KREQ_JOIN_SECS 5
+/* Exited processes stay in memory this long (stream time) after their
+ * exit, for late fork records and pid reuse: well above proctree.c's
+ * SETTLE_SECS. */
+#define PRUNE_KEEP_SECS 60.0
+/*
+ * After a short read from auditd, let its socket fill this long before
+ * reading again.  Measured (docs/live.md, 200k-record storm, medians of 3
+ * interleaved runs): 1 and 2 ms alike, 5 ms 30 % slower, 10 ms 50 %: the
+ * socket auditd writes to (a socketpair, so F_SETPIPE_SZ does not apply)
+ * fills, and auditd's dispatcher blocks.
+ */
+#define PLUGIN_BATCH_MS 2
 
 /* The rules of examples/pgsc.rules (tests/golden checks they agree). */
 static const char *const pgsc_rules[] = {
@@ -238,6 +257,206 @@ tail_next(struct tail *t)
 }
 
 /* ---------------------------------------------------------------- */
+/* Requests to the kernel, off the read path                          */
+/*
+ * While the kernel's audit queue is over backlog_limit, audit_receive()
+ * makes every sender of a request sleep (uninterruptibly) for up to
+ * backlog_wait_time, the registered daemon included (kernel/audit.c,
+ * "penalize the sender").  A collector that asked for the status figures
+ * at each commit, or sent its drain marker, from its reading thread would
+ * stop reading just when reading matters most; as the netlink daemon it
+ * would keep the queue full itself until the wait ran out (240 s with the
+ * usual 60000 jiffies).  So every request after the start goes through
+ * this thread; the reading loop only looks at its answers.
+ */
+struct kreq {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	double interval;            /* periodic status reads, 0: none */
+	int stop, orphan;
+	int want_status;
+	int want_marker, marker_done, marker_rc;
+	char marker[64];
+	struct audit_figures fig;   /* the latest status read */
+	uint64_t nfig;              /* status reads done */
+};
+
+static void
+kreq_unlock_free(struct kreq *k)
+{
+	pthread_mutex_unlock(&k->mu);
+	pthread_cond_destroy(&k->cv);
+	pthread_mutex_destroy(&k->mu);
+	free(k);
+}
+
+static void *
+kreq_main(void *arg)
+{
+	struct kreq *k = arg;
+
+	pthread_mutex_lock(&k->mu);
+	for (;;) {
+		struct audit_figures f;
+		char text[sizeof(k->marker)];
+		int rc;
+
+		while (!k->stop && !k->want_marker && !k->want_status) {
+			struct timespec ts;
+
+			if (k->interval <= 0) {
+				pthread_cond_wait(&k->cv, &k->mu);
+				continue;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_sec += (time_t)k->interval;
+			ts.tv_nsec += (long)((k->interval - (double)(time_t)k->interval) * 1e9);
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			if (pthread_cond_timedwait(&k->cv, &k->mu, &ts) == ETIMEDOUT)
+				k->want_status = 1;
+		}
+		if (k->stop)
+			break;
+		if (k->want_marker) {
+			memcpy(text, k->marker, sizeof(text));
+			k->want_marker = 0;
+			pthread_mutex_unlock(&k->mu);
+			rc = audit_send_marker(text, NULL);
+			pthread_mutex_lock(&k->mu);
+			k->marker_rc = rc;
+			k->marker_done = 1;
+			continue;
+		}
+		k->want_status = 0;
+		pthread_mutex_unlock(&k->mu);
+		rc = audit_figures_get(&f, NULL);
+		pthread_mutex_lock(&k->mu);
+		if (rc == 0) {
+			k->fig = f;
+			k->nfig++;
+		}
+	}
+	if (k->orphan) {
+		kreq_unlock_free(k);
+		return NULL;
+	}
+	pthread_mutex_unlock(&k->mu);
+	return NULL;
+}
+
+/* Start the thread; call with the signals the loop handles blocked, so
+ * that it inherits the mask and the signalfd gets them all. */
+static int
+kreq_start(double interval, struct kreq **out)
+{
+	pthread_condattr_t ca;
+	struct kreq *k = calloc(1, sizeof(*k));
+	int rc;
+
+	if (k == NULL)
+		return -ENOMEM;
+	k->interval = interval;
+	pthread_mutex_init(&k->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&k->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	rc = pthread_create(&k->th, NULL, kreq_main, k);
+	if (rc != 0) {
+		pthread_mutex_lock(&k->mu);
+		kreq_unlock_free(k);
+		return -rc;
+	}
+	*out = k;
+	return 0;
+}
+
+/*
+ * Stop the thread.  One still asleep in the kernel after KREQ_JOIN_SECS is
+ * left to finish on its own: it frees its state when it wakes.
+ */
+static void
+kreq_stop(struct kreq *k)
+{
+	struct timespec ts;
+
+	if (k == NULL)
+		return;
+	pthread_mutex_lock(&k->mu);
+	k->stop = 1;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += KREQ_JOIN_SECS;
+	if (pthread_timedjoin_np(k->th, NULL, &ts) == 0) {
+		pthread_mutex_lock(&k->mu);
+		kreq_unlock_free(k);
+		return;
+	}
+	pthread_mutex_lock(&k->mu);
+	k->orphan = 1;
+	pthread_detach(k->th);
+	pthread_mutex_unlock(&k->mu);
+}
+
+/* Ask for a status read; returns the count of reads done before it, so
+ * that kreq_figures(k, that + 1, ...) tells when this one is in. */
+static uint64_t
+kreq_ask_status(struct kreq *k)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&k->mu);
+	n = k->nfig;
+	k->want_status = 1;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	return n;
+}
+
+/* The latest figures if at least @min reads are done: 1, else 0. */
+static int
+kreq_figures(struct kreq *k, uint64_t min, struct audit_figures *f)
+{
+	int have;
+
+	pthread_mutex_lock(&k->mu);
+	have = k->nfig >= min && k->nfig > 0;
+	if (have)
+		*f = k->fig;
+	pthread_mutex_unlock(&k->mu);
+	return have;
+}
+
+static void
+kreq_send_marker(struct kreq *k, const char *text)
+{
+	pthread_mutex_lock(&k->mu);
+	snprintf(k->marker, sizeof(k->marker), "%s", text);
+	k->want_marker = 1;
+	k->marker_done = 0;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+}
+
+/* 1 and the result once the marker went out (or failed), else 0. */
+static int
+kreq_marker_done(struct kreq *k, int *rc)
+{
+	int done;
+
+	pthread_mutex_lock(&k->mu);
+	done = k->marker_done;
+	*rc = k->marker_rc;
+	pthread_mutex_unlock(&k->mu);
+	return done;
+}
+
+/* ---------------------------------------------------------------- */
 
 struct live {
 	pgsc_store *st;
@@ -258,6 +477,7 @@ struct live {
 	const char *source;          /* as stored in rounds.source */
 	struct tail tail;
 	struct nlsrc *nl;
+	struct kreq *kreq;
 	int have_figures;
 	char marker[64];
 	int marker_seen;
@@ -376,12 +596,15 @@ commit_proc(void *arg, const struct proc_info *p)
 	return store_batch_proc(c->b, p, c->cause);
 }
 
+/* Take the kernel's latest figures, as far as the request thread has
+ * them: a commit never waits for the kernel. */
 static void
 update_figures(struct live *lv)
 {
 	struct audit_figures f;
 
-	if (!lv->have_figures || audit_figures_get(&f, NULL) < 0)
+	if (!lv->have_figures || lv->kreq == NULL ||
+	    !kreq_figures(lv->kreq, 1, &f))
 		return;
 	lv->r.kernel_lost_end = f.lost;
 	if (f.has_wait_actual)
@@ -459,6 +682,8 @@ out:
 	/* rejects are added, not replaced: start counting afresh */
 	lv->base_rejected = lv->r.rejected;
 	memset(lv->rejects, 0, sizeof(lv->rejects));
+	/* what exited long enough ago is in the store now, as exited */
+	proctree_prune(lv->tree, PRUNE_KEEP_SECS);
 	return 0;
 }
 
@@ -894,9 +1119,11 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	sigset_t oldmask;
 	int sfd = -1, rc, continued = 0, rules = 0, stop = 0, draining = 0;
 	int child_status = 0, child_done = 0, eof = 0;
-	int plugin_short = 0, plugin_wait = 0;
+	int plugin_short = 0, plugin_wait = 0, have_start = 0;
+	int commit_failures = 0;
 	pid_t child = -1;
-	double next_commit, drain_until = 0, interval;
+	uint64_t fig_min = 0;
+	double next_commit, drain_until = 0, interval, figures_until = 0;
 	char *command = NULL;
 
 	memset(&lv, 0, sizeof(lv));
@@ -919,8 +1146,17 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	rc = proctree_new(&hints, &lv.tree);
 	if (rc == 0)
 		rc = feed_new(&live_ops, &lv, 0, &lv.feed, cause);
-	if (rc == 0)
-		rc = open_source(&lv);
+	if (rc < 0)
+		goto out;
+	/*
+	 * The kernel's figures at the start, read before we read anything
+	 * (and, for netlink, before we register: a request made while the
+	 * queue is full would sleep with nobody draining it).  Loss that
+	 * happens meanwhile counts against this round: never less than the
+	 * truth.
+	 */
+	have_start = audit_figures_get(&fig, NULL) == 0;
+	rc = open_source(&lv);
 	if (rc < 0)
 		goto out;
 
@@ -972,7 +1208,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 		}
 	}
 	lv.run_lines0 = feed_lines(lv.feed);
-	if (audit_figures_get(&fig, NULL) == 0) {
+	if (have_start) {
 		lv.have_figures = 1;
 		if (!continued || !lv.r.has_lost) {
 			lv.r.has_lost = 1;
@@ -1024,6 +1260,29 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			goto out;
 		}
 	}
+	/* Everything is open and the command runs: the caller may drop
+	 * privileges and confine itself before any record is parsed. */
+	if (o->ready != NULL) {
+		rc = o->ready(o->ready_arg, cause);
+		if (rc < 0)
+			goto out;
+	}
+	/*
+	 * The request thread starts after the hook, so that it inherits the
+	 * confinement: capabilities and seccomp filters belong to a thread,
+	 * and a thread made before would keep what the hook dropped.  It
+	 * needs what the reading thread needed for these requests before:
+	 * CAP_AUDIT_CONTROL (status) and CAP_AUDIT_WRITE (the marker).
+	 * Periodic status reads only where we are the daemon: next to
+	 * auditd, a request of ours while the queue is full adds a sleeper
+	 * that competes with auditd's own requests (docs/live.md).
+	 */
+	rc = kreq_start(lv.kind == SRC_NETLINK ? interval : 0, &lv.kreq);
+	if (rc < 0) {
+		util_cause(cause, "cannot start the thread for kernel requests: "
+			   "%s", strerror(-rc));
+		goto out;
+	}
 	stats->round = lv.round;
 	next_commit = util_now() + interval;
 
@@ -1037,14 +1296,15 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			pfd[nfd++] = (struct pollfd){ nlsrc_fd(lv.nl), POLLIN, 0 };
 		} else if (lv.kind == SRC_PLUGIN && !eof && plugin_short) {
 			/*
-			 * After a short read, let auditd's pipe fill for 2 ms
-			 * before reading again: a reader woken for every event
-			 * makes auditd pay a wake-up per event and slows its
-			 * reading of the kernel (measured: a 600k-record storm
-			 * took 3.5x as long as with no plugin).  Signals still
-			 * wake us at once.
+			 * After a short read, let auditd's socket fill for
+			 * PLUGIN_BATCH_MS before reading again: a reader woken
+			 * for every event makes auditd pay a wake-up per event
+			 * and slows its reading of the kernel (measured: a
+			 * no-op "cat" plugin ran auditd at 0.6 of its speed
+			 * alone; pgsc so batching at about 0.85).  Signals
+			 * still wake us at once.
 			 */
-			timeout = 2;
+			timeout = PLUGIN_BATCH_MS;
 			plugin_short = 0;
 			plugin_wait = 1;
 		} else if (lv.kind == SRC_PLUGIN && !eof) {
@@ -1125,13 +1385,18 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 				snprintf(lv.marker, sizeof(lv.marker),
 					 "pgsc-drain-%d-%lld", (int)getpid(),
 					 (long long)(now * 1000));
-				if (audit_send_marker(lv.marker, NULL) < 0)
-					lv.marker_seen = 1; /* cannot: stop */
+				kreq_send_marker(lv.kreq, lv.marker);
 				drain_until = now + (child > 0 ? DRAIN_TIMEOUT : 5.0);
 			}
 		}
 		if (draining == 2 && lv.kind == SRC_PLUGIN && eof)
 			lv.marker_seen = 1;
+		if (draining == 2 && lv.kind != SRC_PLUGIN && !lv.marker_seen) {
+			int mrc;
+
+			if (kreq_marker_done(lv.kreq, &mrc) && mrc < 0)
+				lv.marker_seen = 1; /* cannot: stop */
+		}
 		if (draining == 2 && (lv.marker_seen || now > drain_until)) {
 			if (!lv.marker_seen && child > 0) {
 				lv.r.drain_timeouts++;
@@ -1139,7 +1404,37 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 					  "marker did not arrive in time; the "
 					  "last records may be missing", NULL);
 			}
-			stop = 1;
+			/* the kernel's figures at the end, read after the
+			 * last record; we go on reading while we wait */
+			draining = 3;
+			if (lv.have_figures) {
+				fig_min = kreq_ask_status(lv.kreq) + 1;
+				figures_until = now + FIGURES_TIMEOUT;
+			}
+		}
+		if (draining == 3) {
+			struct audit_figures f;
+
+			if (!lv.have_figures) {
+				stop = 1;
+			} else if (kreq_figures(lv.kreq, fig_min, &f)) {
+				lv.r.kernel_lost_end = f.lost;
+				if (f.has_wait_actual)
+					lv.r.backlog_wait_end =
+						f.backlog_wait_time_actual;
+				stop = 1;
+			} else if (now > figures_until) {
+				if (!o->quiet)
+					fprintf(lv.diag, "pgsc: warning: the "
+						"kernel did not answer the "
+						"status request in %.0f s; the "
+						"loss figures are the last "
+						"ones read\n", FIGURES_TIMEOUT);
+				store_gap(st, lv.round, "figures", now, "the "
+					  "kernel's lost counter could not be "
+					  "read at the end of the round", NULL);
+				stop = 1;
+			}
 		}
 		if (now >= next_commit || stop) {
 			if (stop) {
@@ -1154,11 +1449,15 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			}
 			rc = live_commit(&lv, stop);
 			if (rc == -ENOSPC || rc == -EIO || rc == -EBUSY) {
-				/* keep everything in memory and retry */
-				if (!o->quiet)
-					fprintf(lv.diag, "pgsc: commit failed "
-						"(%s); retrying\n",
-						cause && *cause ? *cause : "");
+				/* keep everything in memory and retry; say so
+				 * once (docs/robustness.md) */
+				if (commit_failures++ == 0)
+					fprintf(lv.diag, "pgsc: warning: cannot "
+						"commit (%s); keeping what was "
+						"read in memory and retrying "
+						"every %g s\n",
+						cause && *cause ? *cause : "",
+						interval);
 				if (stop && child_done)
 					break;
 				stop = 0;
@@ -1167,6 +1466,11 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			}
 			if (rc < 0)
 				break;
+			if (commit_failures > 0)
+				fprintf(lv.diag, "pgsc: recovered: committed "
+					"again after %d failed attempts; "
+					"nothing was lost\n", commit_failures);
+			commit_failures = 0;
 			next_commit = now + interval;
 		}
 	}
@@ -1191,6 +1495,7 @@ out:
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	}
 	nlsrc_close(lv.nl);
+	kreq_stop(lv.kreq);
 	if (lv.tail.fd >= 0)
 		close(lv.tail.fd);
 	for (int i = 0; i < lv.tail.nqueue; i++)

@@ -153,3 +153,100 @@ kill_after() {
 bytes() {
 	tail -c +"$(($2 + 1))" "$1" | head -c "$(($3 - $2))"
 }
+
+# ------------------------------------------------ live file: follow --
+# live_follow DB LOG: pgsc-collect --source file:LOG in the background
+# (commit every 0.2 s, from the start of the file on its first run), its
+# stderr appended to $KERR; COLL is its pid.
+COLL=
+live_follow() {
+	"$COLLECT" --db "$1" --source "file:$2" --from-start --commit-interval 0.2 2>>"$KERR" &
+	COLL=$!
+}
+
+# live_caught_up DB SIZE: until the committed position is SIZE (60 s).
+live_caught_up() {
+	local i
+	for i in $(seq 1 600); do
+		[ "$(q "$1" "SELECT max(offset) FROM sources")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# live_stop: SIGTERM the collector; STOPPED is its exit status.
+live_stop() {
+	kill -TERM "$COLL"
+	for _ in $(seq 1 300); do kill -0 "$COLL" 2>/dev/null || break; sleep 0.1; done
+	{ wait "$COLL"; } 2>/dev/null
+	STOPPED=$?
+	COLL=
+}
+
+# live_kills DB LOG KILLS PRODUCER: the collector (started here) is
+# killed with SIGKILL KILLS times, 0.05-0.5 s apart, and restarted each
+# time; PRODUCER is the pid writing the log (LK_DURING counts the kills
+# while it ran).  Checks integrity after each kill.
+live_kills() {
+	local db=$1 log=$2 kills=$3 prod=$4 k delay ic
+	LK_DURING=0
+	live_follow "$db" "$log"
+	for k in $(seq 1 "$kills"); do
+		delay=$(rand_delay 1 0.05 0.5)
+		sleep "$delay"
+		kill -0 "$prod" 2>/dev/null && LK_DURING=$((LK_DURING + 1))
+		if ! kill -KILL "$COLL" 2>/dev/null; then
+			bad "kill #$k: the collector was not running: $(tail -n 3 "$KERR" | tr '\n' ' ')"
+			return 1
+		fi
+		{ wait "$COLL"; } 2>/dev/null
+		ic=$(integrity "$db")
+		[ "$ic" = ok ] || [ ! -s "$db" ] || bad "after kill #$k (${delay}s) PRAGMA integrity_check: $ic"
+		live_follow "$db" "$log"
+	done
+}
+
+# live_final DB LOG KILLS: after the producer is done, the last collector
+# catches up and stops; checks the round, the integrity, that the
+# committed count never went down; makes the clean runs of the finished
+# log: CLEAN_LIVE (one follow, no kill) and CLEAN_IMPORT (--import).
+live_final() {
+	local db=$1 log=$2 kills=$3 size ic rows base d
+	size=$(stat -c %s "$log")
+	d=$(dirname "$db")/clean
+	live_caught_up "$db" "$size" ||
+		bad "the collector did not catch up with the log in 60 s: $(q "$db" "SELECT offset FROM sources" | tr '\n' ' ') of $size"
+	live_stop
+	[ "$STOPPED" = 0 ] || bad "pgsc-collect exited with status $STOPPED after SIGTERM: $(tail -n 3 "$KERR" | tr '\n' ' ')"
+	ic=$(integrity "$db")
+	[ "$ic" = ok ] || bad "PRAGMA integrity_check: $ic"
+	rows=$(q "$db" "SELECT count(*), max(restarts), min(finished IS NOT NULL) FROM rounds")
+	[ "$rows" = "1|$kills|1" ] || bad "rounds (count|restarts|finished) = $rows, expected 1|$kills|1"
+	LF_BASE=$(sed -n 's/^pgsc: continuing round [0-9]* (\([0-9]*\) records committed before)$/\1/p' "$KERR" | tr '\n' ' ')
+	awk -v l="$LF_BASE" 'BEGIN { n = split(l, a, " "); for (i = 2; i <= n; i++) if (a[i] + 0 < a[i - 1] + 0) exit 1 }' ||
+		bad "the committed record count went down between restarts: $LF_BASE"
+	mkdir -p "$d"
+	cp "$log" "$d/audit.log"
+	CLEAN_LIVE=$d/live.db
+	CLEAN_IMPORT=$d/import.db
+	live_follow "$CLEAN_LIVE" "$d/audit.log"
+	live_caught_up "$CLEAN_LIVE" "$size" || bad "the clean collector did not catch up in 60 s"
+	live_stop
+	"$COLLECT" --db "$CLEAN_IMPORT" --quiet --import "$d/audit.log" 2>>"$KERR" || bad "the clean import failed"
+	# records and counts per (arch, syscall): exact
+	[ "$(q "$db" "SELECT records FROM rounds")" = "$(q "$CLEAN_IMPORT" "SELECT records FROM rounds")" ] ||
+		bad "rounds.records = $(q "$db" "SELECT records FROM rounds"), a clean import counts $(q "$CLEAN_IMPORT" "SELECT records FROM rounds")"
+	local qa="SELECT arch, nr, sum(count) FROM aggregates GROUP BY 1, 2 ORDER BY 1, 2"
+	[ "$(q "$db" "$qa")" = "$(q "$CLEAN_IMPORT" "$qa")" ] ||
+		bad "counts per (arch, syscall) differ from a clean import's: $(diff <(q "$db" "$qa") <(q "$CLEAN_IMPORT" "$qa") | head -n 6 | tr '\n' ' ')"
+	[ "$(counts "$CLEAN_LIVE")" = "$(counts "$CLEAN_IMPORT")" ] ||
+		bad "a clean live run and a clean import disagree (< live, > import): $(diff <(counts "$CLEAN_LIVE") <(counts "$CLEAN_IMPORT") | head -n 8 | tr '\n' ' ')"
+}
+
+# live_roles DB: counts per (role, arch, syscall) equal the clean live run's.
+live_roles() {
+	local qr="SELECT role, sum(count) FROM aggregates GROUP BY 1 ORDER BY 1"
+	[ -n "${CLEAN_LIVE:-}" ] || { bad "no clean run to compare with"; return; }
+	[ "$(counts "$1")" = "$(counts "$CLEAN_LIVE")" ] ||
+		bad "counts per (role, arch, syscall) differ from a clean live run's in $(diff <(counts "$1") <(counts "$CLEAN_LIVE") | grep -c '^<') rows; records per role, killed run: $(q "$1" "$qr" | tr '\n' ' '); clean run: $(q "$CLEAN_LIVE" "$qr" | tr '\n' ' ')"
+}

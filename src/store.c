@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -701,8 +700,8 @@ store_live_procs(pgsc_store *st, int64_t round,
 
 /**
  * Find the unfinished round a crashed collector of the same @mode and
- * @source left behind, to continue it; or create a new round.  Refuses
- * (-EBUSY) when the collector that writes such a round is still alive.
+ * @source left behind, to continue it; or create a new round.  The store
+ * is open read-write, so no other collector is alive on it.
  * Returns 0 and sets *round and *continued.
  */
 int
@@ -725,18 +724,13 @@ store_live_round(pgsc_store *st, const char *mode, const char *source,
 	bind_text(s, 1, mode);
 	bind_text(s, 2, source);
 	if (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0);
-		pid_t pid = (pid_t)sqlite3_column_int64(s, 1);
-
-		if (pid > 0 && pid != getpid() &&
-		    (kill(pid, 0) == 0 || errno == EPERM)) {
-			util_cause(cause, "%s: pid %d is collecting round %lld "
-				   "from %s already", st->path, (int)pid,
-				   (long long)id, source);
-			rc = -EBUSY;
-			goto out;
-		}
-		*round = id;
+		/*
+		 * Its collector is dead: we hold the writer lock, which it
+		 * held while alive (lock_writer()).  The pid stored with the
+		 * round is not asked: after a kill -9 another process may
+		 * have that pid by now, and refusing would stop a restart.
+		 */
+		*round = sqlite3_column_int64(s, 0);
 		*continued = 1;
 	}
 	sqlite3_finalize(s);

@@ -16,7 +16,10 @@
 #                   equals a clean import's;
 #   live-import     --import while a live collector follows a file into the
 #                   same store, and a live collector while an import runs:
-#                   both refused, the running one unaffected.
+#                   both refused, the running one unaffected;
+#   stale-pid       a live collector killed with -9 whose pid another
+#                   process has taken by the restart: the restart continues
+#                   the round.
 # PRAGMA integrity_check is ok at the end of each.
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
@@ -294,6 +297,46 @@ check_live_import() {
 	echo "live-import: $out"
 }
 
+# A collector killed with -9 leaves its round open with its pid; by the
+# restart another process may have that pid.  The restart continues the
+# round (it holds the writer lock, so the old collector is dead) instead
+# of refusing because "pid N is collecting" (what it did before).
+check_stale_pid() {
+	local d=$W/stale db=$W/stale/s.db coll other st
+	mkdir -p "$d"
+	bytes "$BIG" 0 $((SIZE / 8)) >"$d/audit.log"
+	"$COLLECT" --db "$db" --source "file:$d/audit.log" --from-start --commit-interval 0.2 2>"$d/a.err" &
+	coll=$!
+	BG+=("$coll")
+	for _ in $(seq 1 100); do
+		[ "$(q "$db" "SELECT count(*) FROM rounds WHERE last_commit IS NOT NULL" 2>/dev/null)" = 1 ] && break
+		sleep 0.1
+	done
+	kill -KILL "$coll"
+	{ wait "$coll"; } 2>/dev/null
+	sleep 600 &
+	other=$!
+	BG+=("$other")
+	q "$db" "UPDATE rounds SET collector_pid = $other" >/dev/null
+	"$COLLECT" --db "$db" --source "file:$d/audit.log" --commit-interval 0.2 2>"$d/b.err" &
+	coll=$!
+	BG+=("$coll")
+	sleep 1.5
+	if ! kill -0 "$coll" 2>/dev/null; then
+		wait "$coll"
+		bad "the restart exited ($?) instead of continuing the round: $(tr '\n' ' ' <"$d/b.err")"
+		kill "$other"
+		return
+	fi
+	kill -TERM "$coll"
+	wait "$coll" || bad "the restarted collector exited with status $?"
+	kill "$other"
+	st=$(q "$db" "SELECT count(*), max(restarts), min(finished IS NOT NULL) FROM rounds")
+	[ "$st" = "1|1|1" ] || bad "rounds (count|restarts|finished) = $st, expected 1|1|1"
+	grep -q "continuing round 1" "$d/b.err" || bad "the restart did not continue round 1: $(tr '\n' ' ' <"$d/b.err")"
+}
+
+run stale-pid check_stale_pid
 run reports-import check_reports_import
 run reports-live check_reports_live
 run two-imports check_two_imports

@@ -229,6 +229,8 @@ grep -q 'LOG:  pgsc: global seccomp filter loaded: default log' "$LOG" ||
 	fail "no 'global seccomp filter loaded' in the log: $(cat "$LOG")"
 PM=$(head -1 "$D/postmaster.pid")
 [ "$(seccomp_status "$PM")" = "2 1" ] || fail "postmaster: seccomp '$(seccomp_status "$PM")', expected mode 2 with 1 filter"
+# libseccomp sets no_new_privs (docs/module.md: set-uid programs below)
+grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$PM/status" || fail "postmaster: NoNewPrivs is not 1"
 n_aux=0
 for p in $(pgrep -P "$PM"); do
 	[ "$(seccomp_status "$p")" = "2 1" ] ||

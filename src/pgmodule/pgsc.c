@@ -30,6 +30,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 #include "utils/memutils.h"
 
 #include "pgsc.h"
@@ -375,12 +376,52 @@ static const char *const action_suffix[4] = { "allow", "log", "error",
  * values given to the postmaster before defining the GUCs, and refuse
  * to start on any bad one.
  */
+/* Is @name one of the module's settings? */
+static bool
+known_setting(const char *name)
+{
+	char buf[64];
+
+	if (pg_strcasecmp(name, PGSC_GUC_PREFIX ".enabled") == 0)
+		return true;
+	for (int ctx = 0; ctx < 2; ctx++) {
+		for (int a = -1; a < 4; a++) {
+			snprintf(buf, sizeof(buf), PGSC_GUC_PREFIX ".%s_syscall_%s",
+				 ctx == 0 ? "global" : "session",
+				 a < 0 ? "default" : action_suffix[a]);
+			if (pg_strcasecmp(name, buf) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 static void
 check_postmaster_values(void)
 {
+	struct config_generic **vars = get_guc_variables();
+	int nvars = GetNumConfigOptions();
 	char name[64];
 	const char *v;
 	bool b;
+
+	/* A misspelt name ("pgsc.global_syscal_kill") would only be a
+	 * WARNING, and its list would silently be missing from the filter. */
+	for (int i = 0; i < nvars; i++) {
+		const char *n = vars[i]->name;
+
+		if ((vars[i]->flags & GUC_CUSTOM_PLACEHOLDER) != 0 &&
+		    pg_strncasecmp(n, PGSC_GUC_PREFIX ".",
+				   strlen(PGSC_GUC_PREFIX) + 1) == 0 &&
+		    !known_setting(n))
+			ereport(FATAL,
+				(errmsg("pgsc: unknown parameter \"%s\"", n),
+				 errdetail("The pgsc settings are pgsc.enabled "
+					   "and pgsc.{global,session}_syscall_"
+					   "{default,allow,log,error,kill}."),
+				 errhint("The server does not start with an "
+					 "invalid pgsc setting.")));
+	}
 
 	v = GetConfigOption(PGSC_GUC_PREFIX ".enabled", true, false);
 	if (v != NULL && !parse_bool(v, &b))

@@ -7,7 +7,8 @@
 # real PostgreSQL 15 as user postgres in a private data directory, socket
 # in a private directory, listen_addresses = '', and checks:
 #   1. the server does not start with a bad global list, a bad default,
-#      a '*' in a global list or a bad session list, and says why;
+#      a '*' in a global list, a bad session list or a misspelt pgsc.*
+#      name, and says why;
 #   2. the global filter works in the postmaster itself: with getdents64
 #      on its error list the server's own startup fails with EPERM; with
 #      pgsc.enabled = off nothing is loaded;
@@ -161,7 +162,7 @@ bad_start() { # bad_start WHAT NEEDLE CONF...
 	fi
 	[ ! -f "$D/postmaster.pid" ] || fail "$what: postmaster.pid left behind"
 	grep -qF "$needle" "$LOG" || fail "$what: no '$needle' in the server log: $(cat "$LOG")"
-	grep -q 'FATAL:  pgsc: invalid value for parameter' "$LOG" ||
+	grep -q 'FATAL:  pgsc: \(invalid value for\|unknown\) parameter' "$LOG" ||
 		fail "$what: no FATAL from pgsc in the server log: $(cat "$LOG")"
 	note "refused to start: $what: $(grep -m1 FATAL "$LOG" | sed 's/.*FATAL: *//') $(grep -m1 DETAIL "$LOG" | sed 's/.*DETAIL: *//')"
 }
@@ -174,6 +175,8 @@ bad_start "'*' in a global list" '"*" is not a syscall name' \
 bad_start "bad global default" 'pgsc.global_syscall_default' \
 	"pgsc.enabled = on" "pgsc.global_syscall_default = 'maybe'"
 bad_start "bad enabled" 'pgsc.enabled' "pgsc.enabled = 'perhaps'"
+bad_start "misspelt setting name" 'unknown parameter "pgsc.global_syscal_kill"' \
+	"pgsc.enabled = on" "pgsc.global_syscal_kill = 'ptrace'"
 bad_start "bad session list" 'unknown syscall name "getpidd"' \
 	"pgsc.enabled = on" "pgsc.session_syscall_log = 'getpid,getpidd'"
 bad_start "'*' mixed in a session list" '"*" is not a syscall name' \

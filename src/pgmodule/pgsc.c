@@ -165,8 +165,9 @@ scmp_action(enum pgsc_action a)
 	case PGSC_ACT_LOG:
 		return SCMP_ACT_LOG;
 	case PGSC_ACT_ERROR:
-		/* EPERM, as the RFC patch and pgsc-exec: "operation not
-		 * permitted" is what a caller expects from a policy. */
+		/* EPERM, as pgsc-exec (pgseccomp used EACCES): "Operation
+		 * not permitted" is not mistaken for a file's mode, which
+		 * is what EACCES says (docs/module.md). */
 		return SCMP_ACT_ERRNO(EPERM);
 	case PGSC_ACT_KILL:
 		break;

@@ -298,7 +298,7 @@ list_names(const struct rep *r, int session, struct strset *out)
 /* A name that --arch or --portable replaced: "open" -> "openat". */
 struct mapnote {
 	const char *from;       /* interned in lists->noted */
-	char *to;               /* comma-separated */
+	struct strset to;
 };
 
 /* The two lists as printed, with what --arch/--portable did to them. */
@@ -321,7 +321,7 @@ lists_free(struct lists *L)
 		strset_free(&L->unmapped[k]);
 		strset_free(&L->noted[k]);
 		for (size_t i = 0; i < L->nnotes[k]; i++)
-			free(L->notes[k][i].to);
+			strset_free(&L->notes[k][i].to);
 		free(L->notes[k]);
 	}
 }
@@ -337,7 +337,6 @@ note_cmp(const void *a, const void *b)
 static int
 lists_note(struct lists *L, int k, const char *name, const struct strset *to)
 {
-	struct strbuf sb = { 0 };
 	struct mapnote *nn;
 	const char *from;
 
@@ -350,20 +349,12 @@ lists_note(struct lists *L, int k, const char *name, const struct strset *to)
 	if (from == NULL || nn == NULL)
 		return -ENOMEM;
 	L->notes[k] = nn;
-	for (size_t i = 0; i < to->n; i++) {
-		if (i)
-			strbuf_addstr(&sb, ",");
-		strbuf_addstr(&sb, to->v[i]);
-	}
-	if (sb.oom) {
-		strbuf_free(&sb);
-		return -ENOMEM;
-	}
-	nn[L->nnotes[k]].from = from;
-	nn[L->nnotes[k]].to = sb.buf != NULL ? sb.buf : strdup("");
-	if (nn[L->nnotes[k]].to == NULL)
-		return -ENOMEM;
-	L->nnotes[k]++;
+	nn = &nn[L->nnotes[k]++];
+	nn->from = from;
+	memset(&nn->to, 0, sizeof(nn->to));
+	for (size_t i = 0; i < to->n; i++)
+		if (strset_add(&nn->to, to->v[i]) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -453,6 +444,8 @@ lists_warn(const struct lists *L, FILE *diag)
 	}
 }
 
+static void print_joined(FILE *out, const struct strset *s, const char *sep);
+
 static void
 lists_comment(FILE *out, const struct lists *L)
 {
@@ -469,9 +462,11 @@ lists_comment(FILE *out, const struct lists *L)
 	for (int k = 0; k < 2; k++) {
 		if (L->nnotes[k] > 0) {
 			fprintf(out, "# %s: ", k ? "session" : "global");
-			for (size_t i = 0; i < L->nnotes[k]; i++)
-				fprintf(out, "%s%s -> %s", i ? ", " : "",
-					L->notes[k][i].from, L->notes[k][i].to);
+			for (size_t i = 0; i < L->nnotes[k]; i++) {
+				fprintf(out, "%s%s -> ", i ? ", " : "",
+					L->notes[k][i].from);
+				print_joined(out, &L->notes[k][i].to, ",");
+			}
 			fputc('\n', out);
 		}
 		if (L->unmapped[k].n > 0) {
@@ -635,18 +630,10 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 			fprintf(out, "%s\"%s\": {", k ? ", " : "",
 				k ? "session" : "global");
 			for (size_t i = 0; i < L->nnotes[k]; i++) {
-				struct strset to = { 0 };
-				char *copy = strdup(L->notes[k][i].to), *t, *sv;
-
-				for (t = copy ? strtok_r(copy, ",", &sv) : NULL;
-				     t != NULL; t = strtok_r(NULL, ",", &sv))
-					strset_add(&to, t);
 				fputs(i ? ", " : "", out);
 				json_str(out, L->notes[k][i].from);
 				fputs(": ", out);
-				json_list(out, &to);
-				strset_free(&to);
-				free(copy);
+				json_list(out, &L->notes[k][i].to);
 			}
 			fputc('}', out);
 		}

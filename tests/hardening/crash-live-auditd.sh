@@ -1,0 +1,80 @@
+#!/bin/bash
+# tests/hardening/crash-live-auditd.sh BINDIR - kill -9 during a live
+# file: follow of a real auditd's log.
+#
+# Runs as root under the audit lock (/run/pgsc-audit.lock, see
+# tests/lib/auditd.sh): a private auditd writes audit.log with pgsc's
+# rules loaded (fork, exec and exit of every process on the machine), while
+# tests/storm runs again and again (each run forks two processes that make
+# getppid SECCOMP records).  `pgsc-collect --source file:audit.log` is
+# killed with SIGKILL at 50 random moments (0.05-0.5 s apart) and
+# restarted each time.  When the kills are done auditd is stopped, so the
+# log is final; then, as in crash-live.sh:
+#   kills   integrity after every kill; one finished round with 50
+#           restarts; the committed count never went down; records and
+#           counts per (arch, syscall) equal a clean --import of the log;
+#           a clean live follow equals the clean import;
+#   roles   counts per (role, arch, syscall) equal the clean live run's.
+# Environment: PGSC_HARDENING_KILLS (default 50), PGSC_HARDENING_KEEP=1.
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+hd_init crash-live-auditd "${1:-}"
+KILLS=${PGSC_HARDENING_KILLS:-50}
+STORM=$BINDIR/tests/storm
+LOCK=${PGSC_AUDIT_LOCK:-/run/pgsc-audit.lock}
+RULES=$HERE/../../examples/pgsc.rules
+[ "$(id -u)" = 0 ] || hd_die "must run as root (audit daemon, audit rules)"
+for t in auditd auditctl flock; do
+	command -v "$t" >/dev/null 2>&1 || hd_die "required program '$t' is not installed (Debian package 'auditd')"
+done
+[ -x "$STORM" ] || hd_die "$STORM is missing (build the project)"
+[ -f "$RULES" ] || hd_die "$RULES is missing"
+[ -f "$HERE/../lib/auditd.sh" ] || hd_die "tests/lib/auditd.sh is missing"
+KERR=$W/collect.err
+
+exec 8>"$LOCK"
+T_LOCK=$(now)
+flock -w 900 8 || hd_die "could not get the audit lock $LOCK in 900 s"
+echo "crash-live-auditd: waited $(elapsed "$T_LOCK" "$(now)") s for the audit lock"
+# auditd.sh takes its own lock on a private file: we hold the real one
+PGSC_AUDIT_LOCK=$W/private.lock
+# shellcheck source=../lib/auditd.sh
+. "$HERE/../lib/auditd.sh"
+PRODUCER=
+hd_on_exit 'audit_end'
+hd_on_exit '[ -n "$COLL" ] && kill -KILL "$COLL"; [ -n "$PRODUCER" ] && kill -KILL "$PRODUCER"'
+
+owner=$(audit_foreign_daemon)
+[ -z "$owner" ] || hd_die "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (this test starts its own)"
+
+DB=$W/kills/k.db
+check_kills() {
+	local log
+	mkdir -p "$W/kills"
+	audit_begin "$W/audit" || { bad "could not start the private auditd"; return; }
+	audit_rules "$RULES" || { bad "could not load $RULES"; return; }
+	log=$W/audit/audit.log
+	(
+		while [ ! -e "$W/stop" ]; do "$STORM" 5000 2 >/dev/null || exit 1; done
+	) &
+	PRODUCER=$!
+	live_kills "$DB" "$log" "$KILLS" "$PRODUCER"
+	touch "$W/stop"
+	wait "$PRODUCER" || bad "a storm failed"
+	PRODUCER=
+	audit_sync || bad "the audit log did not catch up (sync marker not seen)"
+	# stop auditd: the log is final (pgsc's rules log every process here)
+	audit_end
+	[ -n "$COLL" ] || return
+	live_final "$DB" "$log" "$KILLS"
+	echo "crash-live-auditd: $KILLS kills, $LK_DURING during storms; $(q "$DB" "SELECT records FROM rounds") SECCOMP records, $(grep -c . "$log") lines in audit.log; committed at the restarts: $(echo "$LF_BASE" | awk '{ printf "%s %s %s ... %s", $1, $2, $3, $NF }')"
+}
+
+check_roles() {
+	live_roles "$DB"
+}
+
+run kills check_kills
+run roles check_roles
+hd_finish

@@ -593,6 +593,31 @@ hint_family(struct chk *c, const char *name, struct strbuf *sb)
 	strset_free(&alt);
 }
 
+/*
+ * Which loader reads a prefix's settings, and so which check hook: the
+ * pgsc module (pgsc.) accepts a negative placeholder and adds no rule for
+ * it (src/pgmodule/pgsc.c); pgseccomp refuses every name that resolves
+ * to a negative number and every empty list element (SplitIdentifierString
+ * fails); it folds unquoted names to lower case and takes '*' only as the
+ * whole value.  Settings without a prefix (the RFC patch) and any other
+ * prefix are held to pgseccomp's rules, the stricter of the two, from
+ * which the RFC patch came.
+ */
+static int
+is_pgsc(const struct prefix *p)
+{
+	return strcmp(p->prefix, "pgsc.") == 0;
+}
+
+static const char *
+loader_name(const struct prefix *p)
+{
+	if (is_pgsc(p))
+		return "the pgsc module";
+	return strcmp(p->prefix, "pgseccomp.") == 0 ? "pgseccomp"
+						    : "a pgseccomp-style hook";
+}
+
 /* The names of one list: syntax, '*', resolution on the arch, repeats. */
 static int
 check_list(struct chk *c, const struct prefix *p, int ctx, int set,
@@ -624,12 +649,40 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 		}
 		if (e == NULL && blank)
 			break;          /* '' or '  ': an empty list */
+		if (!is_pgsc(p) && *tok != '\0' && strcmp(tok, "*") != 0 &&
+		    strlen(tok) <= CHK_NAME_MAX) {
+			/* PostgreSQL folds an unquoted identifier; a name
+			 * that is bad anyway is reported as written */
+			char *fold = strdup(tok);
+			int upper = 0;
+
+			if (fold == NULL) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			for (char *k = fold; *k; k++)
+				if (*k >= 'A' && *k <= 'Z') {
+					*k = (char)(*k - 'A' + 'a');
+					upper = 1;
+				}
+			if (upper && pgsc_guc_name_ok(fold)) {
+				msg(c, s->line, 0, fold, "%s: upper case letters "
+				    "are folded: \"@\" is meant", setting);
+				free(tok);
+				tok = fold;
+			} else {
+				free(fold);
+			}
+		}
 		if (*tok == '\0') {
-			/* the module and pgsc's readers skip it */
+			/* the pgsc module and pgsc's readers skip it;
+			 * pgseccomp's SplitIdentifierString() fails */
 			if (!empty_warned)
-				msg(c, s->line, 0, NULL, "%s: an empty element "
-				    "(a doubled, leading or trailing comma) is "
-				    "ignored", setting);
+				msg(c, s->line, !is_pgsc(p), NULL, "%s: an empty "
+				    "element (a doubled, leading or trailing "
+				    "comma) %s", setting, is_pgsc(p)
+				    ? "is ignored" : "makes the list invalid for "
+				    "pgseccomp (SplitIdentifierString)");
 			empty_warned = 1;
 		} else if (strcmp(tok, "*") == 0) {
 			star = 1;
@@ -658,15 +711,39 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 				struct strbuf sb = { 0 };
 
 				hint_family(c, tok, &sb);
-				msg(c, s->line, c->strict, tok, "%s: \"@\" does "
-				    "not exist on %s: libseccomp resolves it to "
-				    "placeholder %d, which a check hook accepts "
-				    "but the filter drops, so it allows "
-				    "nothing%s", setting, pgsc_arch_name(c->arch),
+				msg(c, s->line, c->strict || !is_pgsc(p), tok,
+				    "%s: \"@\" does not exist on %s: libseccomp "
+				    "resolves it to placeholder %d, %s%s", setting,
+				    pgsc_arch_name(c->arch),
 				    seccomp_syscall_resolve_name_arch(c->arch,
 								      tok),
+				    is_pgsc(p) ? "which the pgsc module's check "
+				    "hook accepts and its filter skips, so it "
+				    "allows nothing" : "which pgseccomp's check "
+				    "hook refuses (the server does not start)",
 				    sb.oom || sb.buf == NULL ? "" : sb.buf);
 				strbuf_free(&sb);
+			} else if (seccomp_syscall_resolve_name_arch(c->arch,
+								     tok) < 0) {
+				/* a socket or IPC call through socketcall()
+				 * or ipc(): libseccomp could filter it, the
+				 * GUC loaders take numbers only */
+				msg(c, s->line, c->strict || !is_pgsc(p), tok,
+				    "%s: \"@\" has no number of its own on %s "
+				    "(placeholder %d, a call made through %s): "
+				    "%s; only %s itself can be listed", setting,
+				    pgsc_arch_name(c->arch),
+				    seccomp_syscall_resolve_name_arch(c->arch,
+								      tok),
+				    seccomp_syscall_resolve_name_arch(c->arch,
+								      tok) <= -201
+				    ? "ipc" : "socketcall",
+				    is_pgsc(p) ? "the pgsc module adds no rule "
+				    "for a negative number, so it allows nothing"
+				    : "pgseccomp's check hook refuses it",
+				    seccomp_syscall_resolve_name_arch(c->arch,
+								      tok) <= -201
+				    ? "ipc" : "socketcall");
 			}
 			rc = listed_add(all, nall, tok, set, s->line);
 			if (rc < 0)
@@ -682,6 +759,9 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 	else if (star && names > 0)
 		msg(c, s->line, 1, NULL, "%s: '*' must be the whole list, not "
 		    "mixed with names", setting);
+	else if (star && !is_pgsc(p) && strcmp(s->value, "*") != 0)
+		msg(c, s->line, 1, NULL, "%s: %s takes '*' only as the whole "
+		    "value, without blanks", setting, loader_name(p));
 out:
 	strset_free(&seen);
 	free(tok);

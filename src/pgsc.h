@@ -154,8 +154,12 @@ typedef struct pgsc_store pgsc_store;
 
 /**
  * Open (creating if needed, with mode 0600) the SQLite store at @path and
- * apply pending schema migrations.
- * Returns 0 and sets *out, or a negative errno and sets *cause.
+ * apply pending schema migrations.  A read-write open is the store's one
+ * writer until pgsc_store_free() (an flock() on the file); a read-only
+ * open sees one snapshot of the store until pgsc_store_free().
+ * Returns 0 and sets *out, or a negative errno and sets *cause: -EBUSY
+ * when another process has the store open read-write, -ENOSPC when the
+ * disk is full (docs/robustness.md).
  */
 int pgsc_store_open(const char *path, int flags, pgsc_store **out,
 		    char **cause);

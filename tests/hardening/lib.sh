@@ -100,15 +100,14 @@ counts() {
 # rounds and records; "empty" for a store with nothing committed (also one
 # killed before its schema was in).
 state() {
-	local n
-	n=$(q "$1" "SELECT count(*) FROM rounds" 2>/dev/null)
-	if ! [ "$n" -gt 0 ] 2>/dev/null; then
-		echo empty
-		return
-	fi
-	counts "$1"
-	q "$1" "SELECT 'source', fingerprint, offset, lines FROM sources ORDER BY fingerprint"
-	q "$1" "SELECT 'rounds', count(*), sum(records) FROM rounds"
+	local out
+	out=$(q "$1" "SELECT 'rounds', count(*), sum(records) FROM rounds;
+		SELECT role, arch, nr, sum(count) FROM aggregates GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+		SELECT 'source', fingerprint, offset, lines FROM sources ORDER BY fingerprint" 2>/dev/null)
+	case $out in
+	rounds\|0\|* | rounds\|0 | "" | *"no such table"* | *rror*) echo empty ;;
+	*) echo "$out" ;;
+	esac
 }
 
 state_sum() { state "$1" | md5sum | cut -c1-12; }

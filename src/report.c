@@ -907,9 +907,11 @@ report_oci(FILE *out, struct rep *r, const struct lists *L,
 
 /*
  * The effective filters, one row per (syscall, context), like the RFC's
- * pg_get_seccomp_filter() and the module's pgsc_filter(): computed by
- * effective.c, the code the module runs, so both agree.  The lists are
- * allow lists; every other call gets the default.
+ * pg_get_seccomp_filter() and the module's pgsc_filter(), with the
+ * default first as "<default>": computed by effective.c, the code the
+ * module runs, so both agree.  The lists are allow lists; every other
+ * call gets the default.  Each context is shown alone, as pgsc_filter()
+ * shows it; a backend runs under both, the strictest action winning.
  */
 static int
 report_effective(FILE *out, struct rep *r, const struct lists *L,
@@ -959,6 +961,10 @@ report_effective(FILE *out, struct rep *r, const struct lists *L,
 		const struct pgsc_effective_entry *v;
 		size_t n = pgsc_effective_entries(eff[k], &v);
 
+		/* as pgsc_filter() does: the default first */
+		fprintf(out, "%-24s %7s  %-6s %s\n", "<default>", "-",
+			pgsc_action_name(pgsc_effective_default(eff[k])),
+			k ? "session" : "global");
 		for (size_t i = 0; i < n; i++) {
 			fprintf(out, "%-24s ", v[i].name);
 			fprintf(out, "%7d  %-6s %s\n", v[i].nr,

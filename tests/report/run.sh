@@ -472,9 +472,11 @@ for a in x86_64 aarch64; do
 	"$R" --db x.db --arch "$a" >"eff.$a.guc" 2>/dev/null
 	grep -qx "# global: default kill on $a, $(list global "eff.$a.guc" | wc -l) listed" "eff.$a" || { ok=0; echo "$a: header"; }
 	for w in global session; do
-		[ "$(awk -v w=$w '$4 == w {print $1}' "eff.$a")" = "$(list $w "eff.$a.guc")" ] || { ok=0; echo "$a $w: rows"; }
+		[ "$(awk -v w=$w '$4 == w && $1 != "<default>" {print $1}' "eff.$a")" = "$(list $w "eff.$a.guc")" ] || { ok=0; echo "$a $w: rows"; }
+		[ "$(grep -c "^<default> *- *kill *$w\$" "eff.$a")" = 1 ] || { ok=0; echo "$a $w: <default> row"; }
 	done
 	while read -r s nr act ctx; do
+		[ "$s" = "<default>" ] && continue
 		[ "$act" = allow ] || { ok=0; echo "$s: $act"; }
 		resolve "$a" "$s"
 		[ "$nr" = "$NR" ] || { ok=0; echo "$a $s: nr $nr"; }

@@ -237,7 +237,7 @@ main(int argc, char **argv)
 	}
 	/* A wrapped command and auditctl would inherit the filter, and a
 	 * process that must remove audit rules at the end keeps root. */
-	if ((cf.filter != NULL || cf.user != NULL) &&
+	if ((cf.filter != NULL || cf.user != NULL) && !import &&
 	    (optind < argc || lo.load_rules)) {
 		if (cf.user != NULL) {
 			fprintf(stderr, "pgsc-collect: --user is for --source "

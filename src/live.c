@@ -478,6 +478,7 @@ struct live {
 	struct tail tail;
 	struct nlsrc *nl;
 	struct kreq *kreq;
+	uint64_t overruns;           /* netlink socket overruns seen */
 	int have_figures;
 	char marker[64];
 	int marker_seen;
@@ -897,15 +898,35 @@ read_fd(struct live *lv, int fd, int *eof, ssize_t *got)
 	return feed_chunk(lv, lv->buf, (size_t)n);
 }
 
+/*
+ * An overrun (ENOBUFS) of the daemon socket is not fatal: the kernel sends
+ * to its daemon without waiting, and a record that finds the socket full
+ * goes to kauditd's retry queue, to be sent again.  Only records that the
+ * kernel finally gives up on are lost, and those show as serial gaps (and,
+ * on a kernel booted with audit=1, in "lost").  So count it, say it once,
+ * and go on reading: stopping would lose everything after.
+ */
 static int
 read_netlink(struct live *lv, int *got)
 {
 	long n;
 
 	*got = 0;
-	while ((n = nlsrc_read(lv->nl, lv->buf, BUF_SIZE)) > 0) {
-		int rc = feed_chunk(lv, lv->buf, (size_t)n);
+	for (;;) {
+		int rc;
 
+		n = nlsrc_read(lv->nl, lv->buf, BUF_SIZE);
+		if (n == -ENOBUFS) {
+			if (lv->overruns++ == 0 && !lv->o->quiet)
+				fprintf(lv->diag, "pgsc: warning: the netlink "
+					"socket overran (we were too slow); "
+					"the kernel retries, and what it drops "
+					"counts as serial gaps\n");
+			continue;
+		}
+		if (n <= 0)
+			break;
+		rc = feed_chunk(lv, lv->buf, (size_t)n);
 		if (rc < 0)
 			return rc;
 		*got = 1;
@@ -1440,6 +1461,17 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			if (stop) {
 				feed_end_source(lv.feed);
 				feed_flush(lv.feed);
+			}
+			if (stop && lv.overruns > 0) {
+				char detail[160];
+
+				snprintf(detail, sizeof(detail), "the netlink "
+					 "socket overran %llu times; records "
+					 "the kernel dropped are serial gaps",
+					 (unsigned long long)lv.overruns);
+				store_gap(st, lv.round, "overrun", now, detail,
+					  NULL);
+				lv.overruns = 0;
 			}
 			if (child_done) {
 				lv.r.has_exit_status = 1;

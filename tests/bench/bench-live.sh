@@ -13,6 +13,9 @@
 # consumer:
 #   (a) a private auditd (tests/lib/auditd.sh) writing its log: until a
 #       marker record (auditctl -m) sent after the storm is in the log;
+#   (b0) the same auditd with a no-op plugin (cat >/dev/null, format
+#       string or PGSC_BENCH_B0_FORMAT): the ceiling of auditd's plugin
+#       interface whatever the plugin does; timed like (a);
 #   (b) the same auditd with pgsc-collect --source=plugin in its plugin_dir
 #       (auditd also writes its log, as it does by default; q_depth from
 #       examples/auditd.conf.pgsc): until pgsc's store holds all records;
@@ -24,6 +27,12 @@
 # once (docs/live.md), then sqlite3 reads the count of nr 110; the time is
 # the commit's rounds.last_commit.  auditd passes a plugin at most two
 # arguments, so --commit-interval cannot be set there; SIGHUP works for all.
+# Each mode runs PGSC_BENCH_REPS times (3), interleaved (a b0 b c d, a b0
+# b c d, ...), since the load of a shared machine drifts; the figures are
+# medians with [min .. max], and the ratios are medians of the ratios
+# within each repetition.  Counts must be exact in every repetition; the
+# storm's records are told from other programs' by exe= (a shared
+# machine may run other processes under a log filter).
 # For each: records/s (storm records / that time), the storm's own
 # duration, the kernel's "lost" delta (auditctl -s) and backlog waits
 # (backlog_wait_time_actual delta), and in b, c, d pgsc's count of nr 110
@@ -46,6 +55,9 @@
 #   PGSC_BENCH_PGBENCH_S     pgbench -i scale (5)
 #   PGSC_BENCH_Q_DEPTH       auditd q_depth in mode b (examples/auditd.conf.pgsc's,
 #                            at most 99999: auditd refuses more)
+#   PGSC_BENCH_REPS          repetitions of each storm mode, interleaved (3)
+#   PGSC_BENCH_MODES         storm modes to run ("a b0 b c d")
+#   PGSC_BENCH_B0_FORMAT     plugin format of the no-op plugin b0 (string)
 #   PGSC_BENCH_SKIP_PGBENCH=1  part 1 only
 #   PGSC_BENCH_KEEP=1        keep the work directory
 #   PGSC_PGBIN               PostgreSQL 15 binaries (/usr/lib/postgresql/15/bin)
@@ -73,13 +85,21 @@ PROCS=${PGSC_BENCH_STORM_PROCS:-4}
 PGB_T=${PGSC_BENCH_PGBENCH_T:-15}
 PGB_S=${PGSC_BENCH_PGBENCH_S:-5}
 SKIP_PGB=${PGSC_BENCH_SKIP_PGBENCH:-0}
+REPS=${PGSC_BENCH_REPS:-3}
+MODES=${PGSC_BENCH_MODES:-a b0 b c d}
+PLUGIN_FORMAT=${PGSC_BENCH_B0_FORMAT:-string}
 STORM=$BINDIR/tests/storm
+STORM_EXE=$(readlink -f "$STORM") # as the kernel writes exe=
 ARCH_X86_64=3221225534 # audit arch token c000003e, as the store keeps it
 NR=110                 # getppid on x86_64
 WAIT_MAX=90            # seconds after a storm for its records to be accounted for
 T_START=$(now)
 
-case $CALLS$PROCS in *[!0-9]*) die "PGSC_BENCH_STORM_CALLS and _PROCS must be numbers" ;; esac
+case $CALLS$PROCS$REPS in *[!0-9]*) die "PGSC_BENCH_STORM_CALLS, _PROCS and _REPS must be numbers" ;; esac
+for m in $MODES; do
+	case $m in a | b0 | b | c | d) ;; *) die "PGSC_BENCH_MODES: unknown mode '$m' (a b0 b c d)" ;; esac
+done
+case $PLUGIN_FORMAT in string | binary) ;; *) die "PGSC_BENCH_B0_FORMAT must be string or binary" ;; esac
 TOTAL=$((CALLS * PROCS))
 
 # ---------------------------------------------------------------- deps --
@@ -178,6 +198,10 @@ auditctl -D >/dev/null 2>&1
 fmt_int() { awk -v x="$1" 'BEGIN { s = sprintf("%.0f", x); neg = (s ~ /^-/); if (neg) s = substr(s, 2); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print (neg ? "-" : "") s o }'; }
 store_q() { sqlite3 -cmd ".timeout 5000" "$1" "$2" 2>/dev/null; }
 store_n110() { store_q "$1" "SELECT coalesce(sum(count), 0) FROM aggregates WHERE arch = $ARCH_X86_64 AND nr = $NR"; }
+# The storm's own records: other programs on a shared machine may run under
+# a log filter too (a stray getppid of theirs is no double count of ours).
+# The storm's children make nothing but getppid records.
+store_nstorm() { store_q "$1" "SELECT coalesce(sum(records), 0) FROM processes WHERE exe = '$STORM_EXE'"; }
 store_wait_round() { # store_wait_round DB: wait (10 s) for the collector's round; print its pid
 	local _ p
 	for _ in $(seq 1 100); do
@@ -276,7 +300,7 @@ cpu_stop() {
 # Results per mode m in a b c d: R_STORM[m] (storm s), R_DONE[m] (s from
 # storm start until accounted for), R_LOST[m], R_BW[m], R_N[m] (count of
 # nr 110 in the consumer), R_STATUS[m] (ok / text), R_GAPS[m].
-declare -A R_STORM R_DONE R_LOST R_BW R_N R_STATUS R_GAPS R_REC R_CPU
+declare -A R_STORM R_DONE R_LOST R_BW R_N R_STATUS R_GAPS R_REC R_CPU R_OVF
 
 finish_mode() { # finish_MODE M LOST0 BW0: record the figures of a storm mode
 	R_STORM[$1]=$(sub "$ST1" "$ST0")
@@ -290,120 +314,192 @@ settle() { sleep 1; } # let the previous consumer's exit settle
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 T_P1=$(now)
 
+# One function per mode m; each sets R_STATUS[m], R_DONE[m], R_STORM[m],
+# R_LOST[m], R_BW[m], R_N[m], R_CPU[m] (and R_GAPS, R_REC for pgsc).
+
 # (a) auditd alone, writing its log.
-note "(a) auditd writing its log: storm of $(fmt_int $TOTAL) records"
-audit_begin "$T/a/audit" || die "could not start the private auditd"
-KB_LIMIT=$(kstat backlog_limit); KB_WAIT=$(kstat backlog_wait_time)
-l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
-cpu_start "auditd:$PGSC_AUDITD_PID"
-run_storm
-if log_marker "$T/a/audit/audit.log"; then
-	R_STATUS[a]=ok
-	R_DONE[a]=$(sub "$DONE" "$ST0")
-else
-	R_STATUS[a]="marker not seen in $WAIT_MAX s"
-fi
-cpu_stop a
-finish_mode a "$l0" "$b0"
-R_N[a]=$(grep -c "^type=SECCOMP .* syscall=$NR " "$T/a/audit/audit.log" || true)
-audit_end
-rm -f "$T/a/audit/audit.log"*
-settle
+mode_a() {
+	note "(a) auditd writing its log: storm of $(fmt_int $TOTAL) records"
+	audit_begin "$T/a/audit" || die "could not start the private auditd"
+	KB_LIMIT=$(kstat backlog_limit); KB_WAIT=$(kstat backlog_wait_time)
+	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+	cpu_start "auditd:$PGSC_AUDITD_PID"
+	run_storm
+	if log_marker "$T/a/audit/audit.log"; then
+		R_STATUS[a]=ok
+		R_DONE[a]=$(sub "$DONE" "$ST0")
+	else
+		R_STATUS[a]="marker not seen in $WAIT_MAX s"
+	fi
+	cpu_stop a
+	finish_mode a "$l0" "$b0"
+	R_N[a]=$(grep -c "^type=SECCOMP .* exe=\"$STORM_EXE\" .* syscall=$NR " "$T/a/audit/audit.log" || true)
+	audit_end
+	rm -rf "$T/a"
+}
+
+# (b0) auditd with a plugin that only reads its input (cat >/dev/null):
+# the ceiling of auditd's plugin interface, whatever the plugin does.
+# Timed like (a), until the marker is in the log; the plugin's own
+# progress cannot be seen.
+mode_b0() {
+	note "(b0) auditd + no-op plugin (cat >/dev/null), format $PLUGIN_FORMAT, q_depth $QDEPTH"
+	mkdir -p "$T/b0/audit/plugins.d"
+	printf '#!/bin/sh\nexec cat >/dev/null\n' >"$T/b0/noop.sh"
+	chmod 755 "$T/b0/noop.sh"
+	cat >"$T/b0/audit/plugins.d/noop.conf" <<-EOF
+		active = yes
+		direction = out
+		path = $T/b0/noop.sh
+		type = always
+		format = $PLUGIN_FORMAT
+	EOF
+	PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b0/audit" || die "could not start the private auditd with the no-op plugin"
+	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+	cpu_start "auditd:$PGSC_AUDITD_PID"
+	run_storm
+	if log_marker "$T/b0/audit/audit.log"; then
+		R_STATUS[b0]=ok
+		R_DONE[b0]=$(sub "$DONE" "$ST0")
+	else
+		R_STATUS[b0]="marker not seen in $WAIT_MAX s"
+	fi
+	cpu_stop b0
+	finish_mode b0 "$l0" "$b0"
+	R_N[b0]=$(grep -c "^type=SECCOMP .* exe=\"$STORM_EXE\" .* syscall=$NR " "$T/b0/audit/audit.log" || true)
+	R_OVF[b0]=$(grep -ci "queue.*full\|overflow" "$T/b0/audit/auditd.out" || true)
+	audit_end
+	rm -rf "$T/b0"
+}
 
 # (b) auditd + pgsc as its plugin.
-note "(b) auditd + pgsc plugin (q_depth $QDEPTH)"
-DB=$T/b/store.db
-mkdir -p "$T/b/audit/plugins.d"
-cat >"$T/b/audit/plugins.d/pgsc.conf" <<EOF
-active = yes
-direction = out
-path = $BINDIR/pgsc-collect
-type = always
-args = --db=$DB --source=plugin
-format = string
-EOF
-PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b/audit" || die "could not start the private auditd with the pgsc plugin"
-PPID_B=$(store_wait_round "$DB") || die "the pgsc plugin did not open its round in $DB (auditd: $(tail -5 "$T/b/audit/auditd.out"))"
-l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
-cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$PPID_B"
-run_storm
-if store_wait "$DB" "$PPID_B"; then
-	R_STATUS[b]=ok
-	R_DONE[b]=$(sub "$DONE" "$ST0")
-else
-	R_STATUS[b]="store held $(fmt_int "${GOT:-0}") of $(fmt_int $TOTAL) after $WAIT_MAX s"
-fi
-cpu_stop b
-finish_mode b "$l0" "$b0"
-audit_end
-pid_wait_gone "$PPID_B" 15 || note "warning: the pgsc plugin (pid $PPID_B) did not exit after auditd stopped"
-R_N[b]=$(store_n110 "$DB")
-R_GAPS[b]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
-R_REC[b]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
-settle
+mode_b() {
+	note "(b) auditd + pgsc plugin (q_depth $QDEPTH)"
+	DB=$T/b/store.db
+	mkdir -p "$T/b/audit/plugins.d"
+	cat >"$T/b/audit/plugins.d/pgsc.conf" <<-EOF
+		active = yes
+		direction = out
+		path = $BINDIR/pgsc-collect
+		type = always
+		args = --db=$DB --source=plugin
+		format = string
+	EOF
+	PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b/audit" || die "could not start the private auditd with the pgsc plugin"
+	PPID_B=$(store_wait_round "$DB") || die "the pgsc plugin did not open its round in $DB (auditd: $(tail -5 "$T/b/audit/auditd.out"))"
+	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+	cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$PPID_B"
+	run_storm
+	if store_wait "$DB" "$PPID_B"; then
+		R_STATUS[b]=ok
+		R_DONE[b]=$(sub "$DONE" "$ST0")
+	else
+		R_STATUS[b]="store held $(fmt_int "${GOT:-0}") of $(fmt_int $TOTAL) after $WAIT_MAX s"
+	fi
+	cpu_stop b
+	finish_mode b "$l0" "$b0"
+	R_OVF[b]=$(grep -ci "queue.*full\|overflow" "$T/b/audit/auditd.out" || true)
+	audit_end
+	pid_wait_gone "$PPID_B" 15 || note "warning: the pgsc plugin (pid $PPID_B) did not exit after auditd stopped"
+	R_N[b]=$(store_nstorm "$DB")
+	R_GAPS[b]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+	R_REC[b]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+	rm -rf "$T/b"
+}
 
 # (c) pgsc as the netlink daemon, no auditd.
-note "(c) pgsc netlink daemon"
-DB=$T/c/store.db
-mkdir -p "$T/c"
-"$BINDIR/pgsc-collect" --db "$DB" --source netlink >"$T/c/collect.out" 2>&1 &
-CP=$!
-PIDS_OURS+=("$CP")
-for _ in $(seq 1 100); do
-	[ "$(kstat pid)" = "$CP" ] && break
-	kill -0 "$CP" 2>/dev/null || break
-	sleep 0.1
-done
-[ "$(kstat pid)" = "$CP" ] || die "pgsc-collect --source netlink did not register as the audit daemon: $(tail -5 "$T/c/collect.out")"
-store_wait_round "$DB" >/dev/null || die "pgsc-collect --source netlink opened no round: $(tail -5 "$T/c/collect.out")"
-KC_LIMIT=$(kstat backlog_limit); KC_WAIT=$(kstat backlog_wait_time)
-l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
-cpu_start "pgsc:$CP"
-run_storm
-cpu_stop c # pgsc's drain after SIGTERM is not in it
-kill -TERM "$CP"
-wait "$CP"
-rc=$?
-DONE=$(now)
-finish_mode c "$l0" "$b0"
-if [ "$rc" = 0 ]; then
-	R_STATUS[c]=ok
-	R_DONE[c]=$(sub "$DONE" "$ST0")
-else
-	R_STATUS[c]="pgsc-collect exited $rc"
-fi
-R_N[c]=$(store_n110 "$DB")
-R_GAPS[c]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
-R_REC[c]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
-settle
+mode_c() {
+	local rc
+	note "(c) pgsc netlink daemon"
+	DB=$T/c/store.db
+	mkdir -p "$T/c"
+	"$BINDIR/pgsc-collect" --db "$DB" --source netlink >"$T/c/collect.out" 2>&1 &
+	CP=$!
+	PIDS_OURS+=("$CP")
+	for _ in $(seq 1 100); do
+		[ "$(kstat pid)" = "$CP" ] && break
+		kill -0 "$CP" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ "$(kstat pid)" = "$CP" ] || die "pgsc-collect --source netlink did not register as the audit daemon: $(tail -5 "$T/c/collect.out")"
+	store_wait_round "$DB" >/dev/null || die "pgsc-collect --source netlink opened no round: $(tail -5 "$T/c/collect.out")"
+	KC_LIMIT=$(kstat backlog_limit); KC_WAIT=$(kstat backlog_wait_time)
+	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+	cpu_start "pgsc:$CP"
+	run_storm
+	cpu_stop c # pgsc's drain after SIGTERM is not in it
+	kill -TERM "$CP"
+	wait "$CP"
+	rc=$?
+	DONE=$(now)
+	finish_mode c "$l0" "$b0"
+	if [ "$rc" = 0 ]; then
+		R_STATUS[c]=ok
+		R_DONE[c]=$(sub "$DONE" "$ST0")
+	else
+		R_STATUS[c]="pgsc-collect exited $rc: $(tail -c 300 "$T/c/collect.out" | tr '\n' ' ')"
+	fi
+	R_N[c]=$(store_nstorm "$DB")
+	R_GAPS[c]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+	R_REC[c]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+	rm -rf "$T/c"
+}
 
 # (d) auditd writing its log + pgsc following the file.
-note "(d) auditd + pgsc file: source"
-DB=$T/d/store.db
-mkdir -p "$T/d"
-audit_begin "$T/d/audit" || die "could not start the private auditd"
-"$BINDIR/pgsc-collect" --db "$DB" --source "file:$T/d/audit/audit.log" >"$T/d/collect.out" 2>&1 &
-DP=$!
-PIDS_OURS+=("$DP")
-store_wait_round "$DB" >/dev/null || die "pgsc-collect --source file: opened no round: $(tail -5 "$T/d/collect.out")"
-l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
-cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$DP"
-run_storm
-if store_wait "$DB" "$DP"; then
-	R_STATUS[d]=ok
-	R_DONE[d]=$(sub "$DONE" "$ST0")
-else
-	R_STATUS[d]="store held $(fmt_int "${GOT:-0}") of $(fmt_int $TOTAL) after $WAIT_MAX s"
-fi
-cpu_stop d
-finish_mode d "$l0" "$b0"
-kill -TERM "$DP"
-wait "$DP" || note "warning: pgsc-collect --source file: exited $?: $(tail -3 "$T/d/collect.out")"
-audit_end
-R_N[d]=$(store_n110 "$DB")
-R_GAPS[d]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
-R_REC[d]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
-rm -f "$T/d/audit/audit.log"*
+mode_d() {
+	note "(d) auditd + pgsc file: source"
+	DB=$T/d/store.db
+	mkdir -p "$T/d"
+	audit_begin "$T/d/audit" || die "could not start the private auditd"
+	"$BINDIR/pgsc-collect" --db "$DB" --source "file:$T/d/audit/audit.log" >"$T/d/collect.out" 2>&1 &
+	DP=$!
+	PIDS_OURS+=("$DP")
+	store_wait_round "$DB" >/dev/null || die "pgsc-collect --source file: opened no round: $(tail -5 "$T/d/collect.out")"
+	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+	cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$DP"
+	run_storm
+	if store_wait "$DB" "$DP"; then
+		R_STATUS[d]=ok
+		R_DONE[d]=$(sub "$DONE" "$ST0")
+	else
+		R_STATUS[d]="store held $(fmt_int "${GOT:-0}") of $(fmt_int $TOTAL) after $WAIT_MAX s"
+	fi
+	cpu_stop d
+	finish_mode d "$l0" "$b0"
+	kill -TERM "$DP"
+	wait "$DP" || note "warning: pgsc-collect --source file: exited $?: $(tail -3 "$T/d/collect.out")"
+	audit_end
+	R_N[d]=$(store_nstorm "$DB")
+	R_GAPS[d]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+	R_REC[d]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+	rm -rf "$T/d"
+}
+
+# Every mode REPS times, interleaved (a b0 b c d, a b0 b c d, ...): the
+# machine's load drifts, and each mode should see the same drift.  Per
+# repetition: RATES[m] gets its records/s (or "fail"), and the worst of
+# lost, store count and gaps is kept.
+declare -A RATES ALL_LOST ALL_BW ALL_N ALL_GAPS ALL_STATUS ALL_CPU ALL_OVF
+for rep in $(seq 1 "$REPS"); do
+	for m in $MODES; do
+		R_STATUS[$m]=; R_DONE[$m]=; R_N[$m]=; R_GAPS[$m]=; R_REC[$m]=; R_OVF[$m]=
+		note "repetition $rep of $REPS"
+		"mode_$m"
+		if [ "${R_STATUS[$m]}" = ok ]; then
+			RATES[$m]="${RATES[$m]:-}$(awk -v n="$TOTAL" -v s="${R_DONE[$m]}" 'BEGIN { printf "%.0f", n / s }') "
+		else
+			RATES[$m]="${RATES[$m]:-}fail "
+			ALL_STATUS[$m]="${ALL_STATUS[$m]:-}#$rep: ${R_STATUS[$m]}; "
+		fi
+		ALL_LOST[$m]=$((${ALL_LOST[$m]:-0} + R_LOST[$m]))
+		ALL_BW[$m]="${ALL_BW[$m]:-}${R_BW[$m]} "
+		ALL_N[$m]="${ALL_N[$m]:-}${R_N[$m]:-0} "
+		ALL_GAPS[$m]="${ALL_GAPS[$m]:-}${R_GAPS[$m]:-0} "
+		ALL_OVF[$m]=$((${ALL_OVF[$m]:-0} + ${R_OVF[$m]:-0}))
+		ALL_CPU[$m]="${R_CPU[$m]}"
+		settle
+	done
+done
 T_P1END=$(now)
 
 # ------------------------------------------------------------- part 2 --
@@ -497,28 +593,37 @@ judge() { M=$(mark "$@"); case $M in PASS) PASSES=$((PASSES + 1)) ;; MISS) MISSE
 miss() { M=MISS; MISSES=$((MISSES + 1)); }
 declare -A NAME=(
 	[a]="(a) auditd writing its log"
+	[b0]="(b0) auditd + no-op plugin (cat >/dev/null), format $PLUGIN_FORMAT"
 	[b]="(b) auditd + pgsc plugin"
 	[c]="(c) pgsc netlink daemon (no auditd)"
 	[d]="(d) auditd log + pgsc file: tail"
 )
 declare -A UNTIL=(
 	[a]="until the marker is in the log"
+	[b0]="until the marker is in the log"
 	[b]="until the store holds all"
 	[c]="SIGTERM at storm end, until pgsc exits"
 	[d]="until the store holds all"
 )
-declare -A RATE
-for m in a b c d; do
-	[ "${R_STATUS[$m]}" = ok ] && RATE[$m]=$(awk -v n="$TOTAL" -v s="${R_DONE[$m]}" 'BEGIN { printf "%.0f", n / s }')
-done
+# stats "x y z": "median min max" of the numbers (fail entries skipped),
+# or "" when there is none.
+stats() { echo "$1" | tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%s %s %s\n", m, v[1], v[NR] }'; }
+# ratios "x1 x2 .." "y1 y2 ..": the per-repetition ratios x_i / y_i.
+ratios() { awk -v x="$1" -v y="$2" 'BEGIN { n = split(x, a, " "); split(y, b, " "); for (i = 1; i <= n; i++) if (a[i] ~ /^[0-9.]+$/ && b[i] ~ /^[0-9.]+$/ && b[i] > 0) printf "%.3f ", a[i] / b[i]; print "" }'; }
+spread() { # spread "median min max" FMT: "M [min .. max]"
+	# shellcheck disable=SC2086
+	set -- $1 "$2"
+	printf "$4 [$4 .. $4]" "$1" "$2" "$3"
+}
 
 echo
 echo "pgsc live collector benchmark  ($(date -u +%FT%TZ), $(uname -r), $(nproc) CPUs)"
 echo "  pgsc-collect: $BINDIR/pgsc-collect"
 echo "  load average (1/5/15 min): $LOAD0 before, $LOAD1 after"
 echo "  storm: $STORM $CALLS $PROCS = $(fmt_int $TOTAL) SECCOMP records of getppid (nr $NR) per mode, no audit rules"
-echo "  kernel: auditd.sh sets backlog_limit $KB_LIMIT, backlog_wait_time $KB_WAIT; pgsc netlink set $KC_LIMIT, $KC_WAIT"
-echo "  auditd: private (tests/lib/auditd.sh), log_format ${PGSC_AUDIT_FORMAT:-ENRICHED}, flush INCREMENTAL_ASYNC; (b) q_depth $QDEPTH, write_logs = yes"
+echo "  each storm mode $REPS times, interleaved ($MODES, $MODES, ...); figures: median [min .. max]"
+echo "  kernel: auditd.sh sets backlog_limit ${KB_LIMIT:-?}, backlog_wait_time ${KB_WAIT:-?}; pgsc netlink set ${KC_LIMIT:-?}, ${KC_WAIT:-?}"
+echo "  auditd: private (tests/lib/auditd.sh), log_format ${PGSC_AUDIT_FORMAT:-ENRICHED}, flush INCREMENTAL_ASYNC; (b0), (b) q_depth $QDEPTH, write_logs = yes"
 [ -z "$QDEPTH_NOTE" ] || echo "  NOTE: $QDEPTH_NOTE"
 echo "  time: wall clock from the storm's start until its records are accounted for; records/s = $(fmt_int $TOTAL) / that time"
 echo "  (b), (d): after the storm, SIGHUP (pgsc commits) + sqlite3 count of nr $NR every ~0.1 s; time = that commit"
@@ -526,38 +631,55 @@ echo
 row "measure" "value" "target" "result"
 row "-------" "-----" "------" "------"
 echo " storm, $(fmt_int $TOTAL) records"
-for m in a b c d; do
+for m in $MODES; do
 	echo "  ${NAME[$m]}"
-	if [ "${R_STATUS[$m]}" = ok ]; then
-		row "  storm's own run / ${UNTIL[$m]}" "$(secs "${R_STORM[$m]}") / $(secs "${R_DONE[$m]}")" "" ""
-		row "  sustained records/s" "$(fmt_int "${RATE[$m]}")/s" "" ""
-	else
-		row "  storm's own run" "$(secs "${R_STORM[$m]}")" "" ""
-		miss; row "  accounted for" "${R_STATUS[$m]}" "all" "$M"
+	st=$(stats "${RATES[$m]}")
+	if [ -n "$st" ]; then
+		# shellcheck disable=SC2086
+		set -- $st
+		row "  sustained records/s, median [min .. max]" "$(fmt_int "$1") [$(fmt_int "$2") .. $(fmt_int "$3")]" "" ""
+		row "  each repetition" "$(for x in ${RATES[$m]}; do case $x in fail) printf 'fail ' ;; *) printf '%s ' "$(fmt_int "$x")" ;; esac; done)" "" ""
 	fi
-	judge "${R_LOST[$m]}" "==" 0
-	row "  kernel lost delta" "$(fmt_int "${R_LOST[$m]}")" "= 0" "$M"
-	row "  backlog_wait_time_actual delta" "$(fmt_int "${R_BW[$m]}")" "" "(info)"
-	printf '    CPU (user+sys) from the storm start until accounted for: %s\n' "${R_CPU[$m]}"
-	if [ "$m" = a ]; then
-		row "  SECCOMP nr $NR lines in the log" "$(fmt_int "${R_N[$m]:-0}")" "= $(fmt_int $TOTAL)" "(info)"
-	else
-		judge "${R_N[$m]:-0}" "==" "$TOTAL"
-		row "  store count of nr $NR (records $(fmt_int "${R_REC[$m]:-0}"), serial gaps ${R_GAPS[$m]:-?})" "$(fmt_int "${R_N[$m]:-0}")" "= $(fmt_int $TOTAL)" "$M"
+	if [ -n "${ALL_STATUS[$m]:-}" ]; then
+		miss; row "  accounted for" "${ALL_STATUS[$m]}" "all" "$M"
 	fi
+	judge "${ALL_LOST[$m]}" "==" 0
+	row "  kernel lost delta, all repetitions" "$(fmt_int "${ALL_LOST[$m]}")" "= 0" "$M"
+	row "  backlog_wait_time_actual delta, each" "${ALL_BW[$m]}" "" "(info)"
+	printf '    CPU (user+sys) of the last repetition, storm start until accounted for: %s\n' "${ALL_CPU[$m]}"
+	case $m in
+	a | b0)
+		row "  the storm's SECCOMP lines in the log, each" "${ALL_N[$m]}" "= $(fmt_int $TOTAL)" "(info)"
+		;;
+	*)
+		bad_n=$(echo "${ALL_N[$m]}" | tr ' ' '\n' | grep -c -v -x -e "$TOTAL" -e '')
+		judge "$bad_n" "==" 0
+		row "  store: the storm's records, each (serial gaps ${ALL_GAPS[$m]% })" "${ALL_N[$m]}" "= $(fmt_int $TOTAL)" "$M"
+		;;
+	esac
+	case $m in b0 | b) row "  auditd.out lines about queue overflow" "${ALL_OVF[$m]:-0}" "" "(info)" ;; esac
 done
-echo " ratios of sustained records/s"
-for p in "c 1.0" "b 0.9" "d 0.9"; do
+echo " ratios of sustained records/s: median of the per-repetition ratios [min .. max]"
+for p in "b0 -" "c 1.0" "b 0.9" "d 0.9"; do
 	# shellcheck disable=SC2086 # "mode target", split on purpose
 	set -- $p
-	if [ -n "${RATE[$1]:-}" ] && [ -n "${RATE[a]:-}" ]; then
-		r=$(awk -v x="${RATE[$1]}" -v y="${RATE[a]}" 'BEGIN { printf "%.2f", x / y }')
-		judge "$r" ">=" "$2"
-		row "($1)/(a)" "$r" ">= $2" "$M"
-	else
+	case " $MODES " in *" $1 "*) ;; *) continue ;; esac
+	st=$(stats "$(ratios "${RATES[$1]:-}" "${RATES[a]:-}")")
+	if [ -n "$st" ]; then
+		r=$(spread "$st" "%.2f")
+		if [ "$2" = - ]; then
+			row "($1)/(a)" "$r" "" "(info)"
+		else
+			judge "${st%% *}" ">=" "$2"
+			row "($1)/(a)" "$r" ">= $2" "$M"
+		fi
+	elif [ "$2" != - ]; then
 		miss; row "($1)/(a)" "n/a (a mode did not complete)" ">= $2" "$M"
 	fi
 done
+if [ -n "$(stats "$(ratios "${RATES[b]:-}" "${RATES[b0]:-}")")" ]; then
+	row "(b)/(b0): pgsc against the no-op plugin" "$(spread "$(stats "$(ratios "${RATES[b]}" "${RATES[b0]}")")" "%.2f")" "" "(info)"
+fi
 if [ "$SKIP_PGB" != 1 ]; then
 	echo " pgbench -c 4 -T $PGB_T (scale $PGB_S), PostgreSQL 15 under pgsc-exec --default log, pgsc.rules"
 	for m in a c; do

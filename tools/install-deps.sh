@@ -18,6 +18,7 @@ PKGS=(
 	# build
 	build-essential cmake pkg-config
 	libauparse-dev libaudit-dev libseccomp-dev libsqlite3-dev
+	libcap-ng-dev
 	# tests
 	libcmocka-dev auditd seccomp sqlite3 time valgrind clang
 	libclang-rt-14-dev util-linux procps gcc-multilib

@@ -324,11 +324,14 @@ int pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 			FILE *out, char **cause);
 
 /**
- * Print every round: records, records/s, syscalls new in it, last event,
- * lag, loss and label.  *converged is 1 when the last round added nothing.
+ * Print every round: records, records/s, syscalls new in it to the server
+ * tree (the global list) and to the session roles (the session list, per
+ * @opts->session_roles; @opts may be NULL), last event, lag, loss and
+ * label.  *converged is 1 when the last round added nothing to either.
  * Returns 0, or a negative errno with *cause set.
  */
-int pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause);
+int pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts,
+		FILE *out, int *converged, char **cause);
 
 /* ------------------------------------------------------------------ */
 /* Escaping of untrusted text                                          */

@@ -1134,14 +1134,44 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	return rc;
 }
 
+/* SQL function in_session(role): is @role in the session list's roles?
+ * A syscall new to the session list is a new need even when the server
+ * made it before in another role: the session filter logs it. */
+static void
+sql_in_session(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct strset *roles = sqlite3_user_data(ctx);
+	const unsigned char *role;
+
+	(void)argc;
+	role = sqlite3_value_text(argv[0]);
+	sqlite3_result_int(ctx, role != NULL &&
+			   in_session(roles, (const char *)role));
+}
+
 int
-pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause)
+pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
+	    int *converged, char **cause)
 {
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s = NULL;
+	struct strset session = { 0 };
 	int rc, n = 0, last_finished = 0;
-	int64_t last_new = -1;
+	int64_t last_new = -1, last_new_sess = -1;
 	double now = util_now();
+
+	rc = report_session_roles(opts ? opts->session_roles : NULL, &session,
+				  cause);
+	if (rc < 0)
+		goto out;
+	if (sqlite3_create_function(db, "pgsc_in_session", 1,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				    &session, sql_in_session, NULL,
+				    NULL) != SQLITE_OK) {
+		util_cause(cause, "store: %s", sqlite3_errmsg(db));
+		rc = -EIO;
+		goto out;
+	}
 
 	/* new = syscalls of the server tree first seen in that round */
 	if (sqlite3_prepare_v2(db,
@@ -1157,14 +1187,25 @@ pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause)
 		"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
 		"   b.arch = a.arch AND b.nr = a.nr AND b.role NOT IN "
 		"   ('unrelated', 'standalone', 'unattributed')))), "
-		"r.exit_status "
+		"r.exit_status, "
+		"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
+		"  aggregates a WHERE a.round_id = r.id AND "
+		"  pgsc_in_session(a.role) AND NOT EXISTS "
+		"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
+		"   b.arch = a.arch AND b.nr = a.nr AND "
+		"   pgsc_in_session(b.role)))) "
 		"FROM rounds r ORDER BY r.id", -1, &s, NULL) != SQLITE_OK) {
 		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		return -EIO;
+		rc = -EIO;
+		goto out;
 	}
-	fprintf(out, "%5s  %-19s  %-8s %10s %10s %5s  %-19s %8s %6s  %s\n",
+	/* "new": new to the server tree (the global list); "new-sess": new
+	 * to the session roles (the session list).  Columns keep their
+	 * places for scripts: round, started (2 fields), mode, records,
+	 * records/s, new, new-sess, ... */
+	fprintf(out, "%5s  %-19s  %-8s %10s %10s %5s %8s  %-19s %8s %6s  %s\n",
 		"round", "started", "mode", "records", "records/s", "new",
-		"last event", "lag", "loss", "label");
+		"new-sess", "last event", "lag", "loss", "label");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
 		const char *label = (const char *)sqlite3_column_text(s, 1);
@@ -1178,6 +1219,7 @@ pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause)
 		double lastc = sqlite3_column_double(s, 9);
 		int64_t loss = sqlite3_column_int64(s, 10);
 		int64_t nnew = sqlite3_column_int64(s, 11);
+		int64_t nnew_sess = sqlite3_column_int64(s, 13);
 		double span = finished ? fin - started
 				       : (lastc > started ? lastc - started : 0);
 		char when[32], lastev[32], lag[32];
@@ -1199,32 +1241,44 @@ pgsc_status(pgsc_store *st, FILE *out, int *converged, char **cause)
 			snprintf(lag, sizeof(lag), "%.1fs", now - last);
 		else
 			snprintf(lag, sizeof(lag), "%s", finished ? "done" : "-");
-		fprintf(out, "%5lld  %-19s  %-8s %10lld %10.0f %5lld  %-19s %8s %6lld  ",
+		fprintf(out, "%5lld  %-19s  %-8s %10lld %10.0f %5lld %8lld  %-19s %8s %6lld  ",
 			(long long)id, when, mode ? mode : "?",
 			(long long)records, span > 0 ? records / span : 0.0,
-			(long long)nnew, lastev, lag, (long long)loss);
+			(long long)nnew, (long long)nnew_sess, lastev, lag,
+			(long long)loss);
 		pgsc_text_escape(out, label ? label : "");
 		fputc('\n', out);
 		last_new = nnew;
+		last_new_sess = nnew_sess;
 		last_finished = finished;
 		n++;
 	}
 	sqlite3_finalize(s);
+	s = NULL;
 	if (rc != SQLITE_DONE) {
 		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		return -EIO;
+		rc = -EIO;
+		goto out;
 	}
+	rc = 0;
 	if (n == 0) {
 		fprintf(out, "no rounds yet\n");
 		*converged = 0;
 	} else {
-		*converged = last_new == 0 && last_finished;
+		*converged = last_new == 0 && last_new_sess == 0 &&
+			     last_finished;
 		fprintf(out, "%s\n", *converged
 			? "converged: the last round logged no syscall that "
 			  "earlier rounds had not"
 			: !last_finished
 			? "not converged: the last round is still being collected"
-			: "not converged: the last round logged new syscalls");
+			: "not converged: the last round logged syscalls new "
+			  "to the global or the session list");
 	}
-	return 0;
+out:
+	sqlite3_finalize(s);
+	sqlite3_create_function(db, "pgsc_in_session", 1, SQLITE_UTF8, NULL,
+				NULL, NULL, NULL);
+	strset_free(&session);
+	return rc;
 }

@@ -239,7 +239,7 @@ main(int argc, char **argv)
 	if (rc == 0 && want_status) {
 		int converged = 0;
 
-		rc = pgsc_status(st, stdout, &converged, &cause);
+		rc = pgsc_status(st, &ro, stdout, &converged, &cause);
 		if (rc == 0)
 			status = converged ? 0 : 1;
 	} else if (rc == 0 && check) {

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "pgsc-int.h"
 
 /*
@@ -434,6 +436,89 @@ test_import_missing_file(void **state)
 	pgsc_store_free(st);
 }
 
+/* Run pgsc_status on @db; returns its output, sets *converged. */
+static char *
+status_of(const char *db, const char *roles, int *converged)
+{
+	struct pgsc_report_opts ro;
+	pgsc_store *st = NULL;
+	char *buf = NULL, *cause = NULL;
+	size_t sz = 0;
+	FILE *f;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.session_roles = roles;
+	assert_int_equal(pgsc_store_open(db, PGSC_STORE_READONLY, &st,
+					 &cause), 0);
+	f = open_memstream(&buf, &sz);
+	assert_non_null(f);
+	if (pgsc_status(st, &ro, f, converged, &cause) != 0)
+		fail_msg("status: %s", cause ? cause : "?");
+	assert_int_equal(fclose(f), 0);
+	pgsc_store_free(st);
+	free(cause);
+	return buf;
+}
+
+static void
+sql(const char *db, const char *stmt)
+{
+	sqlite3 *h = NULL;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", stmt, err ? err : "?");
+	sqlite3_close(h);
+}
+
+/* A syscall the server made before, but only outside the session roles,
+ * is new to the session list when a client backend makes it: the
+ * session filter logs it, so the lists have not converged. */
+static void
+test_status_new_to_session(void **state)
+{
+	char db[512], *out, *cause = NULL;
+	pgsc_store *st = NULL;
+	int conv = -1;
+
+	(void)state;
+	tmp_path(db, sizeof(db), "status.db");
+	assert_int_equal(pgsc_store_open(db, 0, &st, &cause), 0);
+	pgsc_store_free(st);
+	sql(db,
+	    "INSERT INTO rounds (id, label, mode, started, finished) VALUES "
+	    " (1, 'one', 'import', 1000, 1001), (2, 'two', 'import', 1002, 1003);"
+	    "INSERT INTO aggregates VALUES "
+	    " (1, 'checkpointer', 3221225534, 74, 1, 1000, 1000, 10, NULL),"
+	    " (1, 'client backend', 3221225534, 0, 1, 1000, 1000, 11, NULL),"
+	    " (2, 'client backend', 3221225534, 74, 1, 1002, 1002, 12, NULL);");
+
+	/* round 2: 0 new to the server, 1 new to the session list */
+	out = status_of(db, NULL, &conv);
+	assert_non_null(strstr(out, "new-sess"));
+	assert_int_equal(conv, 0);
+	assert_non_null(strstr(out, "not converged"));
+	free(out);
+
+	/* with the checkpointer among the session roles, nothing is new */
+	out = status_of(db, "client backend,checkpointer", &conv);
+	assert_int_equal(conv, 1);
+	assert_non_null(strstr(out, "converged: "));
+	free(out);
+
+	/* a third round repeating round 2 converges with the default roles */
+	sql(db,
+	    "INSERT INTO rounds (id, label, mode, started, finished) VALUES "
+	    " (3, 'three', 'import', 1004, 1005);"
+	    "INSERT INTO aggregates VALUES "
+	    " (3, 'descendant/client backend', 3221225534, 74, 1, 1004, 1004,"
+	    "  13, NULL);");
+	out = status_of(db, NULL, &conv);
+	assert_int_equal(conv, 1);
+	free(out);
+}
+
 int
 main(void)
 {
@@ -445,6 +530,7 @@ main(void)
 		cmocka_unit_test(test_import_and_report),
 		cmocka_unit_test(test_import_split_equals_whole),
 		cmocka_unit_test(test_import_missing_file),
+		cmocka_unit_test(test_status_new_to_session),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

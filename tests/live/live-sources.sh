@@ -13,7 +13,7 @@
 #   rotation-usr1  file, SIGUSR1 to auditd 5 times during a storm
 #                (max_log_file_action = ROTATE), exact counts; records
 #                that auditd/the kernel dropped before the log (2 runs in
-#                7 here, docs/live.md) must all be serial gaps, with
+#                9 here, docs/live.md) must all be serial gaps, with
 #                --check-complete 1, and print a WARNING line;
 #                PGSC_LIVE_USR1_STRICT=bad makes that loss fail the check
 #   rotation-restart  file, rotations while the collector is down (kill -9)

@@ -107,6 +107,7 @@ main(int argc, char **argv)
 	int import = 0, c, rc, status = 1, live = 0, no_rules = 0;
 	char exe[4096];
 	struct confine cf = { 0 };
+	int filter_opt = 0;
 	const char *action = getenv("PGSC_SELF_FILTER_ACTION");
 
 	/* The environment reaches pgsc-collect through scripts that do not
@@ -169,6 +170,7 @@ main(int argc, char **argv)
 			break;
 		case 'f':
 			cf.filter = optarg;
+			filter_opt = 1;
 			break;
 		case 'a':
 			action = optarg;
@@ -239,9 +241,10 @@ main(int argc, char **argv)
 	 * process that must remove audit rules at the end keeps root. */
 	if ((cf.filter != NULL || cf.user != NULL) && !import &&
 	    (optind < argc || lo.load_rules)) {
-		if (cf.user != NULL) {
-			fprintf(stderr, "pgsc-collect: --user is for --source "
-				"without a command or --load-rules (these need "
+		if (cf.user != NULL || filter_opt) {
+			fprintf(stderr, "pgsc-collect: --user and --self-filter "
+				"are for --import and --source without a command "
+				"or --load-rules (these run programs, and need "
 				"root to the end)\n");
 			status = 2;
 			goto out;

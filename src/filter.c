@@ -131,13 +131,15 @@ guc_line_match(char *line, const char *which, char **value)
 
 	if (eq == NULL)
 		return 0;
+	while (isspace((unsigned char)*line))
+		line++;
+	if (*line == '#' || line >= eq)
+		return 0;
+	/* skip blanks back from '=' only as far as the name's start: a line
+	 * " = 'x'" has no name (found by fuzz_lists) */
 	name_end = eq;
 	while (name_end > line && isspace((unsigned char)name_end[-1]))
 		name_end--;
-	while (isspace((unsigned char)*line))
-		line++;
-	if (*line == '#')
-		return 0;
 	nlen = (size_t)(name_end - line);
 	suffix = strcmp(which, "global") == 0 ? "global_syscall_allow"
 					       : "session_syscall_allow";

@@ -16,6 +16,9 @@
 #                  CAP_AUDIT_CONTROL, runs under the self-filter in error
 #                  mode (Seccomp: 2, NoNewPrivs: 1), counts a storm exactly
 #                  across a rotation
+#   user-plugin    the plugin source (a recorded log on a pipe) with --user
+#                  nobody and the self-filter: cap_audit_control only,
+#                  Seccomp: 2, every record counted
 #   self-clean     no SECCOMP record of pgsc-collect in the audit log since
 #                  the derivation (the error-mode filter logs every refusal)
 #   self-control   the check can fail: an empty list in error mode makes
@@ -197,6 +200,37 @@ elif [ -s "$W/self.guc" ] &&
 		ok "user-loggroup (30000 of 30000 across a rotation as nobody with cap_audit_control only, self-filter in error mode)"
 	else
 		bad "user-loggroup: Seccomp $sec NoNewPrivs $nnp, expected 2 and 1"
+	fi
+fi
+
+# ----------------------------------------------------------- user-plugin --
+# The plugin source (stdin, as auditd's dispatcher gives it) with --user
+# and the self-filter: a recorded log through a pipe, counted exactly.
+if [ -s "$W/self.guc" ]; then
+	zcat "$TOP/tests/golden/raw.log.gz" >"$W/plug.log"
+	want=$(grep -c '^type=SECCOMP ' "$W/plug.log")
+	half=$(( $(wc -l <"$W/plug.log") / 2 ))
+	mkfifo "$W/plug.fifo"
+	"$COLLECT" --db "$W/plug.db" --source plugin --commit-interval 0.5 --user nobody \
+		--self-filter "$W/self.guc" <"$W/plug.fifo" >"$W/plug.out" 2>&1 &
+	BG=$!
+	exec 7>"$W/plug.fifo"
+	head -n "$half" "$W/plug.log" >&7
+	sleep 1.5
+	cp "/proc/$BG/status" "$W/user-plugin.status" 2>/dev/null
+	tail -n +"$((half + 1))" "$W/plug.log" >&7
+	exec 7>&-
+	wait "$BG"
+	rc=$?
+	BG=
+	got=$(q "$W/plug.db" "SELECT sum(records) FROM rounds")
+	if [ "$rc" != 0 ] || [ "$got" != "$want" ]; then
+		bad "user-plugin: exit $rc, $got records, expected $want: $(tail -5 "$W/plug.out")"
+	elif check_ids user-plugin "$(cap_hex $CAP_AUDIT_CONTROL)" &&
+		[ "$(awk '$1 == "Seccomp:" { print $2 }' "$W/user-plugin.status")" = 2 ]; then
+		ok "user-plugin ($got of $want records as nobody with cap_audit_control only, self-filter in error mode)"
+	else
+		bad "user-plugin: not confined: $(grep -E 'Seccomp|CapEff' "$W/user-plugin.status" | xargs)"
 	fi
 fi
 

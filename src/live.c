@@ -470,6 +470,9 @@ struct live {
 	struct role_agg *base;       /* aggregates committed by earlier runs */
 	size_t nbase, capbase;
 	struct strset base_roles;
+	struct proc_count *open;     /* open counts of the last commit */
+	size_t nopen, capopen;
+	uint64_t reseeded;           /* of them, given back to processes */
 	uint64_t rejects[PGSC_REJ__COUNT]; /* since the last commit */
 	uint64_t run_records, run_lines0;
 	struct serials ser;
@@ -568,9 +571,87 @@ base_add(void *arg, const struct role_agg *a)
 }
 
 static int
+open_add(void *arg, const struct proc_count *c)
+{
+	struct live *lv = arg;
+	struct proc_count *n;
+
+	if (lv->nopen == lv->capopen) {
+		size_t cap = lv->capopen ? lv->capopen * 2 : 256;
+
+		n = realloc(lv->open, cap * sizeof(*n));
+		if (n == NULL)
+			return -ENOMEM;
+		lv->open = n;
+		lv->capopen = cap;
+	}
+	n = &lv->open[lv->nopen];
+	*n = *c;
+	n->role = strset_intern(&lv->base_roles, c->role);
+	if (n->role == NULL)
+		return -ENOMEM;
+	lv->nopen++;
+	return 0;
+}
+
+/* Take counts given back to a process out of the committed base: the
+ * next commit writes them again, under the role the process has then. */
+static void
+base_sub(struct live *lv, const struct proc_count *c)
+{
+	for (size_t i = 0; i < lv->nbase; i++) {
+		struct role_agg *a = &lv->base[i];
+
+		if (a->role != c->role || a->arch != c->arch || a->nr != c->nr)
+			continue;
+		a->count = a->count > c->count ? a->count - c->count : 0;
+		return;
+	}
+}
+
+static int
+open_cmp(int64_t pid, double birth, const struct proc_count *c)
+{
+	if (pid != c->pid)
+		return pid < c->pid ? -1 : 1;
+	if (birth != c->birth)
+		return birth < c->birth ? -1 : 1;
+	return 0;
+}
+
+/*
+ * A continued round: seed a process the last commit left open and give
+ * it back its open counts (sorted by pid, birth), so that its role is
+ * computed again (docs/robustness.md).
+ */
+static int
 seed_cb(void *arg, const struct proc_info *p)
 {
-	return proctree_seed(arg, p);
+	struct live *lv = arg;
+	size_t lo = 0, hi = lv->nopen;
+	int rc = proctree_seed_open(lv->tree, p);
+
+	if (rc < 0)
+		return rc;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (open_cmp(p->pid, p->birth, &lv->open[mid]) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < lv->nopen && open_cmp(p->pid, p->birth, &lv->open[lo]) == 0;
+	     lo++) {
+		rc = proctree_seed_count(lv->tree, &lv->open[lo]);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			base_sub(lv, &lv->open[lo]);
+			lv->reseeded += lv->open[lo].count;
+		}
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -595,6 +676,14 @@ commit_proc(void *arg, const struct proc_info *p)
 	struct commit_ctx *c = arg;
 
 	return store_batch_proc(c->b, p, c->cause);
+}
+
+static int
+commit_open(void *arg, const struct proc_count *p)
+{
+	struct commit_ctx *c = arg;
+
+	return store_batch_open(c->b, p, c->cause);
 }
 
 /* Take the kernel's latest figures, as far as the request thread has
@@ -630,6 +719,8 @@ live_commit(struct live *lv, int finished)
 		return rc;
 	rc = store_round_clear_aggs(lv->st, lv->round, cause);
 	if (rc == 0)
+		rc = store_round_clear_open(lv->st, lv->round, cause);
+	if (rc == 0)
 		rc = store_batch_new(lv->st, lv->round, &b, cause);
 	if (rc < 0)
 		goto out;
@@ -639,6 +730,8 @@ live_commit(struct live *lv, int finished)
 		rc = store_batch_agg(b, &lv->base[i], cause);
 	if (rc == 0)
 		rc = proctree_snapshot(lv->tree, commit_agg, &c);
+	if (rc == 0)
+		rc = proctree_each_open(lv->tree, commit_open, &c);
 	if (rc == 0)
 		rc = proctree_each_proc(lv->tree, commit_proc, &c);
 	for (int i = 1; rc == 0 && i < PGSC_REJ__COUNT; i++) {
@@ -1207,9 +1300,27 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 		if (rc == 0)
 			rc = store_round_aggs(st, lv.round, base_add, &lv, cause);
 		if (rc == 0)
-			rc = store_live_procs(st, lv.round, seed_cb, lv.tree, cause);
+			rc = store_open_counts(st, lv.round, open_add, &lv, cause);
+		if (rc == 0)
+			rc = store_open_procs(st, lv.round, seed_cb, &lv, cause);
 		if (rc < 0)
 			goto out;
+		/* what went back to the processes is no longer base */
+		{
+			size_t k = 0;
+
+			for (size_t i = 0; i < lv.nbase; i++) {
+				if (lv.base[i].count > 0) {
+					lv.base[k++] = lv.base[i];
+					continue;
+				}
+				free((char *)(uintptr_t)lv.base[i].example_exe);
+			}
+			lv.nbase = k;
+		}
+		free(lv.open);
+		lv.open = NULL;
+		lv.nopen = lv.capopen = 0;
 		lv.base_records = lv.r.records;
 		lv.base_rejected = lv.r.rejected;
 		lv.base_lines = lv.r.lines;
@@ -1538,6 +1649,7 @@ out:
 	for (size_t i = 0; i < lv.nbase; i++)
 		free((char *)(uintptr_t)lv.base[i].example_exe);
 	free(lv.base);
+	free(lv.open);
 	strset_free(&lv.base_roles);
 	free(lv.ser.bits);
 	free(lv.buf);

@@ -144,6 +144,26 @@ int proctree_each_proc(struct proctree *t,
  * commit.  Returns how many went. */
 size_t proctree_prune(struct proctree *t, double keep);
 size_t proctree_nprocs(const struct proctree *t);
+/* The counts of a process not folded yet, as a live commit stores them
+ * (open_counts) so that a restarted collector can give them back. */
+struct proc_count {
+	int64_t pid;
+	double birth;              /* as proc_info.birth */
+	const char *role;          /* the role they were committed under */
+	uint32_t arch;
+	int32_t nr;
+	int pending;               /* records kept one by one (at @first) */
+	uint64_t count;
+	double first, last;
+};
+int proctree_each_open(struct proctree *t,
+		       int (*cb)(void *arg, const struct proc_count *c),
+		       void *arg);
+/* Continue a crashed live round: seed a process (oldest first) with its
+ * provisional role left open, then give it back its open counts; returns
+ * 1 when @c was taken, 0 when it belongs to no seeded process. */
+int proctree_seed_open(struct proctree *t, const struct proc_info *p);
+int proctree_seed_count(struct proctree *t, const struct proc_count *c);
 
 /* pglog.c - PostgreSQL server logs as attribution hints. */
 struct pglog;
@@ -226,6 +246,15 @@ int store_source_by_path(pgsc_store *st, const char *path,
 			 char **cause);
 /* Processes of @round not known to have exited, oldest first. */
 int store_live_procs(pgsc_store *st, int64_t round,
+		     int (*cb)(void *arg, const struct proc_info *p),
+		     void *arg, char **cause);
+int store_batch_open(struct store_batch *b, const struct proc_count *c,
+		     char **cause);
+int store_round_clear_open(pgsc_store *st, int64_t round, char **cause);
+int store_open_counts(pgsc_store *st, int64_t round,
+		      int (*cb)(void *arg, const struct proc_count *c),
+		      void *arg, char **cause);
+int store_open_procs(pgsc_store *st, int64_t round,
 		     int (*cb)(void *arg, const struct proc_info *p),
 		     void *arg, char **cause);
 int store_batch_sample(struct store_batch *b, const char *reason,

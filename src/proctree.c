@@ -1135,6 +1135,100 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	return t->oom ? -ENOMEM : 0;
 }
 
+/* A role the stream may still change: a parent's fork record, an exec or
+ * a title can come later (docs/roles.md). */
+static int
+role_provisional(const char *r)
+{
+	if (role_is_descendant(r))
+		r += 11;
+	return strcmp(r, PGSC_ROLE_UNATTRIBUTED) == 0 ||
+	       strcmp(r, PGSC_ROLE_BACKEND_UNKNOWN) == 0 ||
+	       strcmp(r, PGSC_ROLE_UNRELATED) == 0;
+}
+
+static double
+proc_birth(const struct proc *p)
+{
+	return p->forked ? p->birth_t : p->first_t;
+}
+
+/*
+ * Continue a crashed live round (src/live.c): seed a process the last
+ * commit left open.  Unlike proctree_seed(), a provisional committed role
+ * is not kept when the parent is in memory: the role is computed again
+ * through it, as an uninterrupted run would.  The open counts follow with
+ * proctree_seed_count().  Call oldest first, so that parents come first.
+ */
+int
+proctree_seed_open(struct proctree *t, const struct proc_info *pi)
+{
+	struct proc *p, *q = map_get(t, pi->pid);
+	int rc;
+
+	/*
+	 * A provisional process that a fork record adopted later has a new
+	 * birth (the fork's): its row of the earlier commit stays behind,
+	 * as not exited.  It must not hide the adopted process of its pid.
+	 */
+	if (q != NULL && !q->exited && q->forked && !pi->parent_known &&
+	    pi->birth + 0.001 >= q->birth_t && pi->birth <= q->birth_t + 0.001)
+		return 0;
+	rc = proctree_seed(t, pi);
+	if (rc < 0)
+		return rc;
+	p = map_get(t, pi->pid);
+	p->records = pi->records;
+	p->exited = pi->exited ? 1 : 0;
+	if (p->fixed != NULL && p->parent != NULL && role_provisional(p->fixed))
+		p->fixed = NULL;
+	/* the processes table keeps the argv where no title is known */
+	if (p->title != NULL && pgsc_title_role(p->title) == NULL &&
+	    p->argv == NULL) {
+		p->argv = p->title;
+		p->title = NULL;
+	}
+	if (p->parent != NULL && is_pg(p) && is_pg(p->parent))
+		p->parent->has_pg_child = 1;
+	return t->oom ? -ENOMEM : 0;
+}
+
+int
+proctree_seed_count(struct proctree *t, const struct proc_count *c)
+{
+	struct proc *p = map_get(t, c->pid);
+
+	if (p == NULL || !p->seeded || proc_birth(p) != c->birth ||
+	    c->count == 0)
+		return 0;
+	if (!c->pending) {
+		sys_add(t, p, c->arch, c->nr, c->count, c->first, c->last);
+		return t->oom ? -ENOMEM : 1;
+	}
+	if (p->forked || p->rolled != NULL || p->npend + c->count > PEND_MAX)
+		return 0;
+	if (p->npend + c->count > p->cappend) {
+		size_t ncap = p->cappend ? p->cappend : 32;
+		struct pend *np;
+
+		while (ncap < p->npend + c->count)
+			ncap *= 2;
+		np = realloc(p->pend, ncap * sizeof(*np));
+		if (np == NULL)
+			return -ENOMEM;
+		p->pend = np;
+		p->cappend = ncap;
+	}
+	for (uint64_t k = 0; k < c->count; k++)
+		p->pend[p->npend++] = (struct pend){ c->arch, c->nr, c->first };
+	if (!p->provisional) {
+		p->provisional = 1;
+		if (!p->in_fifo)
+			fifo_push(t, p);
+	}
+	return t->oom ? -ENOMEM : 1;
+}
+
 int
 proctree_finish(struct proctree *t)
 {
@@ -1199,6 +1293,47 @@ proctree_snapshot(struct proctree *t,
 			ra.count = 1;
 			ra.first = ra.last = p->pend[k].t;
 			rc = cb(arg, &ra);
+		}
+	}
+	return rc;
+}
+
+/*
+ * What proctree_snapshot() wrote for the processes still open, one entry
+ * per process and syscall (kept records one per time), with the role it
+ * used: a live commit stores them, so that a restart can take them back.
+ */
+int
+proctree_each_open(struct proctree *t,
+		   int (*cb)(void *arg, const struct proc_count *c), void *arg)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < t->nall; i++) {
+		struct proc *p = t->all[i];
+		struct proc_count c;
+
+		if (p->nsys == 0 && p->npend == 0)
+			continue;
+		c.pid = p->pid;
+		c.birth = proc_birth(p);
+		c.role = intern(t, role_of(t, p, 0, 0));
+		c.pending = 0;
+		for (size_t k = 0; rc == 0 && k < p->nsys; k++) {
+			c.arch = p->sys[k].arch;
+			c.nr = p->sys[k].nr;
+			c.count = p->sys[k].count;
+			c.first = p->sys[k].first;
+			c.last = p->sys[k].last;
+			rc = cb(arg, &c);
+		}
+		c.pending = 1;
+		c.count = 1;
+		for (size_t k = 0; rc == 0 && k < p->npend; k++) {
+			c.arch = p->pend[k].arch;
+			c.nr = p->pend[k].nr;
+			c.first = c.last = p->pend[k].t;
+			rc = cb(arg, &c);
 		}
 	}
 	return rc;

@@ -513,7 +513,7 @@ store_source_put(pgsc_store *st, const char *fingerprint,
 struct store_batch {
 	pgsc_store *st;
 	int64_t round;
-	sqlite3_stmt *agg, *proc, *rej, *sample;
+	sqlite3_stmt *agg, *proc, *rej, *sample, *open;
 };
 
 int
@@ -565,6 +565,7 @@ store_batch_free(struct store_batch *b)
 	sqlite3_finalize(b->proc);
 	sqlite3_finalize(b->rej);
 	sqlite3_finalize(b->sample);
+	sqlite3_finalize(b->open);
 	free(b);
 }
 
@@ -688,6 +689,139 @@ store_live_procs(pgsc_store *st, int64_t round,
 		p.comm = (const char *)sqlite3_column_text(s, 7);
 		p.title = (const char *)sqlite3_column_text(s, 8);
 		p.role = (const char *)sqlite3_column_text(s, 9);
+		rc = cb(arg, &p);
+		if (rc != 0)
+			break;
+	}
+	return rows_end(st, s, rc, cause);
+}
+
+/*
+ * Open counts (schemas/003_open_counts.sql): what a live commit wrote for
+ * the processes still open, so that a continued round can take them out of
+ * the committed aggregates and give them back to their processes.
+ */
+int
+store_batch_open(struct store_batch *b, const struct proc_count *c,
+		 char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (b->open == NULL) {
+		rc = prep(b->st, "INSERT INTO open_counts (round_id, pid, "
+			  "birth, role, arch, nr, pending, count, first_seen, "
+			  "last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+			  "?9, ?10) ON CONFLICT (round_id, pid, birth, pending, "
+			  "arch, nr, first_seen) DO UPDATE SET count = count + "
+			  "?8, last_seen = max(last_seen, ?10)", &b->open, cause);
+		if (rc < 0)
+			return rc;
+	}
+	s = b->open;
+	sqlite3_bind_int64(s, 1, b->round);
+	sqlite3_bind_int64(s, 2, c->pid);
+	sqlite3_bind_double(s, 3, c->birth);
+	bind_text(s, 4, c->role);
+	sqlite3_bind_int64(s, 5, c->arch);
+	sqlite3_bind_int64(s, 6, c->nr);
+	sqlite3_bind_int(s, 7, c->pending);
+	sqlite3_bind_int64(s, 8, (int64_t)c->count);
+	sqlite3_bind_double(s, 9, c->first);
+	sqlite3_bind_double(s, 10, c->last);
+	return step_done(b->st, s, cause);
+}
+
+/* Drop a round's open counts before a commit writes them afresh. */
+int
+store_round_clear_open(pgsc_store *st, int64_t round, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "DELETE FROM open_counts WHERE round_id = ?1", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	rc = step_done(st, s, cause);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* A round's open counts, by (pid, birth). */
+int
+store_open_counts(pgsc_store *st, int64_t round,
+		  int (*cb)(void *arg, const struct proc_count *c), void *arg,
+		  char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "SELECT pid, birth, role, arch, nr, pending, count, "
+		      "first_seen, last_seen FROM open_counts WHERE "
+		      "round_id = ?1 ORDER BY pid, birth, pending, arch, nr, "
+		      "first_seen", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct proc_count c;
+
+		c.pid = sqlite3_column_int64(s, 0);
+		c.birth = sqlite3_column_double(s, 1);
+		c.role = (const char *)sqlite3_column_text(s, 2);
+		c.arch = (uint32_t)sqlite3_column_int64(s, 3);
+		c.nr = (int32_t)sqlite3_column_int64(s, 4);
+		c.pending = sqlite3_column_int(s, 5);
+		c.count = (uint64_t)sqlite3_column_int64(s, 6);
+		c.first = sqlite3_column_double(s, 7);
+		c.last = sqlite3_column_double(s, 8);
+		if (c.role == NULL)
+			continue;
+		rc = cb(arg, &c);
+		if (rc != 0)
+			break;
+	}
+	return rows_end(st, s, rc, cause);
+}
+
+/*
+ * The processes a continued live round starts from: those not seen to
+ * exit, and those with open counts (exited, not folded yet), oldest
+ * first so that parents come before their children.
+ */
+int
+store_open_procs(pgsc_store *st, int64_t round,
+		 int (*cb)(void *arg, const struct proc_info *p), void *arg,
+		 char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep(st, "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
+		      "coalesce(birth_serial, 0), last_seen, exe, comm, title, "
+		      "role, records, exited FROM processes p WHERE round_id = "
+		      "?1 AND (exited = 0 OR EXISTS (SELECT 1 FROM open_counts "
+		      "o WHERE o.round_id = p.round_id AND o.pid = p.pid AND "
+		      "o.birth = p.birth)) ORDER BY birth, pid", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, round);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct proc_info p = { 0 };
+
+		p.pid = sqlite3_column_int64(s, 0);
+		p.ppid = sqlite3_column_int64(s, 1);
+		p.parent_known = sqlite3_column_int(s, 2);
+		p.birth = sqlite3_column_double(s, 3);
+		p.birth_serial = (uint64_t)sqlite3_column_int64(s, 4);
+		p.last = sqlite3_column_double(s, 5);
+		p.exe = (const char *)sqlite3_column_text(s, 6);
+		p.comm = (const char *)sqlite3_column_text(s, 7);
+		p.title = (const char *)sqlite3_column_text(s, 8);
+		p.role = (const char *)sqlite3_column_text(s, 9);
+		p.records = (uint64_t)sqlite3_column_int64(s, 10);
+		p.exited = sqlite3_column_int(s, 11);
 		rc = cb(arg, &p);
 		if (rc != 0)
 			break;

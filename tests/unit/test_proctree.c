@@ -904,6 +904,278 @@ test_prune_keeps_parents(void **state)
 	assert_int_equal(proc_of_pid(6000, 0)->parent_known, 0);
 }
 
+/* ---------------------------------------------------------------- */
+/* A live collector killed and restarted (docs/robustness.md): a commit
+ * stores the counts of open processes under the role they have then
+ * (open_counts); the restart gives them back, and the roles come out as
+ * in an uninterrupted run. */
+
+#define UNREL 7100
+
+struct role_count {
+	char *role;
+	int32_t nr;
+	uint64_t count;
+};
+
+struct counts {
+	struct role_count r[256];
+	size_t n;
+};
+
+static void
+counts_add(struct counts *c, const char *role, int32_t nr, int64_t n)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->r[i].nr == nr && strcmp(c->r[i].role, role) == 0) {
+			assert_true(n >= 0 || c->r[i].count >= (uint64_t)-n);
+			c->r[i].count += (uint64_t)n;
+			return;
+		}
+	assert_true(n > 0);
+	assert_true(c->n < ARRAY_SIZE(c->r));
+	c->r[c->n].role = strdup(role);
+	c->r[c->n].nr = nr;
+	c->r[c->n].count = (uint64_t)n;
+	c->n++;
+}
+
+static uint64_t
+counts_get(const struct counts *c, const char *role, int32_t nr)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->r[i].nr == nr && strcmp(c->r[i].role, role) == 0)
+			return c->r[i].count;
+	return 0;
+}
+
+static void
+counts_free(struct counts *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->r[i].role);
+	c->n = 0;
+}
+
+static int
+counts_cb(void *arg, const struct role_agg *a)
+{
+	counts_add(arg, a->role, a->nr, (int64_t)a->count);
+	return 0;
+}
+
+/* What a commit stores: open counts and processes, copied. */
+struct saved {
+	struct proc_count open[256];
+	size_t nopen;
+	struct proc_info procs[64];
+	size_t nprocs;
+};
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+static int
+open_cb(void *arg, const struct proc_count *c)
+{
+	struct saved *sv = arg;
+
+	assert_true(sv->nopen < ARRAY_SIZE(sv->open));
+	sv->open[sv->nopen] = *c;
+	sv->open[sv->nopen].role = strdup(c->role);
+	sv->nopen++;
+	return 0;
+}
+
+static int
+saved_proc_cb(void *arg, const struct proc_info *p)
+{
+	struct saved *sv = arg;
+	struct proc_info *q;
+
+	assert_true(sv->nprocs < ARRAY_SIZE(sv->procs));
+	q = &sv->procs[sv->nprocs++];
+	*q = *p;
+	q->exe = dup_or_null(p->exe);
+	q->comm = dup_or_null(p->comm);
+	q->title = dup_or_null(p->title);
+	q->role = dup_or_null(p->role);
+	return 0;
+}
+
+static void
+saved_free(struct saved *sv)
+{
+	for (size_t i = 0; i < sv->nopen; i++)
+		free((char *)(uintptr_t)sv->open[i].role);
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		free((char *)(uintptr_t)sv->procs[i].exe);
+		free((char *)(uintptr_t)sv->procs[i].comm);
+		free((char *)(uintptr_t)sv->procs[i].title);
+		free((char *)(uintptr_t)sv->procs[i].role);
+	}
+}
+
+static int
+saved_has_open(const struct saved *sv, const struct proc_info *p)
+{
+	for (size_t i = 0; i < sv->nopen; i++)
+		if (sv->open[i].pid == p->pid && sv->open[i].birth == p->birth)
+			return 1;
+	return 0;
+}
+
+static int
+by_birth(const void *a, const void *b)
+{
+	const struct proc_info *x = a, *y = b;
+
+	if (x->birth != y->birth)
+		return x->birth < y->birth ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * Up to the commit: a postmaster; a backend with no title yet ("backend");
+ * the backend's child whose records come before the fork record (kept
+ * one by one, "unattributed"); a child of pg_ctl that has not exec'd
+ * postgres yet ("unrelated").
+ */
+static void
+restart_part1(void)
+{
+	start_postmaster();
+	fork_ev(30, NR_CLONE, 5510, 5511, "pg_ctl", PGCTL_EXE, UNREL, NULL);
+	sc_n(31, UNREL, "pg_ctl", PGCTL_EXE, NR_GETPPID, 2);
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5523, NULL);
+	pg(101, 5523, NR_PREAD64, 2);
+	pg(176, 5636, NR_RT_SIGPROCMASK, 3);
+}
+
+/* After it: the fork record of 5636, the backend's exit with its title,
+ * the exec of postgres by 7100. */
+static void
+restart_part2(void)
+{
+	fork_ev(175, NR_CLONE3, PM, 5523, "postgres", PG_EXE, 5636,
+		"postgres: alice db [local] COPY");
+	pg(177, 5636, NR_DUP2, 1);
+	pg(178, 5523, NR_PREAD64, 1);
+	exit_ev(400, PM, 5523, "postgres: alice db [local] idle");
+	exec_ev(500, 5511, UNREL, "postgres", PG_EXE,
+		"argc=3 a0=\"" PG_EXE "\" a1=\"-D\" a2=\"/tmp/rec/d2\"", NULL);
+	pg(501, UNREL, NR_BIND, 1);
+}
+
+static void
+test_restart_reattributes(void **state)
+{
+	struct counts clean = { 0 }, committed = { 0 }, restarted = { 0 };
+	struct saved *sv = calloc(1, sizeof(*sv));
+	struct proctree *first;
+	uint64_t given = 0, open_total = 0;
+
+	(void)state;
+	assert_non_null(sv);
+	/* the uninterrupted run */
+	restart_part1();
+	restart_part2();
+	assert_int_equal(proctree_finish(tree), 0);
+	assert_int_equal(proctree_each_agg(tree, counts_cb, &clean), 0);
+	assert_int_equal(counts_get(&clean, "client backend", NR_PREAD64), 3);
+	assert_int_equal(counts_get(&clean, "descendant/client backend",
+				    NR_RT_SIGPROCMASK), 3);
+	assert_int_equal(counts_get(&clean, "postmaster", NR_GETPPID), 2);
+	proctree_free(tree);
+
+	/* the killed run: part 1, a commit */
+	serial = 1000;
+	assert_int_equal(proctree_new(NULL, &tree), 0);
+	restart_part1();
+	assert_int_equal(proctree_snapshot(tree, counts_cb, &committed), 0);
+	assert_int_equal(proctree_each_open(tree, open_cb, sv), 0);
+	assert_int_equal(proctree_each_proc(tree, saved_proc_cb, sv), 0);
+	/* the commit holds provisional roles: the case to get right */
+	assert_int_equal(counts_get(&committed, PGSC_ROLE_BACKEND_UNKNOWN,
+				    NR_PREAD64), 2);
+	assert_int_equal(counts_get(&committed, PGSC_ROLE_UNATTRIBUTED,
+				    NR_RT_SIGPROCMASK), 3);
+	assert_int_equal(counts_get(&committed, PGSC_ROLE_UNRELATED,
+				    NR_GETPPID), 2);
+	for (size_t i = 0; i < sv->nopen; i++)
+		open_total += sv->open[i].count;
+	/* kept records come one by one, with their time */
+	for (size_t i = 0; i < sv->nopen; i++)
+		if (sv->open[i].nr == NR_RT_SIGPROCMASK)
+			assert_int_equal(sv->open[i].pending, 1);
+
+	/* the restart: seed what is alive or has open counts, oldest
+	 * first, and take what goes back to processes out of the base */
+	first = tree;
+	assert_int_equal(proctree_new(NULL, &tree), 0);
+	qsort(sv->procs, sv->nprocs, sizeof(sv->procs[0]), by_birth);
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		const struct proc_info *p = &sv->procs[i];
+
+		if (p->exited && !saved_has_open(sv, p))
+			continue;
+		assert_int_equal(proctree_seed_open(tree, p), 0);
+		for (size_t k = 0; k < sv->nopen; k++) {
+			const struct proc_count *c = &sv->open[k];
+			int rc;
+
+			if (c->pid != p->pid || c->birth != p->birth)
+				continue;
+			rc = proctree_seed_count(tree, c);
+			assert_true(rc == 0 || rc == 1);
+			if (rc == 1) {
+				counts_add(&committed, c->role, c->nr,
+					   -(int64_t)c->count);
+				given += c->count;
+			}
+		}
+	}
+	proctree_free(first);
+	/* every open count went back to its process */
+	assert_int_equal(given, open_total);
+	assert_true(given > 0);
+
+	/* part 2 into the restarted tree; result: base + its aggregates */
+	restart_part2();
+	assert_int_equal(proctree_finish(tree), 0);
+	assert_int_equal(proctree_each_agg(tree, counts_cb, &restarted), 0);
+	for (size_t i = 0; i < committed.n; i++)
+		if (committed.r[i].count > 0)
+			counts_add(&restarted, committed.r[i].role,
+				   committed.r[i].nr,
+				   (int64_t)committed.r[i].count);
+	for (size_t i = 0; i < clean.n; i++) {
+		if (counts_get(&restarted, clean.r[i].role, clean.r[i].nr) !=
+		    clean.r[i].count)
+			print_message("differs: %s nr=%d clean %llu "
+				      "restarted %llu\n", clean.r[i].role,
+				      clean.r[i].nr,
+				      (unsigned long long)clean.r[i].count,
+				      (unsigned long long)counts_get(
+					      &restarted, clean.r[i].role,
+					      clean.r[i].nr));
+		assert_int_equal(counts_get(&restarted, clean.r[i].role,
+					    clean.r[i].nr), clean.r[i].count);
+	}
+	for (size_t i = 0; i < restarted.n; i++)
+		assert_int_equal(counts_get(&clean, restarted.r[i].role,
+					    restarted.r[i].nr),
+				 restarted.r[i].count);
+	counts_free(&clean);
+	counts_free(&committed);
+	counts_free(&restarted);
+	saved_free(sv);
+	free(sv);
+}
+
 int
 main(void)
 {
@@ -938,6 +1210,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_keeps_parents, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_restart_reattributes,
+						setup, teardown),
 		cmocka_unit_test(test_title_role),
 		cmocka_unit_test(test_title_role_spaces),
 	};

@@ -730,7 +730,8 @@ live_commit(struct live *lv, int finished)
 		rc = store_batch_agg(b, &lv->base[i], cause);
 	if (rc == 0)
 		rc = proctree_snapshot(lv->tree, commit_agg, &c);
-	if (rc == 0)
+	/* a finished round is never continued: no open counts */
+	if (rc == 0 && !finished)
 		rc = proctree_each_open(lv->tree, commit_open, &c);
 	if (rc == 0)
 		rc = proctree_each_proc(lv->tree, commit_proc, &c);

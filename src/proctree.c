@@ -1169,10 +1169,13 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	/*
 	 * A provisional process that a fork record adopted later has a new
 	 * birth (the fork's): its row of the earlier commit stays behind,
-	 * as not exited.  It must not hide the adopted process of its pid.
+	 * as not exited.  It must not hide the adopted process of its pid:
+	 * while that one lives, records of the pid are its own, so no other
+	 * process of the pid without a fork record can start after it.
+	 * Its open counts (if any) then stay in the committed base.
 	 */
 	if (q != NULL && !q->exited && q->forked && !pi->parent_known &&
-	    pi->birth + 0.001 >= q->birth_t && pi->birth <= q->birth_t + 0.001)
+	    pi->birth + 0.001 >= q->birth_t)
 		return 0;
 	rc = proctree_seed(t, pi);
 	if (rc < 0)

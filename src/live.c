@@ -472,7 +472,6 @@ struct live {
 	struct strset base_roles;
 	struct proc_count *open;     /* open counts of the last commit */
 	size_t nopen, capopen;
-	uint64_t reseeded;           /* of them, given back to processes */
 	uint64_t rejects[PGSC_REJ__COUNT]; /* since the last commit */
 	uint64_t run_records, run_lines0;
 	struct serials ser;
@@ -646,10 +645,8 @@ seed_cb(void *arg, const struct proc_info *p)
 		rc = proctree_seed_count(lv->tree, &lv->open[lo]);
 		if (rc < 0)
 			return rc;
-		if (rc == 1) {
+		if (rc == 1)
 			base_sub(lv, &lv->open[lo]);
-			lv->reseeded += lv->open[lo].count;
-		}
 	}
 	return 0;
 }

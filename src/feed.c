@@ -21,6 +21,13 @@
  * the filter and audited by pgsc.rules).  Closing the SECCOMP record's
  * event early only splits it from that SYSCALL record; pgsc interprets
  * records one by one, so nothing is lost.
+ *
+ * Events held by auparse.  auparse hands over an event only when a later
+ * line arrives.  While it holds one (say a fork's SYSCALL+PROCTITLE), the
+ * fast path must not run ahead: SECCOMP lines then go through auparse too,
+ * which hands the held event over at once; and feed_busy() tells a live
+ * collector not to commit a file position past a held event, which a
+ * crash would otherwise lose for good (tests/hardening/crash-live-auditd).
  */
 #include <auparse.h>
 #include <errno.h>
@@ -32,6 +39,9 @@
 /* Remember where recent lines handed to auparse came from, so that a
  * record rejected inside an event can still be reported by line. */
 #define LINE_RING 4096
+
+/* Serials of the events auparse holds (see feed_busy()). */
+#define HELD_MAX 64
 
 struct ring_ent {
 	uint64_t serial;
@@ -57,6 +67,10 @@ struct feed {
 	struct ring_ent ring[LINE_RING];
 	size_t ring_pos;
 
+	uint64_t held[HELD_MAX];    /* serials auparse holds, unordered */
+	size_t nheld;
+	int held_overflow;          /* more than HELD_MAX: busy until flush */
+
 	struct pgsc_record rec;     /* scratch, big: kept out of the stack */
 };
 
@@ -75,6 +89,29 @@ ring_lookup(const struct feed *f, uint64_t serial)
 }
 
 static void
+held_add(struct feed *f, uint64_t serial)
+{
+	for (size_t i = 0; i < f->nheld; i++)
+		if (f->held[i] == serial)
+			return;
+	if (f->nheld == HELD_MAX) {
+		f->held_overflow = 1;
+		return;
+	}
+	f->held[f->nheld++] = serial;
+}
+
+static void
+held_del(struct feed *f, uint64_t serial)
+{
+	for (size_t i = 0; i < f->nheld; i++)
+		if (f->held[i] == serial) {
+			f->held[i] = f->held[--f->nheld];
+			return;
+		}
+}
+
+static void
 au_callback(auparse_state_t *au, auparse_cb_event_t type, void *arg)
 {
 	struct feed *f = arg;
@@ -83,6 +120,7 @@ au_callback(auparse_state_t *au, auparse_cb_event_t type, void *arg)
 		return;
 	if (auparse_first_record(au) <= 0)
 		return;
+	held_del(f, auparse_get_serial(au));
 	do {
 		const char *text = auparse_get_record_text(au);
 		size_t len;
@@ -177,6 +215,7 @@ reject_line(struct feed *f, int reason, const char *line, size_t len)
 static void
 to_auparse(struct feed *f, const char *line, size_t len, uint64_t serial)
 {
+	held_add(f, serial);
 	f->ring[f->ring_pos].serial = serial;
 	f->ring[f->ring_pos].line = f->line;
 	f->ring_pos = (f->ring_pos + 1) % LINE_RING;
@@ -208,7 +247,8 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, PGSC_REJ_BINARY, line, len);
 		return;
 	}
-	if (decode_is_seccomp(line, len) && !f->no_fast_path) {
+	if (decode_is_seccomp(line, len) && !f->no_fast_path &&
+	    !feed_busy(f)) {
 		int rc = pgsc_record_decode(line, len, &f->rec);
 
 		if (rc != 0) {
@@ -239,6 +279,9 @@ do_line(struct feed *f, const char *line, size_t len)
 				 (long long)sec, msec, (unsigned long long)serial);
 
 		to_auparse(f, eoe, (size_t)n, serial);
+		/* closed: auparse hands it over with the next line, or at
+		 * feed_flush_events() */
+		held_del(f, serial);
 	}
 }
 
@@ -320,6 +363,27 @@ feed_bytes(struct feed *f, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * Does auparse hold records of an event that is not closed yet?  Then
+ * feed_offset() is past records not counted: a live collector waits with
+ * its commit.  Closed events it may still hold are handed over by
+ * feed_flush_events(), which a collector calls before committing.
+ */
+int
+feed_busy(const struct feed *f)
+{
+	return f->nheld > 0 || f->held_overflow;
+}
+
+/* Make auparse hand over every event it holds, as complete. */
+void
+feed_flush_events(struct feed *f)
+{
+	auparse_flush_feed(f->au);
+	f->nheld = 0;
+	f->held_overflow = 0;
+}
+
 /* Bytes of an incomplete last line held back. */
 size_t
 feed_pending(const struct feed *f)
@@ -346,5 +410,7 @@ feed_flush(struct feed *f)
 	f->part_too_long = 0;
 	f->long_len = 0;
 	auparse_flush_feed(f->au);
+	f->nheld = 0;
+	f->held_overflow = 0;
 	return 0;
 }

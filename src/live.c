@@ -1589,7 +1589,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			 * event's records together). */
 			if (busy_since == 0)
 				busy_since = now;
-			if (now - busy_since < 2 * interval) {
+			if (now - busy_since < interval) {
 				next_commit = now + 0.05;
 				continue;
 			}

@@ -262,16 +262,17 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 		 * (-EACCES): it would change nothing anyway. */
 		if (v[i].action == spec->def)
 			continue;
-		if (v[i].nr < 0) {
+		if (v[i].nr < 0)
 			/* A placeholder: the native arch has no such call.
-			 * libseccomp would add a rule that can never match;
-			 * leave it out and say so once per load. */
+			 * libseccomp still places the rule on the arches of
+			 * the filter that have it (i386's _llseek on the
+			 * compat arch); say so once per load. */
 			ereport(LOG,
 				(errmsg("pgsc: %s filter: syscall \"%s\" does "
-					"not exist on this architecture; no "
-					"rule for it", what, v[i].name)));
-			continue;
-		}
+					"not exist on the native architecture; "
+					"its rule applies only where it exists "
+					"(the 32-bit compat arch)", what,
+					v[i].name)));
 		rc = seccomp_rule_add(ctx, scmp_action(v[i].action), v[i].nr,
 				      0);
 		if (rc < 0 && rc != -EEXIST) {

@@ -661,18 +661,24 @@ rows_end(pgsc_store *st, sqlite3_stmt *s, int rc, char **cause)
 	return rc;
 }
 
-int
-store_live_procs(pgsc_store *st, int64_t round,
-		 int (*cb)(void *arg, const struct proc_info *p), void *arg,
-		 char **cause)
+/* The processes rows of @round that @where selects (a condition on
+ * "p", the processes table), oldest first so that parents come before
+ * their children, handed to @cb one by one. */
+static int
+procs_each(pgsc_store *st, int64_t round, const char *where,
+	   int (*cb)(void *arg, const struct proc_info *p), void *arg,
+	   char **cause)
 {
+	char sql[512];
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = prep(st, "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
-		      "coalesce(birth_serial, 0), last_seen, exe, comm, title, "
-		      "role FROM processes WHERE round_id = ?1 AND exited = 0 "
-		      "ORDER BY birth, pid", &s, cause);
+	snprintf(sql, sizeof(sql),
+		 "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
+		 "coalesce(birth_serial, 0), last_seen, exe, comm, title, role, "
+		 "records, exited FROM processes p WHERE round_id = ?1 AND (%s) "
+		 "ORDER BY birth, pid", where);
+	rc = prep(st, sql, &s, cause);
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(s, 1, round);
@@ -689,11 +695,21 @@ store_live_procs(pgsc_store *st, int64_t round,
 		p.comm = (const char *)sqlite3_column_text(s, 7);
 		p.title = (const char *)sqlite3_column_text(s, 8);
 		p.role = (const char *)sqlite3_column_text(s, 9);
+		p.records = (uint64_t)sqlite3_column_int64(s, 10);
+		p.exited = sqlite3_column_int(s, 11);
 		rc = cb(arg, &p);
 		if (rc != 0)
 			break;
 	}
 	return rows_end(st, s, rc, cause);
+}
+
+int
+store_live_procs(pgsc_store *st, int64_t round,
+		 int (*cb)(void *arg, const struct proc_info *p), void *arg,
+		 char **cause)
+{
+	return procs_each(st, round, "exited = 0", cb, arg, cause);
 }
 
 /*
@@ -795,38 +811,10 @@ store_open_procs(pgsc_store *st, int64_t round,
 		 int (*cb)(void *arg, const struct proc_info *p), void *arg,
 		 char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = prep(st, "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
-		      "coalesce(birth_serial, 0), last_seen, exe, comm, title, "
-		      "role, records, exited FROM processes p WHERE round_id = "
-		      "?1 AND (exited = 0 OR EXISTS (SELECT 1 FROM open_counts "
-		      "o WHERE o.round_id = p.round_id AND o.pid = p.pid AND "
-		      "o.birth = p.birth)) ORDER BY birth, pid", &s, cause);
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(s, 1, round);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct proc_info p = { 0 };
-
-		p.pid = sqlite3_column_int64(s, 0);
-		p.ppid = sqlite3_column_int64(s, 1);
-		p.parent_known = sqlite3_column_int(s, 2);
-		p.birth = sqlite3_column_double(s, 3);
-		p.birth_serial = (uint64_t)sqlite3_column_int64(s, 4);
-		p.last = sqlite3_column_double(s, 5);
-		p.exe = (const char *)sqlite3_column_text(s, 6);
-		p.comm = (const char *)sqlite3_column_text(s, 7);
-		p.title = (const char *)sqlite3_column_text(s, 8);
-		p.role = (const char *)sqlite3_column_text(s, 9);
-		p.records = (uint64_t)sqlite3_column_int64(s, 10);
-		p.exited = sqlite3_column_int(s, 11);
-		rc = cb(arg, &p);
-		if (rc != 0)
-			break;
-	}
-	return rows_end(st, s, rc, cause);
+	return procs_each(st, round, "exited = 0 OR EXISTS (SELECT 1 FROM "
+			  "open_counts o WHERE o.round_id = p.round_id AND "
+			  "o.pid = p.pid AND o.birth = p.birth)", cb, arg,
+			  cause);
 }
 
 /* ---------------------------------------------------------------- */

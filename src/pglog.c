@@ -45,6 +45,7 @@
 #define PGLOG_DEFAULT_PREFIX "%m [%p] %b "
 
 #define RD_CAP (PGLOG_LINE_MAX + 64 * 1024)
+#define RD_START (64 * 1024)    /* most logs never need more */
 #define CAP_MAX 128             /* bytes kept of a captured value */
 #define CSV_TYPE_FIELD 24       /* backend_type is csvlog column 24 */
 #define PFX_MAX_LEN 1024        /* log_line_prefix bytes */
@@ -544,6 +545,7 @@ pglog_type_ok(const char *s, size_t n)
 struct reader {
 	FILE *f;
 	char *buf;
+	size_t cap;             /* grows from RD_START to RD_CAP */
 	size_t pos, len, scan;
 	int eof, midline;
 };
@@ -593,9 +595,19 @@ rd_next(struct reader *r, const char **p, size_t *n, int *first, int *last)
 		r->len -= r->pos;
 		r->scan -= r->pos;
 		r->pos = 0;
+		if (r->len == r->cap && r->cap < RD_CAP) {
+			/* a line longer than the buffer: grow, up to RD_CAP */
+			size_t ncap = r->cap * 2 < RD_CAP ? r->cap * 2 : RD_CAP;
+			char *nb = realloc(r->buf, ncap);
+
+			if (nb == NULL)
+				return -ENOMEM;
+			r->buf = nb;
+			r->cap = ncap;
+		}
 		{
 			size_t got = fread(r->buf + r->len, 1,
-					   RD_CAP - r->len, r->f);
+					   r->cap - r->len, r->f);
 
 			if (got == 0) {
 				if (ferror(r->f))
@@ -1441,7 +1453,8 @@ pglog_load(struct pglog *l, const char *path, const char *prefix,
 	if (prefix == NULL)
 		prefix = PGLOG_DEFAULT_PREFIX;
 	ld = calloc(1, sizeof(*ld));
-	rd.buf = malloc(RD_CAP);
+	rd.cap = RD_START;
+	rd.buf = malloc(rd.cap);
 	if (ld == NULL || rd.buf == NULL || pglog_new(&ld->tmp) < 0) {
 		util_cause(cause, "pglog: out of memory");
 		ret = -ENOMEM;

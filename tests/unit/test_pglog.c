@@ -400,12 +400,19 @@ test_stderr_default(void **state)
 			      "walsender LOG:  ");
 		for (int i = 0; i < 40 * 1024; i++)
 			strbuf_addstr(&sb, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		/* 200 KiB: longer than the first read buffer, still read */
+		strbuf_addstr(&sb, "\n2026-12-03 06:00:00.500 UTC [413] "
+			      "checkpointer LOG:  ");
+		for (int i = 0; i < 200 * 32; i++)
+			strbuf_addstr(&sb, "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy");
 		strbuf_addstr(&sb, "\n2026-12-03 06:00:01.000 UTC [412] "
 			      "startup LOG:  b");     /* no final newline */
 		assert_false(sb.oom);
 		assert_int_equal(load(l2, "s2.log", sb.buf, NULL, &cause), 0);
 		assert_null(cause);
-		assert_int_equal(pglog_count(l2), 2);
+		assert_int_equal(pglog_count(l2), 3);
+		assert_string_equal(pglog_lookup(l2, 413, T0 + 0.5),
+				    "checkpointer");
 		assert_string_equal(pglog_lookup(l2, 410, T0), "walwriter");
 		assert_null(pglog_lookup(l2, 411, T0));
 		assert_string_equal(pglog_lookup(l2, 412, T0 + 1), "startup");

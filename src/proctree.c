@@ -1377,10 +1377,17 @@ proctree_each_proc(struct proctree *t,
 		struct proc_info pi;
 		int rc;
 
-		/* empty entries (threads, exits of unknown processes) add
-		 * nothing but noise to the processes table */
+		/*
+		 * Empty entries (exits of unknown processes) add nothing but
+		 * noise to the processes table.  A live child with no record
+		 * yet is kept: a continued round starts from this table, and
+		 * its fork record is behind the stored position, so without
+		 * the row its first records would have no parent.  (Threads
+		 * made with clone3 look the same and are kept too.)
+		 */
 		if (p->records == 0 && !p->has_pg_child && p->title == NULL &&
-		    p->argv == NULL && !p->seeded)
+		    p->argv == NULL && !p->seeded &&
+		    !(p->forked && !p->exited))
 			continue;
 		pi.pid = p->pid;
 		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;

@@ -1053,6 +1053,8 @@ restart_part1(void)
 	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5523, NULL);
 	pg(101, 5523, NR_PREAD64, 2);
 	pg(176, 5636, NR_RT_SIGPROCMASK, 3);
+	/* a backend's child, no record of its own yet */
+	fork_ev(180, NR_CLONE, PM, 5523, "postgres", PG_EXE, 5700, NULL);
 }
 
 /* After it: the fork record of 5636, the backend's exit with its title,
@@ -1068,6 +1070,8 @@ restart_part2(void)
 	exec_ev(500, 5511, UNREL, "postgres", PG_EXE,
 		"argc=3 a0=\"" PG_EXE "\" a1=\"-D\" a2=\"/tmp/rec/d2\"", NULL);
 	pg(501, UNREL, NR_BIND, 1);
+	/* all of 5700's records come after the commit */
+	sc_n(190, 5700, "sh", "/usr/bin/dash", NR_FSYNC, 4);
 }
 
 static void
@@ -1089,6 +1093,8 @@ test_restart_reattributes(void **state)
 	assert_int_equal(counts_get(&clean, "descendant/client backend",
 				    NR_RT_SIGPROCMASK), 3);
 	assert_int_equal(counts_get(&clean, "postmaster", NR_GETPPID), 2);
+	assert_int_equal(counts_get(&clean, "descendant/client backend",
+				    NR_FSYNC), 4);
 	proctree_free(tree);
 
 	/* the killed run: part 1, a commit */

@@ -5,8 +5,10 @@
 # Runs as root under the audit lock (/run/pgsc-audit.lock, see
 # tests/lib/auditd.sh): a private auditd writes audit.log with pgsc's
 # rules loaded (fork, exec and exit of every process on the machine), while
-# tests/storm runs again and again (each run forks two processes that make
-# getppid SECCOMP records).  `pgsc-collect --source file:audit.log` is
+# tests/storm runs again and again (each run forks two processes that wait
+# 0-300 ms, then make getppid SECCOMP records: a commit in that wait holds
+# a child whose fork record is behind the position and that has no record
+# yet).  `pgsc-collect --source file:audit.log` is
 # killed with SIGKILL at 50 random moments (0.05-0.5 s apart) and
 # restarted each time.  When the kills are done auditd is stopped, so the
 # log is final; then, as in crash-live.sh:
@@ -56,7 +58,7 @@ check_kills() {
 	audit_rules "$RULES" || { bad "could not load $RULES"; return; }
 	log=$W/audit/audit.log
 	(
-		while [ ! -e "$W/stop" ]; do "$STORM" 5000 2 >/dev/null || exit 1; done
+		while [ ! -e "$W/stop" ]; do "$STORM" 5000 2 "$((RANDOM % 300))" >/dev/null || exit 1; done
 	) &
 	PRODUCER=$!
 	live_kills "$DB" "$log" "$KILLS" "$PRODUCER"

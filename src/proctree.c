@@ -60,6 +60,8 @@ struct proc {
 	unsigned has_pg_child : 1;
 	unsigned role_busy : 1;
 	unsigned in_fifo : 1;       /* still in t->fifo */
+	unsigned clone3 : 1;        /* made by clone3: a thread, or a spawn */
+	unsigned execd : 1;         /* an execve record of it was seen */
 	uint32_t nkids;             /* processes in memory with ->parent == us */
 	struct sysent *sys;
 	size_t nsys, capsys;
@@ -804,6 +806,7 @@ do_fork(struct proctree *t, struct event *e)
 	child->parent = parent;
 	parent->nkids++;
 	child->forked = 1;
+	child->clone3 = name != NULL && strcmp(name, "clone3") == 0;
 	child->birth_serial = e->serial;
 	child->birth_t = e->t;
 	if (e->t < child->first_t)
@@ -838,6 +841,7 @@ apply_event(struct proctree *t, struct event *e)
 		if (p->ppid_hint < 0)
 			p->ppid_hint = e->ppid;
 		/* exe= of the execve record is the new program */
+		p->execd = 1;
 		set_str(t, &p->exe, e->exe);
 		set_str(t, &p->comm, e->comm);
 		p->exe_t = e->t;
@@ -989,6 +993,24 @@ proc_free(struct proc *p)
  * A pruned pid starts afresh at its next record, as after an exit.
  * Returns how many processes were forgotten.
  */
+/*
+ * An entry that is most likely a thread: clone3 hides its flags, and
+ * glibc makes threads with it (and posix_spawn children, which exec at
+ * once).  A thread's id is never a record's pid= (that is the tgid) and a
+ * thread has no exit_group of its own, so such an entry would stay empty
+ * and open for ever.  It is not stored (proctree_each_proc()) and is
+ * forgotten after @keep (proctree_prune()); a clone3 child that is a
+ * process and makes records later starts afresh, as after a prune.
+ */
+static int
+maybe_thread(const struct proc *p)
+{
+	return p->clone3 && !p->execd && !p->exited && p->records == 0 &&
+	       p->nkids == 0 && !p->provisional && p->npend == 0 &&
+	       p->nsys == 0 && p->title == NULL && !p->has_pg_child &&
+	       !p->seeded;
+}
+
 size_t
 proctree_prune(struct proctree *t, double keep)
 {
@@ -999,8 +1021,9 @@ proctree_prune(struct proctree *t, double keep)
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
 
-		if (!p->exited || p->provisional || p->in_fifo || p->nkids > 0 ||
-		    p->npend > 0 || p->role_busy || p->last_t + keep >= t->now) {
+		if ((!p->exited && !maybe_thread(p)) || p->provisional ||
+		    p->in_fifo || p->nkids > 0 || p->npend > 0 ||
+		    p->role_busy || p->last_t + keep >= t->now) {
 			t->all[k++] = p;
 			continue;
 		}
@@ -1382,12 +1405,12 @@ proctree_each_proc(struct proctree *t,
 		 * noise to the processes table.  A live child with no record
 		 * yet is kept: a continued round starts from this table, and
 		 * its fork record is behind the stored position, so without
-		 * the row its first records would have no parent.  (Threads
-		 * made with clone3 look the same and are kept too.)
+		 * the row its first records would have no parent.  Threads
+		 * made with clone3 look the same and are left out.
 		 */
 		if (p->records == 0 && !p->has_pg_child && p->title == NULL &&
 		    p->argv == NULL && !p->seeded &&
-		    !(p->forked && !p->exited))
+		    !(p->forked && !p->exited && !maybe_thread(p)))
 			continue;
 		pi.pid = p->pid;
 		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;

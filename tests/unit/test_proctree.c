@@ -718,6 +718,52 @@ test_thread_clone_ignored(void **state)
 	assert_int_equal(count("postmaster", NR_POLL), 1);
 }
 
+#define PRUNE_KEEP 30.0
+
+/*
+ * clone3 children that never exec and make no record are taken for
+ * threads: no processes row, forgotten after the keep time.  A clone3
+ * child that execs (posix_spawn) and a clone child with no record yet
+ * are kept and stored.
+ */
+static void
+test_clone3_threads(void **state)
+{
+	size_t before;
+
+	(void)state;
+	start_postmaster();
+	for (int i = 0; i < 50; i++)
+		fork_ev(100 + i, NR_CLONE3, 5511, PM, "postgres", PG_EXE,
+			9000 + i, NULL);
+	fork_ev(200, NR_CLONE3, 5511, PM, "postgres", PG_EXE, 9100, NULL);
+	exec_ev(201, PM, 9100, "sh", DASH_EXE, "argc=1 a0=\"sh\"", NULL);
+	fork_ev(202, NR_CLONE, 5511, PM, "postgres", PG_EXE, 9101, NULL);
+	before = proctree_nprocs(tree);
+	/* within the keep time nothing goes */
+	pg(300, PM, NR_POLL, 1);
+	assert_int_equal(proctree_prune(tree, PRUNE_KEEP), 0);
+	assert_int_equal(proctree_each_proc(tree, proc_cb, NULL), 0);
+	assert_null(proc_of_pid(9000, 0));
+	assert_null(proc_of_pid(9049, 0));
+	assert_non_null(proc_of_pid(9100, 0));
+	assert_non_null(proc_of_pid(9101, 0));
+	for (size_t i = 0; i < nprocs; i++)
+		free(procs[i].role);
+	nprocs = 0;
+	/* long after: the 50 thread entries go, the rest stays */
+	pg(40000, PM, NR_POLL, 1);
+	assert_int_equal(proctree_prune(tree, PRUNE_KEEP), 50);
+	assert_int_equal(proctree_nprocs(tree), before - 50);
+	/* a later record of a pruned id starts afresh */
+	sc(40001, 9001, "x", "/usr/bin/x", NR_READ);
+	pg(40002, 9101, NR_SENDTO, 1);
+	finish();
+	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_READ), 1);
+	assert_int_equal(count("backend", NR_SENDTO), 1);
+	assert_int_equal(count("postmaster", NR_POLL), 2);
+}
+
 static void
 test_title_role(void **state)
 {
@@ -803,7 +849,6 @@ test_title_role_spaces(void **state)
 /* ---------------------------------------------------------------- */
 /* Pruning: a long daemon run keeps memory bounded.                    */
 
-#define PRUNE_KEEP 30.0
 
 /*
  * 4000 backends, one every 50 ms of stream time (200 s), pids reused at
@@ -1211,6 +1256,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_standalone_under_initdb,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_clone_ignored, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_clone3_threads, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,
 						teardown),

@@ -47,6 +47,38 @@ pgsc_action_name(enum pgsc_action a)
 	return action_names[a];
 }
 
+uint32_t
+pgsc_action_scmp(enum pgsc_action a)
+{
+	switch (a) {
+	case PGSC_ACT_ALLOW:
+		return SCMP_ACT_ALLOW;
+	case PGSC_ACT_LOG:
+		return SCMP_ACT_LOG;
+	case PGSC_ACT_ERROR:
+		/* EPERM (pgseccomp used EACCES): "Operation not permitted"
+		 * is not mistaken for a file's mode, which is what EACCES
+		 * says (docs/module.md). */
+		return SCMP_ACT_ERRNO(EPERM);
+	case PGSC_ACT_KILL:
+		break;
+	}
+	return SCMP_ACT_KILL_PROCESS;
+}
+
+uint32_t
+pgsc_compat_arch(uint32_t native)
+{
+	switch (native) {
+	case SCMP_ARCH_X86_64:
+		return SCMP_ARCH_X86;
+	case SCMP_ARCH_AARCH64:
+		return SCMP_ARCH_ARM;
+	default:
+		return 0;
+	}
+}
+
 /* A growable message; on OOM it is dropped, the error code still says. */
 struct msg {
 	char *s;

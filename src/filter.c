@@ -23,36 +23,6 @@ pgsc_action_parse(const char *s)
 	return -EINVAL;
 }
 
-static uint32_t
-scmp_action(enum pgsc_action a)
-{
-	switch (a) {
-	case PGSC_ACT_ALLOW:
-		return SCMP_ACT_ALLOW;
-	case PGSC_ACT_LOG:
-		return SCMP_ACT_LOG;
-	case PGSC_ACT_ERROR:
-		return SCMP_ACT_ERRNO(EPERM);
-	case PGSC_ACT_KILL:
-		break;
-	}
-	return SCMP_ACT_KILL_PROCESS;
-}
-
-/* The 32-bit arch that runs on the native one, 0 if none. */
-static uint32_t
-compat_arch(uint32_t native)
-{
-	switch (native) {
-	case SCMP_ARCH_X86_64:
-		return SCMP_ARCH_X86;
-	case SCMP_ARCH_AARCH64:
-		return SCMP_ARCH_ARM;
-	default:
-		return 0;
-	}
-}
-
 int
 pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 {
@@ -61,7 +31,7 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 	char *list = NULL, *save = NULL, *tok;
 	int rc;
 
-	ctx = seccomp_init(scmp_action(def));
+	ctx = seccomp_init(pgsc_action_scmp(def));
 	if (ctx == NULL) {
 		util_cause(cause, "seccomp_init failed");
 		return -ENOMEM;
@@ -69,7 +39,7 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 	/* A filter built for the native arch alone kills every i386 syscall
 	 * through the bad-arch action (DESIGN §4): add the compat arch so
 	 * 32-bit descendants are handled by the same default. */
-	compat = compat_arch(native);
+	compat = pgsc_compat_arch(native);
 	if (compat != 0) {
 		rc = seccomp_arch_add(ctx, compat);
 		if (rc < 0 && rc != -EEXIST) {

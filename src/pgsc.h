@@ -582,6 +582,14 @@ void pgsc_effective_free(pgsc_effective *e);
 /** "allow", "log", "error", "kill" ("?" for anything else). */
 const char *pgsc_action_name(enum pgsc_action a);
 
+/** The libseccomp action of @a: ERRNO(EPERM) for error, KILL_PROCESS for
+ * kill (pgsc-exec and the module load the same filters). */
+uint32_t pgsc_action_scmp(enum pgsc_action a);
+
+/** The 32-bit arch that runs on @native (SCMP_ARCH_*), 0 if none: a
+ * filter for the native arch alone kills every compat syscall. */
+uint32_t pgsc_compat_arch(uint32_t native);
+
 /* ------------------------------------------------------------------ */
 /* Least privilege (privsep.c)                                         */
 /* ------------------------------------------------------------------ */

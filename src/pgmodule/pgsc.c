@@ -156,39 +156,6 @@ check_session_list(char **newval, void **extra, GucSource source)
 /* Filters                                                             */
 /* ------------------------------------------------------------------ */
 
-static uint32_t
-scmp_action(enum pgsc_action a)
-{
-	switch (a) {
-	case PGSC_ACT_ALLOW:
-		return SCMP_ACT_ALLOW;
-	case PGSC_ACT_LOG:
-		return SCMP_ACT_LOG;
-	case PGSC_ACT_ERROR:
-		/* EPERM, as pgsc-exec (pgseccomp used EACCES): "Operation
-		 * not permitted" is not mistaken for a file's mode, which
-		 * is what EACCES says (docs/module.md). */
-		return SCMP_ACT_ERRNO(EPERM);
-	case PGSC_ACT_KILL:
-		break;
-	}
-	return SCMP_ACT_KILL_PROCESS;
-}
-
-/* The 32-bit arch that runs on the native one, 0 if none. */
-static uint32_t
-compat_arch(uint32_t native)
-{
-	switch (native) {
-	case SCMP_ARCH_X86_64:
-		return SCMP_ARCH_X86;
-	case SCMP_ARCH_AARCH64:
-		return SCMP_ARCH_ARM;
-	default:
-		return 0;
-	}
-}
-
 static void
 global_spec(struct pgsc_filter_spec *spec)
 {
@@ -237,12 +204,12 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 	rc = pgsc_effective_new(spec, 0, &e, cause);
 	if (rc < 0)
 		return rc;
-	ctx = seccomp_init(scmp_action(spec->def));
+	ctx = seccomp_init(pgsc_action_scmp(spec->def));
 	if (ctx == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	compat = compat_arch(seccomp_arch_native());
+	compat = pgsc_compat_arch(seccomp_arch_native());
 	if (compat != 0) {
 		rc = seccomp_arch_add(ctx, compat);
 		if (rc < 0 && rc != -EEXIST) {
@@ -273,8 +240,8 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 					"its rule applies only where it exists "
 					"(the 32-bit compat arch)", what,
 					v[i].name)));
-		rc = seccomp_rule_add(ctx, scmp_action(v[i].action), v[i].nr,
-				      0);
+		rc = seccomp_rule_add(ctx, pgsc_action_scmp(v[i].action),
+				      v[i].nr, 0);
 		if (rc < 0 && rc != -EEXIST) {
 			char buf[160];
 

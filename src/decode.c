@@ -269,7 +269,7 @@ enum field_bit {
 	F_PID = 1 << 0, F_PPID = 1 << 1, F_ARCH = 1 << 2, F_SYSCALL = 1 << 3,
 	F_COMPAT = 1 << 4, F_CODE = 1 << 5, F_SUCCESS = 1 << 6, F_EXIT = 1 << 7,
 	F_A0 = 1 << 8, F_COMM = 1 << 9, F_EXE = 1 << 10, F_ARGC = 1 << 11,
-	F_TITLE = 1 << 12,
+	F_TITLE = 1 << 12, F_UID = 1 << 13,
 };
 
 #define KEY(s) (klen == sizeof(s) - 1 && memcmp(k, s, sizeof(s) - 1) == 0)
@@ -290,7 +290,7 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 	if (memchr(line, '\0', len) != NULL)
 		return PGSC_REJ_BINARY;
 
-	rec->pid = rec->ppid = -1;
+	rec->pid = rec->ppid = rec->uid = -1;
 	rec->has_arch = 0;
 	rec->arch = 0;
 	rec->syscall = -1;
@@ -367,6 +367,8 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 			bit = F_PID;
 		else if (KEY("ppid"))
 			bit = F_PPID;
+		else if (KEY("uid"))
+			bit = F_UID;
 		else if (KEY("arch"))
 			bit = F_ARCH;
 		else if (KEY("syscall"))
@@ -431,6 +433,11 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 		case F_PPID:
 			if (parse_i64(v, vlen, &rec->ppid) < 0 || rec->ppid < 0)
 				return PGSC_REJ_BAD_FIELD;
+			break;
+		case F_UID:
+			if (parse_u64(v, vlen, 10, &u) < 0 || u > UINT32_MAX)
+				return PGSC_REJ_BAD_FIELD;
+			rec->uid = (int64_t)u;
 			break;
 		case F_ARCH:
 			if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)

@@ -497,6 +497,8 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	}
 	hints.postmaster_pids = opts->postmaster_pids;
 	hints.n_postmaster_pids = opts->n_postmaster_pids;
+	hints.has_server_uid = opts->has_server_uid;
+	hints.server_uid = opts->server_uid;
 	rc = proctree_new(&hints, &im.tree);
 	if (rc < 0)
 		goto out;

@@ -1259,6 +1259,8 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			   ((uint64_t)getpid() << 40);
 	hints.postmaster_pids = o->postmaster_pids;
 	hints.n_postmaster_pids = o->n_postmaster_pids;
+	hints.has_server_uid = o->has_server_uid;
+	hints.server_uid = o->server_uid;
 
 	lv.buf = malloc(BUF_SIZE);
 	lv.ser.bits = calloc(SERIAL_WINDOW / 8, 1);

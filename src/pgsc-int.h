@@ -101,6 +101,10 @@ struct proctree_hints {
 	const int64_t *postmaster_pids;
 	size_t n_postmaster_pids;
 	struct pglog *pglog;
+	/* a postgres binary run by another uid is not a server's (a
+	 * process whose uid no record gave is taken as the server's) */
+	int has_server_uid;
+	uint32_t server_uid;
 };
 struct role_agg {
 	const char *role;

@@ -69,6 +69,7 @@ struct pgsc_record {
 	int has_node;           /* a node= prefix was present */
 
 	int64_t pid, ppid;      /* -1 when absent */
+	int64_t uid;            /* uid= (the kernel's, real uid), -1 when absent */
 	uint32_t arch;          /* audit arch token, e.g. 0xc000003e */
 	int has_arch;
 	int64_t syscall;        /* -1 when absent */
@@ -178,6 +179,8 @@ struct pgsc_import_opts {
 	const char *label;           /* round label, may be NULL */
 	const int64_t *postmaster_pids; /* hints, --postmaster-pid */
 	size_t n_postmaster_pids;
+	int has_server_uid;          /* --server-user: only this uid's */
+	uint32_t server_uid;         /*   postgres processes are servers */
 	const char *const *pg_logs;  /* hints, --pg-log */
 	size_t n_pg_logs;
 	const char *pg_log_prefix;   /* log_line_prefix of stderr logs */
@@ -227,6 +230,8 @@ struct pgsc_live_opts {
 	int from_start;              /* file: first run reads what is there */
 	const int64_t *postmaster_pids;
 	size_t n_postmaster_pids;
+	int has_server_uid;          /* as in struct pgsc_import_opts */
+	uint32_t server_uid;
 	int quiet;
 	FILE *diag;                  /* NULL = stderr */
 	/* Called once the source and the store are open and (wrap mode)

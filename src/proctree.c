@@ -62,6 +62,7 @@ struct proc {
 	unsigned in_fifo : 1;       /* still in t->fifo */
 	unsigned clone3 : 1;        /* made by clone3: a thread, or a spawn */
 	unsigned execd : 1;         /* an execve record of it was seen */
+	unsigned foreign : 1;       /* its last uid= is not the server's */
 	uint32_t nkids;             /* processes in memory with ->parent == us */
 	struct sysent *sys;
 	size_t nsys, capsys;
@@ -87,7 +88,7 @@ struct agg {
 struct event {
 	int has_syscall;
 	uint32_t arch;
-	int64_t syscall, pid, ppid, exit;
+	int64_t syscall, pid, ppid, exit, uid;
 	int success, has_exit;
 	uint64_t a0, serial;
 	double t;
@@ -395,6 +396,16 @@ current(struct proctree *t, int64_t pid, double when)
 	return p;
 }
 
+/* --server-user: a postgres binary run by another uid is not a server's
+ * (docs/security.md); the last uid a record gave counts. */
+static void
+note_uid(const struct proctree *t, struct proc *p, int64_t uid)
+{
+	if (uid < 0 || !t->hints.has_server_uid)
+		return;
+	p->foreign = (uint64_t)uid != t->hints.server_uid;
+}
+
 static void
 note_exe(struct proctree *t, struct proc *p, const char *exe,
 	 const char *comm, double when)
@@ -421,6 +432,7 @@ seccomp_record(struct proctree *t, const struct pgsc_record *r)
 		p->last_t = when;
 	p->records++;
 	note_exe(t, p, r->exe, r->comm, when);
+	note_uid(t, p, r->uid);
 	if (p->provisional) {
 		if (p->npend == p->cappend) {
 			size_t ncap = p->cappend ? p->cappend * 2 : 32;
@@ -454,7 +466,7 @@ is_pg(const struct proc *p)
 {
 	const char *b;
 
-	if (p == NULL || p->exe == NULL)
+	if (p == NULL || p->exe == NULL || p->foreign)
 		return 0;
 	b = strrchr(p->exe, '/');
 	b = b ? b + 1 : p->exe;
@@ -767,6 +779,7 @@ do_fork(struct proctree *t, struct event *e)
 	if (parent->ppid_hint < 0)
 		parent->ppid_hint = e->ppid;
 	note_exe(t, parent, e->exe, e->comm, e->t);
+	note_uid(t, parent, e->uid);
 
 	cur = map_get(t, e->exit);
 	if (cur != NULL && !cur->forked && cur->first_t + 0.0005 >= e->t &&
@@ -807,6 +820,9 @@ do_fork(struct proctree *t, struct event *e)
 	parent->nkids++;
 	child->forked = 1;
 	child->clone3 = name != NULL && strcmp(name, "clone3") == 0;
+	/* a fork keeps the uid; a record of the child's own may say more */
+	if (child->records == 0)
+		child->foreign = parent->foreign;
 	child->birth_serial = e->serial;
 	child->birth_t = e->t;
 	if (e->t < child->first_t)
@@ -842,6 +858,7 @@ apply_event(struct proctree *t, struct event *e)
 			p->ppid_hint = e->ppid;
 		/* exe= of the execve record is the new program */
 		p->execd = 1;
+		note_uid(t, p, e->uid);
 		set_str(t, &p->exe, e->exe);
 		set_str(t, &p->comm, e->comm);
 		p->exe_t = e->t;
@@ -857,6 +874,7 @@ apply_event(struct proctree *t, struct event *e)
 		if (p->ppid_hint < 0)
 			p->ppid_hint = e->ppid;
 		note_exe(t, p, e->exe, e->comm, e->t);
+		note_uid(t, p, e->uid);
 		if (e->title != NULL)
 			set_str(t, &p->title, e->title);
 		if (e->t > p->last_t)
@@ -897,6 +915,7 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 		t->ev.syscall = r->syscall;
 		t->ev.pid = r->pid;
 		t->ev.ppid = r->ppid;
+		t->ev.uid = r->uid;
 		t->ev.exit = r->exit;
 		t->ev.has_exit = r->has_exit;
 		t->ev.success = r->success;

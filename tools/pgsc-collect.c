@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +49,38 @@ confine(void *arg, char **cause)
 	return 0;
 }
 
+/* --server-user: a name of the passwd database, or a uid. */
+static int
+server_uid(const char *arg, uint32_t *uid)
+{
+	struct passwd *pw;
+	char *end;
+	unsigned long long v;
+
+	if (*arg == '\0')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end == '\0' && errno == 0 && arg[0] != '-' &&
+	    v < UINT32_MAX) {
+		*uid = (uint32_t)v;
+		return 0;
+	}
+	pw = getpwnam(arg);
+	if (pw == NULL)
+		return -ENOENT;
+	*uid = (uint32_t)pw->pw_uid;
+	return 0;
+}
+
 static void
 usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pgsc-collect --db FILE [--label TEXT]\n"
 		"                    [--postmaster-pid PID]... [--pg-log FILE]...\n"
-		"                    [--pg-log-prefix FORMAT] [--quiet]\n"
-		"                    --import AUDITLOG...\n"
+		"                    [--pg-log-prefix FORMAT] [--server-user USER]\n"
+		"                    [--quiet] --import AUDITLOG...\n"
 		"       pgsc-collect --db FILE [--label TEXT] --source SRC\n"
 		"                    [--commit-interval SECS] [--from-start]\n"
 		"                    [--load-rules] [--user NAME]\n"
@@ -65,6 +90,8 @@ usage(FILE *f)
 		"--self-filter FILE [--self-filter-action log|error|kill] confines\n"
 		"the collector (import and daemon modes) with the GUC file's\n"
 		"global list (tools/pgsc-selflist writes one).\n"
+		"--server-user USER (a name or a uid): a postgres binary that runs\n"
+		"as another uid is not a server's (every mode).\n"
 		"SRC is plugin, file:PATH or netlink.  Each run that finds new data\n"
 		"is a new round of the store.\n");
 }
@@ -89,6 +116,7 @@ main(int argc, char **argv)
 		{ "trace", no_argument, NULL, 't' },
 		{ "print-rules", no_argument, NULL, 'r' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "server-user", required_argument, NULL, 'U' },
 		{ "self-filter", required_argument, NULL, 'f' },
 		{ "self-filter-action", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
@@ -197,6 +225,16 @@ main(int argc, char **argv)
 		case 'g':
 			pglogs[io.n_pg_logs++] = optarg;
 			break;
+		case 'U':
+			if (server_uid(optarg, &io.server_uid) < 0) {
+				fprintf(stderr, "pgsc-collect: --server-user: no "
+					"user \"%s\" (a name in the passwd "
+					"database, or a uid)\n", optarg);
+				status = 2;
+				goto out;
+			}
+			io.has_server_uid = 1;
+			break;
 		case 'P':
 			io.pg_log_prefix = optarg;
 			break;
@@ -292,6 +330,8 @@ main(int argc, char **argv)
 		}
 		lo.postmaster_pids = pids;
 		lo.n_postmaster_pids = io.n_postmaster_pids;
+		lo.has_server_uid = io.has_server_uid;
+		lo.server_uid = io.server_uid;
 		lo.quiet = io.quiet;
 		if (cf.user != NULL || cf.filter != NULL) {
 			lo.ready = confine;

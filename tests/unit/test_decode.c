@@ -86,6 +86,8 @@ test_seccomp_raw(void **state)
 	(void)state;
 	assert_int_equal(dec(SECCOMP_RAW), 0);
 	check_seccomp_5511();
+	/* uid=, not auid= */
+	assert_int_equal(rec.uid, 101);
 	/* a trailing newline is accepted */
 	assert_int_equal(dec(SECCOMP_RAW "\n"), 0);
 	check_seccomp_5511();
@@ -309,6 +311,18 @@ test_rejects(void **state)
 	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
 			     "arch=c000003e syscall=1 syscall=2"),
 			 PGSC_REJ_DUP_FIELD);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): uid=0 pid=1 "
+			     "arch=c000003e syscall=1 uid=101"),
+			 PGSC_REJ_DUP_FIELD);
+	/* uid=: absent, out of range, not a number */
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): pid=1 "
+			     "arch=c000003e syscall=1"), 0);
+	assert_int_equal(rec.uid, -1);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): uid=4294967296 "
+			     "pid=1 arch=c000003e syscall=1"),
+			 PGSC_REJ_BAD_FIELD);
+	assert_int_equal(dec("type=SECCOMP msg=audit(1.0:1): uid=-1 pid=1 "
+			     "arch=c000003e syscall=1"), PGSC_REJ_BAD_FIELD);
 	/* non-numeric and negative pid */
 	assert_int_equal(dec("type=SECCOMP msg=audit(1796277282.415:61): "
 			     "pid=55x1 comm=\"pg_ctl\" arch=c000003e "
@@ -437,6 +451,8 @@ test_syscall_record(void **state)
 	assert_int_equal(rec.a0, 0x1200011U);
 	assert_int_equal(rec.ppid, 5511);
 	assert_int_equal(rec.pid, 5514);
+	/* uid=, not auid=, euid=, suid= or fsuid= */
+	assert_int_equal(rec.uid, 101);
 	assert_string_equal(rec.comm, "postgres");
 	assert_string_equal(rec.exe, "/usr/lib/postgresql/15/bin/postgres");
 

@@ -26,7 +26,7 @@ enum {
 	NR_DUP2 = 33, NR_ACCEPT = 43, NR_SENDTO = 44, NR_BIND = 49,
 	NR_CLONE = 56, NR_VFORK = 58, NR_EXECVE = 59, NR_WAIT4 = 61,
 	NR_UNAME = 63, NR_FSYNC = 74, NR_GETPPID = 110, NR_CLOCK_NANOSLEEP = 230,
-	NR_EXIT_GROUP = 231, NR_CLONE3 = 435,
+	NR_EXIT_GROUP = 231, NR_CLONE3 = 435, NR_PTRACE = 101, NR_MOUNT = 165,
 };
 
 /* Stream time in milliseconds after T0 (a time of the recorded log). */
@@ -58,6 +58,7 @@ struct proc_row {
 
 static struct proc_row procs[256];
 static size_t nprocs;
+static int cur_uid = 101;       /* uid= of the records made below */
 
 /* ---------------------------------------------------------------- */
 /* Feeding                                                             */
@@ -87,12 +88,12 @@ sc(long ms, int pid, const char *comm, const char *exe, int nr)
 
 	hdr(h, sizeof(h), "SECCOMP", ms, ++serial);
 	snprintf(line, sizeof(line),
-		 "%sauid=4294967295 uid=101 gid=104 ses=4294967295 pid=%d "
+		 "%sauid=4294967295 uid=%d gid=104 ses=4294967295 pid=%d "
 		 "comm=\"%s\" exe=\"%s\" sig=0 arch=c000003e syscall=%d "
 		 "compat=0 ip=0x7f9be62afdd4 code=0x7ffc0000" GS
 		 "AUID=\"unset\" UID=\"postgres\" GID=\"postgres\" "
 		 "ARCH=x86_64 SYSCALL=unknown-syscall(-1)",
-		 h, pid, comm, exe, nr);
+		 h, cur_uid, pid, comm, exe, nr);
 	record_line(line);
 	proctree_event_end(tree);
 }
@@ -128,11 +129,11 @@ syscall_line(long ms, uint64_t ser, int nr, const char *res, int ppid,
 	hdr(h, sizeof(h), "SYSCALL", ms, ser);
 	snprintf(line, sizeof(line),
 		 "%sarch=c000003e syscall=%d %s a1=0 a2=0 a3=8 items=0 "
-		 "ppid=%d pid=%d auid=4294967295 uid=101 gid=104 euid=101 "
+		 "ppid=%d pid=%d auid=4294967295 uid=%d gid=104 euid=%d "
 		 "suid=101 fsuid=101 egid=104 sgid=104 fsgid=104 tty=(none) "
 		 "ses=4294967295 comm=\"%s\" exe=\"%s\" key=\"pgsc\"" GS
 		 "ARCH=x86_64 SYSCALL=x AUID=\"unset\" UID=\"postgres\"",
-		 h, nr, res, ppid, pid, comm, exe);
+		 h, nr, res, ppid, pid, cur_uid, cur_uid, comm, exe);
 	record_line(line);
 }
 
@@ -314,6 +315,7 @@ setup(void **state)
 	(void)state;
 	serial = 1000;
 	nrows = nprocs = 0;
+	cur_uid = 101;
 	return proctree_new(NULL, &tree);
 }
 
@@ -619,6 +621,70 @@ test_unattributed_and_hint(void **state)
 	/* the hint names 6000 only */
 	assert_int_equal(count("unattributed", NR_READ), 1);
 	assert_string_equal(role_of_pid(6000, 0), "postmaster");
+}
+
+/*
+ * --server-user: a user's own postgres (a copied binary, its own cluster)
+ * forms a tree like the server's; with the server's uid given, its
+ * processes are not PostgreSQL's, so nothing of it reaches the lists.
+ * A process that changes uid (su) is judged by its last record.
+ */
+static void
+run_two_servers(void)
+{
+	/* the real server, uid 101 */
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_PREAD64, 2);
+	exit_ev(102, PM, 5600, "postgres: alice db [local] idle");
+	/* a user's, uid 1000, forked by the user's shell 7000 */
+	cur_uid = 1000;
+	sc(200, 7000, "bash", "/usr/bin/bash", NR_READ);
+	fork_ev(201, NR_CLONE, 6999, 7000, "bash", "/usr/bin/bash", 7001,
+		NULL);
+	exec_ev(202, 7000, 7001, "postgres", "/home/mallory/postgres",
+		"argc=3 a0=\"postgres\" a1=\"-D\" a2=\"d\"", NULL);
+	sc_n(203, 7001, "postgres", "/home/mallory/postgres", NR_PTRACE, 3);
+	fork_ev(204, NR_CLONE, 7000, 7001, "postgres",
+		"/home/mallory/postgres", 7002, NULL);
+	sc_n(205, 7002, "postgres", "/home/mallory/postgres", NR_MOUNT, 4);
+	exit_ev_exe(206, 7001, 7002, "postgres", "/home/mallory/postgres",
+		    "postgres: mallory db [local] idle");
+	/* root's su that becomes the server's uid, then runs postgres */
+	cur_uid = 0;
+	fork_ev(300, NR_CLONE, 1, 6998, "su", "/usr/bin/su", 7100, NULL);
+	sc(301, 7100, "su", "/usr/bin/su", NR_UNAME);
+	cur_uid = 101;
+	exec_ev(302, 6998, 7100, "postgres", PG_EXE,
+		"argc=2 a0=\"postgres\" a1=\"--single\"", NULL);
+	pg(303, 7100, NR_FSYNC, 1);
+	finish();
+}
+
+static void
+test_server_user(void **state)
+{
+	struct proctree_hints h = { NULL, 0, NULL, 1, 101 };
+
+	/* without the option, the user's server counts */
+	run_two_servers();
+	assert_int_equal(count("postmaster", NR_PTRACE), 3);
+	assert_int_equal(count("client backend", NR_MOUNT), 4);
+	assert_int_equal(count("client backend", NR_PREAD64), 2);
+
+	teardown(state);
+	setup(state);
+	proctree_free(tree);
+	assert_int_equal(proctree_new(&h, &tree), 0);
+	run_two_servers();
+	assert_int_equal(count("unrelated", NR_PTRACE), 3);
+	assert_int_equal(count("unrelated", NR_MOUNT), 4);
+	assert_int_equal(count("postmaster", NR_PTRACE), 0);
+	assert_int_equal(count("client backend", NR_MOUNT), 0);
+	/* the server is unchanged */
+	assert_int_equal(count("client backend", NR_PREAD64), 2);
+	/* su as root, then postgres as the server's uid */
+	assert_int_equal(count("standalone", NR_FSYNC), 1);
 }
 
 /* A postgres process with no fork record but a known postgres child is
@@ -1258,6 +1324,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_thread_clone_ignored, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_clone3_threads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_server_user, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,
 						teardown),

@@ -897,18 +897,28 @@ tail_start(struct live *lv)
 	return 0;
 }
 
-/* Read what is new; move to the next file after a rotation. */
+/*
+ * Read what is new; move to the next file after a rotation.  A collector
+ * far behind (restarted after a long stop) returns once @deadline has
+ * passed, with *more set, so that the main loop commits on time: without
+ * it, tens of MB were read with no commit, and a kill lost all that work.
+ */
 static int
-tail_poll(struct live *lv, int *got)
+tail_poll(struct live *lv, int *got, int *more, double deadline)
 {
 	struct tail *t = &lv->tail;
 
-	*got = 0;
+	*got = *more = 0;
 	for (;;) {
-		ssize_t n = pread(t->fd, lv->buf, BUF_SIZE, (off_t)t->read_off);
+		ssize_t n;
 		struct stat sb;
 		int rc;
 
+		if (*got && util_now() >= deadline) {
+			*more = 1;
+			return 0;
+		}
+		n = pread(t->fd, lv->buf, BUF_SIZE, (off_t)t->read_off);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -1242,6 +1252,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	uint64_t fig_min = 0;
 	double next_commit, drain_until = 0, interval, figures_until = 0;
 	double busy_since = 0;
+	int file_more = 0;          /* tail_poll() stopped for a commit */
 	char *command = NULL;
 
 	memset(&lv, 0, sizeof(lv));
@@ -1431,7 +1442,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 
 	while (!stop) {
 		struct pollfd pfd[2];
-		int nfd = 0, got = 0, timeout = 100;
+		int nfd = 0, got = 0, timeout = file_more ? 0 : 100;
 		double now;
 
 		pfd[nfd++] = (struct pollfd){ sfd, POLLIN, 0 };
@@ -1500,7 +1511,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			plugin_wait = 0;
 			break;
 		case SRC_FILE:
-			rc = tail_poll(&lv, &got);
+			rc = tail_poll(&lv, &got, &file_more, next_commit);
 			break;
 		}
 		if (rc < 0) {

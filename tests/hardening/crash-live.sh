@@ -16,6 +16,10 @@
 #     no kill) equals that import per (role, arch, syscall);
 #   roles: the killed run's counts per (role, arch, syscall) equal the
 #     clean live run's.
+#   behind: a collector started on the whole finished log (far behind)
+#     commits while it catches up (a stored position between the start
+#     and the end is seen), is killed there and restarted: the counts
+#     equal the clean run's.
 # No audit daemon is involved: the file source reads a file, and a writer
 # we control makes the test exact and repeatable.  crash-live-auditd.sh
 # does the same against a real auditd.
@@ -79,6 +83,43 @@ check_roles() {
 	live_roles "$DB"
 }
 
+# Far behind: the whole log is there when the collector starts.  It
+# must commit on time while it reads, not only at the end.
+check_behind() {
+	local d=$W/behind db=$W/behind/b.db log off seen=
+	[ -n "${CLEAN_LIVE:-}" ] || { bad "no clean run to compare with (check kills makes it)"; return; }
+	mkdir -p "$d"
+	log=$d/audit.log
+	cp "$BIG" "$log"
+	"$COLLECT" --db "$db" --source "file:$log" --from-start --commit-interval 0.02 2>>"$KERR" &
+	COLL=$!
+	for _ in $(seq 1 3000); do
+		off=$(q "$db" "SELECT max(offset) FROM sources" 2>/dev/null)
+		case $off in
+		'' | 0 | *[!0-9]*) ;;
+		*)
+			if [ "$off" -lt "$SIZE" ]; then
+				seen=$off
+				break
+			fi
+			break ;;
+		esac
+		kill -0 "$COLL" 2>/dev/null || break
+	done
+	kill -KILL "$COLL" 2>/dev/null
+	{ wait "$COLL"; } 2>/dev/null
+	COLL=
+	[ -n "$seen" ] || { bad "no commit while catching up with $SIZE bytes (first position seen: ${off:-none})"; return; }
+	[ "$(integrity "$db")" = ok ] || bad "PRAGMA integrity_check after the kill: $(integrity "$db")"
+	live_follow "$db" "$log"
+	live_caught_up "$db" "$SIZE" || bad "the restarted collector did not catch up in 60 s"
+	live_stop
+	[ "$(counts "$db")" = "$(counts "$CLEAN_LIVE")" ] ||
+		bad "counts per (role, arch, syscall) differ from a clean live run's: $(diff <(counts "$db") <(counts "$CLEAN_LIVE") | head -n 6 | tr '\n' ' ')"
+	echo "crash-live: behind: killed at position $seen of $SIZE, then caught up"
+}
+
 run kills check_kills
 run roles check_roles
+run behind check_behind
 hd_finish

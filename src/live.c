@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -1049,31 +1050,24 @@ static char s_auditctl[] = "auditctl", s_D[] = "-D", s_k[] = "-k",
 	    s_log[] = "log", s_ddash[] = "--";
 
 static int
-run_auditctl(char *const argv[], const char *stdin_text)
+run_auditctl(char *const argv[], int keep_fd)
 {
-	int pfd[2] = { -1, -1 }, status;
+	int status;
 	pid_t pid;
 
-	if (stdin_text != NULL && pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_WRONLY);
 
-		if (stdin_text != NULL)
-			dup2(pfd[0], 0);
+		/* the rules file (a memfd) stays open across the exec */
+		if (keep_fd >= 0)
+			fcntl(keep_fd, F_SETFD, 0);
 		if (devnull >= 0)
 			dup2(devnull, 1);
 		execvp(argv[0], argv);
 		_exit(127);
-	}
-	if (stdin_text != NULL) {
-		close(pfd[0]);
-		if (write(pfd[1], stdin_text, strlen(stdin_text)) < 0)
-			status = 0;
-		close(pfd[1]);
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -1090,38 +1084,44 @@ pgsc_rules_remove(void)
 {
 	char *const argv[] = { s_auditctl, s_D, s_k, s_pgsc, NULL };
 
-	return run_auditctl(argv, NULL);
+	return run_auditctl(argv, -1);
 }
 
 int
 pgsc_rules_load(char **cause)
 {
-	/* auditctl -R wants a root-owned regular file, not a pipe */
-	char path[] = "/tmp/pgsc-rules.XXXXXX";
+	/*
+	 * auditctl -R wants a regular file owned by root and writable by
+	 * nobody else, not a pipe.  A memfd is one (after fchmod), and it
+	 * leaves nothing in /tmp, even after a kill -9.
+	 */
+	char path[64];
 	char *argv[] = { s_auditctl, s_R, path, NULL };
 	int fd, rc = 0;
 	FILE *f;
 
 	pgsc_rules_remove();
-	fd = mkstemp(path);
-	if (fd < 0) {
+	fd = memfd_create("pgsc-rules", MFD_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0600) < 0) {
 		rc = -errno;
 		util_cause(cause, "cannot write the audit rules: %s",
 			   strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return rc;
 	}
-	f = fdopen(fd, "w");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	f = fdopen(dup(fd), "w");
 	if (f == NULL) {
 		close(fd);
-		unlink(path);
 		return -ENOMEM;
 	}
 	pgsc_print_rules(f);
 	if (fclose(f) != 0)
 		rc = -EIO;
 	if (rc == 0)
-		rc = run_auditctl(argv, NULL);
-	unlink(path);
+		rc = run_auditctl(argv, fd);
+	close(fd);
 	if (rc < 0)
 		util_cause(cause, "auditctl could not load pgsc's audit rules "
 			   "(is auditd installed, and are we root?)");

@@ -287,7 +287,8 @@ fi
 # ---------------------------------------------------------------- wrap-* --
 # Wrap mode loads pgsc's rules for the command's duration; whatever ends
 # it, no rule and no temporary file may stay.  Temporary files: $TMPDIR
-# (private here) and /tmp/pgsc-rules.* (the rules file auditctl reads).
+# (private here) and /tmp/pgsc-rules.* (where an earlier version wrote the
+# rules file auditctl reads; now a memfd).
 mkdir -p "$W/tmp"
 rules() { auditctl -l 2>/dev/null | grep -c 'key=pgsc'; }
 tmpfiles() { { ls -A "$W/tmp"; ls -d /tmp/pgsc-rules.* 2>/dev/null; } | grep -vxF -f "$W/tmp0" | xargs; }

@@ -24,7 +24,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 hd_init crash-live-auditd "${1:-}"
 KILLS=${PGSC_HARDENING_KILLS:-50}
 STORM=$BINDIR/tests/storm
-LOCK=${PGSC_AUDIT_LOCK:-/run/pgsc-audit.lock}
 RULES=$HERE/../../examples/pgsc.rules
 [ "$(id -u)" = 0 ] || hd_die "must run as root (audit daemon, audit rules)"
 for t in auditd auditctl flock; do
@@ -32,23 +31,12 @@ for t in auditd auditctl flock; do
 done
 [ -x "$STORM" ] || hd_die "$STORM is missing (build the project)"
 [ -f "$RULES" ] || hd_die "$RULES is missing"
-[ -f "$HERE/../lib/auditd.sh" ] || hd_die "tests/lib/auditd.sh is missing"
+[ -f "$HD_LIB/../lib/auditd.sh" ] || hd_die "tests/lib/auditd.sh is missing"
 KERR=$W/collect.err
 
-exec 8>"$LOCK"
-T_LOCK=$(now)
-flock -w 900 8 || hd_die "could not get the audit lock $LOCK in 900 s"
-echo "crash-live-auditd: waited $(elapsed "$T_LOCK" "$(now)") s for the audit lock"
-# auditd.sh takes its own lock on a private file: we hold the real one
-PGSC_AUDIT_LOCK=$W/private.lock
-# shellcheck source=../lib/auditd.sh
-. "$HERE/../lib/auditd.sh"
+hd_audit_take
 PRODUCER=
-hd_on_exit 'audit_end'
 hd_on_exit '[ -n "$COLL" ] && kill -KILL "$COLL"; [ -n "$PRODUCER" ] && kill -KILL "$PRODUCER"'
-
-owner=$(audit_foreign_daemon)
-[ -z "$owner" ] || hd_die "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (this test starts its own)"
 
 DB=$W/kills/k.db
 check_kills() {

@@ -7,6 +7,7 @@
 
 set -uo pipefail
 export LC_ALL=C
+HD_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -58,6 +59,25 @@ hd_cleanup() {
 		rm -rf "$W"
 	fi
 	exit "$rc"
+}
+
+# hd_audit_take: (root) wait for the audit lock ($PGSC_AUDIT_LOCK, default
+# /run/pgsc-audit.lock) on fd 8, load tests/lib/auditd.sh (audit_begin,
+# audit_rules, audit_sync, audit_end; its own lock a private file, since
+# we hold the real one), stop the private auditd on exit, and refuse to
+# run next to another audit daemon.
+hd_audit_take() {
+	local lock=${PGSC_AUDIT_LOCK:-/run/pgsc-audit.lock} t0 owner
+	exec 8>"$lock"
+	t0=$(now)
+	flock -w 900 8 || hd_die "could not get the audit lock $lock in 900 s"
+	echo "$HD_NAME: waited $(elapsed "$t0" "$(now)") s for the audit lock"
+	PGSC_AUDIT_LOCK=$W/private.lock
+	# shellcheck source=../lib/auditd.sh
+	. "$HD_LIB/../lib/auditd.sh"
+	hd_on_exit 'audit_end'
+	owner=$(audit_foreign_daemon)
+	[ -z "$owner" ] || hd_die "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (this test starts its own)"
 }
 
 REASONS=()

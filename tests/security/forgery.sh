@@ -24,7 +24,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 hd_init forgery "${1:-}"
 CALLS=3000
 STORM=$BINDIR/tests/storm
-LOCK=${PGSC_AUDIT_LOCK:-/run/pgsc-audit.lock}
 RULES=$HERE/../../examples/pgsc.rules
 [ "$(id -u)" = 0 ] || hd_die "must run as root (audit daemon, audit rules, runuser)"
 for t in auditd auditctl flock runuser; do
@@ -37,16 +36,7 @@ id nobody >/dev/null 2>&1 || hd_die "no user nobody"
 PG_UID=$(id -u postgres)
 NOBODY_UID=$(id -u nobody)
 
-exec 8>"$LOCK"
-T_LOCK=$(now)
-flock -w 900 8 || hd_die "could not get the audit lock $LOCK in 900 s"
-echo "forgery: waited $(elapsed "$T_LOCK" "$(now)") s for the audit lock"
-PGSC_AUDIT_LOCK=$W/private.lock
-# shellcheck source=../lib/auditd.sh
-. "$HERE/../lib/auditd.sh"
-hd_on_exit 'audit_end'
-owner=$(audit_foreign_daemon)
-[ -z "$owner" ] || hd_die "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (this test starts its own)"
+hd_audit_take
 
 # The fake server: a program named postgres both users can run.
 chmod 0755 "$W"

@@ -1404,6 +1404,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 		self.ppid = getppid();
 		self.birth = self.last = util_now();
 		self.exe = exe;
+		self.uid = (int64_t)getuid();   /* the command starts as us */
 		kid = self;
 		kid.pid = child;
 		kid.ppid = self.pid;

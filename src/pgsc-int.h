@@ -124,6 +124,7 @@ struct proc_info {
 	const char *exe, *comm, *title, *role;
 	uint64_t records;
 	int exited;                /* its exit (or the reuse of its pid) was seen */
+	int64_t uid;               /* last uid= of its records, -1 when none */
 };
 int proctree_new(const struct proctree_hints *hints, struct proctree **out);
 void proctree_free(struct proctree *t);

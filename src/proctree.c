@@ -49,6 +49,7 @@ struct pend {
 struct proc {
 	int64_t pid;
 	int64_t ppid_hint;          /* ppid= of this process's SYSCALL records */
+	int64_t uid;                /* last uid= of its records, -1: none */
 	struct proc *parent;
 	uint64_t birth_serial;
 	double birth_t;
@@ -274,6 +275,7 @@ proc_new(struct proctree *t, int64_t pid, double when)
 		goto oom;
 	p->pid = pid;
 	p->ppid_hint = -1;
+	p->uid = -1;
 	p->first_t = p->last_t = when;
 	if (map_put(t, p) < 0) {
 		free(p);
@@ -401,9 +403,11 @@ current(struct proctree *t, int64_t pid, double when)
 static void
 note_uid(const struct proctree *t, struct proc *p, int64_t uid)
 {
-	if (uid < 0 || !t->hints.has_server_uid)
+	if (uid < 0)
 		return;
-	p->foreign = (uint64_t)uid != t->hints.server_uid;
+	p->uid = uid;
+	if (t->hints.has_server_uid)
+		p->foreign = (uint64_t)uid != t->hints.server_uid;
 }
 
 static void
@@ -821,8 +825,10 @@ do_fork(struct proctree *t, struct event *e)
 	child->forked = 1;
 	child->clone3 = name != NULL && strcmp(name, "clone3") == 0;
 	/* a fork keeps the uid; a record of the child's own may say more */
-	if (child->records == 0)
+	if (child->records == 0) {
+		child->uid = parent->uid;
 		child->foreign = parent->foreign;
+	}
 	child->birth_serial = e->serial;
 	child->birth_t = e->t;
 	if (e->t < child->first_t)
@@ -1169,6 +1175,7 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	p->birth_t = pi->birth;
 	p->last_t = pi->last;
 	p->seeded = 1;
+	note_uid(t, p, pi->uid);
 	set_str(t, &p->exe, pi->exe);
 	set_str(t, &p->comm, pi->comm);
 	set_str(t, &p->title, pi->title);
@@ -1445,6 +1452,7 @@ proctree_each_proc(struct proctree *t,
 				  : role_of(t, t->all[i], 0, 0);
 		pi.records = p->records;
 		pi.exited = p->exited;
+		pi.uid = p->uid;
 		rc = cb(arg, &pi);
 		if (rc != 0)
 			return rc;

@@ -537,8 +537,9 @@ store_batch_new(pgsc_store *st, int64_t round, struct store_batch **out,
 			rc = prep(st, "INSERT OR REPLACE INTO processes (round_id, pid, "
 			      "birth, birth_serial, ppid, parent_known, "
 			      "last_seen, exe, comm, title, role, records, "
-			      "exited) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-			      "?9, ?10, ?11, ?12, ?13)", &b->proc, cause);
+			      "exited, uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+			      "?8, ?9, ?10, ?11, ?12, ?13, ?14)", &b->proc,
+			      cause);
 	if (rc == 0)
 		rc = prep(st, "INSERT INTO rejects (round_id, reason, count) "
 			      "VALUES (?1, ?2, ?3) ON CONFLICT (round_id, "
@@ -611,6 +612,10 @@ store_batch_proc(struct store_batch *b, const struct proc_info *p,
 	bind_text(s, 11, p->role);
 	sqlite3_bind_int64(s, 12, (int64_t)p->records);
 	sqlite3_bind_int(s, 13, p->exited);
+	if (p->uid >= 0)
+		sqlite3_bind_int64(s, 14, p->uid);
+	else
+		sqlite3_bind_null(s, 14);
 	return step_done(b->st, s, cause);
 }
 
@@ -676,7 +681,8 @@ procs_each(pgsc_store *st, int64_t round, const char *where,
 	snprintf(sql, sizeof(sql),
 		 "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
 		 "coalesce(birth_serial, 0), last_seen, exe, comm, title, role, "
-		 "records, exited FROM processes p WHERE round_id = ?1 AND (%s) "
+		 "records, exited, coalesce(uid, -1) FROM processes p WHERE "
+		 "round_id = ?1 AND (%s) "
 		 "ORDER BY birth, pid", where);
 	rc = prep(st, sql, &s, cause);
 	if (rc < 0)
@@ -697,6 +703,7 @@ procs_each(pgsc_store *st, int64_t round, const char *where,
 		p.role = (const char *)sqlite3_column_text(s, 9);
 		p.records = (uint64_t)sqlite3_column_int64(s, 10);
 		p.exited = sqlite3_column_int(s, 11);
+		p.uid = sqlite3_column_int64(s, 12);
 		rc = cb(arg, &p);
 		if (rc != 0)
 			break;

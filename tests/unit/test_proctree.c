@@ -58,7 +58,19 @@ struct proc_row {
 
 static struct proc_row procs[256];
 static size_t nprocs;
-static int cur_uid = 101;       /* uid= of the records made below */
+static int cur_uid = 101;       /* uid= of the records made below; -1: none */
+
+/* "uid=N " for the records, or nothing when cur_uid < 0 */
+static const char *
+uid_field(void)
+{
+	static char buf[32];
+
+	if (cur_uid < 0)
+		return "";
+	snprintf(buf, sizeof(buf), "uid=%d ", cur_uid);
+	return buf;
+}
 
 /* ---------------------------------------------------------------- */
 /* Feeding                                                             */
@@ -88,12 +100,12 @@ sc(long ms, int pid, const char *comm, const char *exe, int nr)
 
 	hdr(h, sizeof(h), "SECCOMP", ms, ++serial);
 	snprintf(line, sizeof(line),
-		 "%sauid=4294967295 uid=%d gid=104 ses=4294967295 pid=%d "
+		 "%sauid=4294967295 %sgid=104 ses=4294967295 pid=%d "
 		 "comm=\"%s\" exe=\"%s\" sig=0 arch=c000003e syscall=%d "
 		 "compat=0 ip=0x7f9be62afdd4 code=0x7ffc0000" GS
 		 "AUID=\"unset\" UID=\"postgres\" GID=\"postgres\" "
 		 "ARCH=x86_64 SYSCALL=unknown-syscall(-1)",
-		 h, cur_uid, pid, comm, exe, nr);
+		 h, uid_field(), pid, comm, exe, nr);
 	record_line(line);
 	proctree_event_end(tree);
 }
@@ -129,11 +141,11 @@ syscall_line(long ms, uint64_t ser, int nr, const char *res, int ppid,
 	hdr(h, sizeof(h), "SYSCALL", ms, ser);
 	snprintf(line, sizeof(line),
 		 "%sarch=c000003e syscall=%d %s a1=0 a2=0 a3=8 items=0 "
-		 "ppid=%d pid=%d auid=4294967295 uid=%d gid=104 euid=%d "
+		 "ppid=%d pid=%d auid=4294967295 %sgid=104 euid=101 "
 		 "suid=101 fsuid=101 egid=104 sgid=104 fsgid=104 tty=(none) "
 		 "ses=4294967295 comm=\"%s\" exe=\"%s\" key=\"pgsc\"" GS
 		 "ARCH=x86_64 SYSCALL=x AUID=\"unset\" UID=\"postgres\"",
-		 h, nr, res, ppid, pid, cur_uid, cur_uid, comm, exe);
+		 h, nr, res, ppid, pid, uid_field(), comm, exe);
 	record_line(line);
 }
 
@@ -1293,6 +1305,70 @@ test_restart_reattributes(void **state)
 	free(sv);
 }
 
+/*
+ * --server-user across a restart: the processes table keeps each
+ * process's uid, so a user's postgres seeded by a continued round is
+ * still not a server's, even when the records after the restart carry
+ * no uid= (here: none at all, the case that only the stored uid covers).
+ */
+static void
+test_server_user_restart(void **state)
+{
+	struct proctree_hints h = { NULL, 0, NULL, 1, 101 };
+	struct saved *sv = calloc(1, sizeof(*sv));
+	int found = 0;
+
+	(void)state;
+	assert_non_null(sv);
+	proctree_free(tree);
+	assert_int_equal(proctree_new(&h, &tree), 0);
+	cur_uid = 1000;
+	sc(200, 7000, "bash", "/usr/bin/bash", NR_READ);
+	fork_ev(201, NR_CLONE, 6999, 7000, "bash", "/usr/bin/bash", 7001,
+		NULL);
+	exec_ev(202, 7000, 7001, "postgres", "/home/mallory/postgres",
+		"argc=3 a0=\"postgres\" a1=\"-D\" a2=\"d\"", NULL);
+	sc_n(203, 7001, "postgres", "/home/mallory/postgres", NR_PTRACE, 3);
+	/* the commit */
+	assert_int_equal(proctree_each_open(tree, open_cb, sv), 0);
+	assert_int_equal(proctree_each_proc(tree, saved_proc_cb, sv), 0);
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		if (sv->procs[i].pid != 7001)
+			continue;
+		assert_int_equal(sv->procs[i].uid, 1000);
+		found = 1;
+	}
+	assert_true(found);
+	/* the restart */
+	proctree_free(tree);
+	assert_int_equal(proctree_new(&h, &tree), 0);
+	qsort(sv->procs, sv->nprocs, sizeof(sv->procs[0]), by_birth);
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		const struct proc_info *p = &sv->procs[i];
+
+		if (p->exited && !saved_has_open(sv, p))
+			continue;
+		assert_int_equal(proctree_seed_open(tree, p), 0);
+		for (size_t k = 0; k < sv->nopen; k++)
+			if (sv->open[k].pid == p->pid &&
+			    sv->open[k].birth == p->birth)
+				assert_true(proctree_seed_count(tree,
+							       &sv->open[k]) >= 0);
+	}
+	cur_uid = -1;
+	fork_ev(300, NR_CLONE, 7000, 7001, "postgres",
+		"/home/mallory/postgres", 7002, NULL);
+	sc_n(301, 7002, "postgres", "/home/mallory/postgres", NR_MOUNT, 4);
+	exit_ev_exe(302, 7001, 7002, "postgres", "/home/mallory/postgres",
+		    "postgres: mallory db [local] idle");
+	finish();
+	assert_int_equal(count("unrelated", NR_MOUNT), 4);
+	assert_int_equal(count("client backend", NR_MOUNT), 0);
+	assert_int_equal(count("postmaster", NR_PTRACE), 0);
+	saved_free(sv);
+	free(sv);
+}
+
 int
 main(void)
 {
@@ -1326,6 +1402,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_clone3_threads, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_server_user, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_server_user_restart, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,
 						teardown),

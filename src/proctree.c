@@ -1004,21 +1004,6 @@ proc_free(struct proc *p)
 }
 
 /*
- * Forget processes that exited more than @keep seconds of stream time ago,
- * after folding their counts into the aggregates under the role they have
- * now.  A live collector calls this right after a commit, which wrote each
- * of them to the processes table as exited with that same role, so memory
- * stays bounded by the live processes and a window of recent exits, not by
- * every process of a day of churn.
- *
- * Kept whatever their age: processes still provisional or waiting to be
- * settled (child-before-parent records), and parents of processes still in
- * memory (their roles are read through ->parent).  @keep should be well
- * above SETTLE_SECS: a late fork record must still find its parent.
- * A pruned pid starts afresh at its next record, as after an exit.
- * Returns how many processes were forgotten.
- */
-/*
  * An entry that is most likely a thread: clone3 hides its flags, and
  * glibc makes threads with it (and posix_spawn children, which exec at
  * once).  A thread's id is never a record's pid= (that is the tgid) and a
@@ -1036,6 +1021,22 @@ maybe_thread(const struct proc *p)
 	       !p->seeded;
 }
 
+/*
+ * Forget processes that exited more than @keep seconds of stream time ago,
+ * after folding their counts into the aggregates under the role they have
+ * now.  A live collector calls this right after a commit, which wrote each
+ * of them to the processes table as exited with that same role, so memory
+ * stays bounded by the live processes and a window of recent exits, not by
+ * every process of a day of churn.
+ *
+ * Kept whatever their age: processes still provisional or waiting to be
+ * settled (child-before-parent records), and parents of processes still in
+ * memory (their roles are read through ->parent).  @keep should be well
+ * above SETTLE_SECS: a late fork record must still find its parent.
+ * A pruned pid starts afresh at its next record, as after an exit.
+ * Entries taken for threads (maybe_thread()) go after @keep too.
+ * Returns how many processes were forgotten.
+ */
 size_t
 proctree_prune(struct proctree *t, double keep)
 {

@@ -73,6 +73,6 @@ su postgres -c "$PGBIN/pg_ctl -D $DEMO/data -m fast -w stop" >/dev/null
 started_pg=0
 if [ -z "${SYSTEM_AUDITD:-}" ]; then audit_sync || true; else sleep 2; fi
 
-"$BIN/pgsc-collect" --db "$DB" --label demo --import "$LOG"
+"$BIN/pgsc-collect" --db "$DB" --label demo --server-user postgres --import "$LOG"
 echo >&2
 "$BIN/pgsc-report" --db "$DB" --format=guc

@@ -73,6 +73,9 @@ struct proc {
 	const char *role;           /* interned; set at finish or rollup */
 	const char *fixed;          /* role carried over from an earlier round */
 	unsigned seeded : 1;
+	unsigned fork_known : 1;    /* seeded from a row whose fork record was
+				     * seen, whether its parent is in memory
+				     * or not */
 	const char *rolled;         /* syscalls already folded under this */
 };
 
@@ -1172,6 +1175,7 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 		par->nkids++;
 	p->ppid_hint = pi->ppid;
 	p->forked = par != NULL;
+	p->fork_known = pi->parent_known ? 1 : 0;
 	p->birth_serial = pi->birth_serial;
 	p->birth_t = pi->birth;
 	p->last_t = pi->last;
@@ -1224,7 +1228,8 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	 * process of the pid without a fork record can start after it.
 	 * Its open counts (if any) then stay in the committed base.
 	 */
-	if (q != NULL && !q->exited && q->forked && !pi->parent_known &&
+	if (q != NULL && !q->exited && (q->forked || q->fork_known) &&
+	    !pi->parent_known &&
 	    pi->birth + 0.001 >= q->birth_t)
 		return 0;
 	rc = proctree_seed(t, pi);

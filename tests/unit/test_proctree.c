@@ -1369,6 +1369,99 @@ test_server_user_restart(void **state)
 	free(sv);
 }
 
+/* saved_proc_cb() that replaces the row of the same (pid, birth), as the
+ * processes table's INSERT OR REPLACE does across commits. */
+static int
+saved_proc_replace_cb(void *arg, const struct proc_info *p)
+{
+	struct saved *sv = arg;
+
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		struct proc_info *q = &sv->procs[i];
+
+		if (q->pid != p->pid || q->birth != p->birth)
+			continue;
+		free((char *)(uintptr_t)q->exe);
+		free((char *)(uintptr_t)q->comm);
+		free((char *)(uintptr_t)q->title);
+		free((char *)(uintptr_t)q->role);
+		sv->procs[i] = sv->procs[--sv->nprocs];
+		break;
+	}
+	return saved_proc_cb(arg, p);
+}
+
+static void
+stale_part1(struct saved *sv)
+{
+	/* 7001's records come before its parent's fork record */
+	sc_n(100, 7001, "sh", DASH_EXE, NR_BRK, 3);
+	if (sv != NULL)  /* commit A: 7001 is provisional, born at 100 */
+		assert_int_equal(proctree_each_proc(tree,
+						    saved_proc_replace_cb, sv),
+				 0);
+	fork_ev(99, NR_CLONE, 6999, 7000, "bash", "/usr/bin/bash", 7001, NULL);
+	/* the parent, which made no record, exits */
+	exit_ev_exe(150, 6999, 7000, "bash", "/usr/bin/bash", NULL);
+	sc_n(160, 7001, "sh", DASH_EXE, NR_BRK, 2);
+}
+
+static void
+stale_part2(void)
+{
+	sc_n(200, 7001, "sh", DASH_EXE, NR_UNAME, 4);
+	exit_ev_exe(210, 7000, 7001, "sh", DASH_EXE, NULL);
+}
+
+/*
+ * The row a provisional process left at an earlier commit stays behind,
+ * not exited, once a fork record adopts it (its birth changes).  After a
+ * restart it must not take the pid from the adopted process, also when
+ * that one's parent is not in memory any more (it exited, no counts):
+ * the adopted one's row says its fork record was seen.
+ */
+static void
+test_restart_stale_provisional(void **state)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+
+	(void)state;
+	assert_non_null(sv);
+	stale_part1(NULL);
+	stale_part2();
+	finish();
+	assert_int_equal(count("unrelated", NR_UNAME), 4);
+	teardown(state);
+	setup(state);
+
+	stale_part1(sv);
+	/* commit B, then the kill */
+	assert_int_equal(proctree_each_open(tree, open_cb, sv), 0);
+	assert_int_equal(proctree_each_proc(tree, saved_proc_replace_cb, sv),
+			 0);
+	proctree_free(tree);
+	assert_int_equal(proctree_new(NULL, &tree), 0);
+	qsort(sv->procs, sv->nprocs, sizeof(sv->procs[0]), by_birth);
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		const struct proc_info *p = &sv->procs[i];
+
+		if (p->exited && !saved_has_open(sv, p))
+			continue;
+		assert_int_equal(proctree_seed_open(tree, p), 0);
+		for (size_t k = 0; k < sv->nopen; k++)
+			if (sv->open[k].pid == p->pid &&
+			    sv->open[k].birth == p->birth)
+				assert_true(proctree_seed_count(tree,
+							       &sv->open[k]) >= 0);
+	}
+	stale_part2();
+	finish();
+	assert_int_equal(count("unrelated", NR_UNAME), 4);
+	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_UNAME), 0);
+	saved_free(sv);
+	free(sv);
+}
+
 int
 main(void)
 {
@@ -1405,6 +1498,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_server_user_restart, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_restart_stale_provisional,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_keeps_parents, setup,

@@ -1306,6 +1306,31 @@ test_restart_reattributes(void **state)
 }
 
 /*
+ * A restart as src/live.c makes it: a new tree (with @h), seeded with the
+ * rows not seen to exit and those with open counts, oldest first, each
+ * given back its open counts.
+ */
+static void
+restart_from(struct saved *sv, const struct proctree_hints *h)
+{
+	proctree_free(tree);
+	assert_int_equal(proctree_new(h, &tree), 0);
+	qsort(sv->procs, sv->nprocs, sizeof(sv->procs[0]), by_birth);
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		const struct proc_info *p = &sv->procs[i];
+
+		if (p->exited && !saved_has_open(sv, p))
+			continue;
+		assert_int_equal(proctree_seed_open(tree, p), 0);
+		for (size_t k = 0; k < sv->nopen; k++)
+			if (sv->open[k].pid == p->pid &&
+			    sv->open[k].birth == p->birth)
+				assert_true(proctree_seed_count(tree,
+							       &sv->open[k]) >= 0);
+	}
+}
+
+/*
  * --server-user across a restart: the processes table keeps each
  * process's uid, so a user's postgres seeded by a continued round is
  * still not a server's, even when the records after the restart carry
@@ -1340,21 +1365,7 @@ test_server_user_restart(void **state)
 	}
 	assert_true(found);
 	/* the restart */
-	proctree_free(tree);
-	assert_int_equal(proctree_new(&h, &tree), 0);
-	qsort(sv->procs, sv->nprocs, sizeof(sv->procs[0]), by_birth);
-	for (size_t i = 0; i < sv->nprocs; i++) {
-		const struct proc_info *p = &sv->procs[i];
-
-		if (p->exited && !saved_has_open(sv, p))
-			continue;
-		assert_int_equal(proctree_seed_open(tree, p), 0);
-		for (size_t k = 0; k < sv->nopen; k++)
-			if (sv->open[k].pid == p->pid &&
-			    sv->open[k].birth == p->birth)
-				assert_true(proctree_seed_count(tree,
-							       &sv->open[k]) >= 0);
-	}
+	restart_from(sv, &h);
 	cur_uid = -1;
 	fork_ev(300, NR_CLONE, 7000, 7001, "postgres",
 		"/home/mallory/postgres", 7002, NULL);
@@ -1439,21 +1450,7 @@ test_restart_stale_provisional(void **state)
 	assert_int_equal(proctree_each_open(tree, open_cb, sv), 0);
 	assert_int_equal(proctree_each_proc(tree, saved_proc_replace_cb, sv),
 			 0);
-	proctree_free(tree);
-	assert_int_equal(proctree_new(NULL, &tree), 0);
-	qsort(sv->procs, sv->nprocs, sizeof(sv->procs[0]), by_birth);
-	for (size_t i = 0; i < sv->nprocs; i++) {
-		const struct proc_info *p = &sv->procs[i];
-
-		if (p->exited && !saved_has_open(sv, p))
-			continue;
-		assert_int_equal(proctree_seed_open(tree, p), 0);
-		for (size_t k = 0; k < sv->nopen; k++)
-			if (sv->open[k].pid == p->pid &&
-			    sv->open[k].birth == p->birth)
-				assert_true(proctree_seed_count(tree,
-							       &sv->open[k]) >= 0);
-	}
+	restart_from(sv, NULL);
 	stale_part2();
 	finish();
 	assert_int_equal(count("unrelated", NR_UNAME), 4);

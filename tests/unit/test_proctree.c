@@ -606,6 +606,16 @@ test_pid_reuse_after_unaudited_exit(void **state)
 	assert_int_equal(count("unrelated", NR_RT_SIGPROCMASK), 0);
 }
 
+/* A second scenario in one test: a fresh tree with the hints @h. */
+static void
+rerun(void **state, const struct proctree_hints *h)
+{
+	teardown(state);
+	setup(state);
+	proctree_free(tree);
+	assert_int_equal(proctree_new(h, &tree), 0);
+}
+
 static void
 test_unattributed_and_hint(void **state)
 {
@@ -621,10 +631,7 @@ test_unattributed_and_hint(void **state)
 	assert_int_equal(count("postmaster", NR_ACCEPT), 0);
 	assert_string_equal(role_of_pid(6000, 0), "unattributed");
 
-	teardown(state);
-	setup(state);
-	proctree_free(tree);
-	assert_int_equal(proctree_new(&h, &tree), 0);
+	rerun(state, &h);
 	pg(0, 6000, NR_ACCEPT, 2);
 	pg(1, 6001, NR_READ, 1);
 	finish();
@@ -684,10 +691,7 @@ test_server_user(void **state)
 	assert_int_equal(count("client backend", NR_MOUNT), 4);
 	assert_int_equal(count("client backend", NR_PREAD64), 2);
 
-	teardown(state);
-	setup(state);
-	proctree_free(tree);
-	assert_int_equal(proctree_new(&h, &tree), 0);
+	rerun(state, &h);
 	run_two_servers();
 	assert_int_equal(count("unrelated", NR_PTRACE), 3);
 	assert_int_equal(count("unrelated", NR_MOUNT), 4);

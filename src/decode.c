@@ -14,6 +14,7 @@
 #include "pgsc-int.h"
 
 #define ENRICH_SEP '\x1d'
+#define HDR_BAD_TIME (-2)
 
 struct type_name {
 	const char *name;
@@ -40,6 +41,7 @@ static const char *const reject_names[PGSC_REJ__COUNT] = {
 	[PGSC_REJ_DUP_FIELD] = "duplicate-field",
 	[PGSC_REJ_UNKNOWN_ARCH] = "unknown-arch",
 	[PGSC_REJ_BAD_SYSCALL] = "bad-syscall",
+	[PGSC_REJ_BAD_TIME] = "bad-time",
 };
 
 const char *
@@ -107,7 +109,9 @@ parse_hex(const char *p, size_t n, uint64_t *out)
 
 /**
  * Parse the record header "[node=X ]type=T msg=audit(S.M:N): ".
- * Returns the offset of the first field, or -1.
+ * Returns the offset of the first field, -1 for a malformed header, or
+ * HDR_BAD_TIME for a well-formed one whose time is past PGSC_SEC_MAX: both
+ * parse paths reject it the same way (libauparse would drop it silently).
  */
 static long
 header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
@@ -116,6 +120,7 @@ header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
 {
 	const char *p = line, *end = line + len, *q;
 	uint64_t v;
+	int bad_time;
 
 	*has_node = 0;
 	if (len >= 5 && memcmp(p, "node=", 5) == 0) {
@@ -162,6 +167,7 @@ header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
 	    v > (uint64_t)INT64_MAX)
 		return -1;
 	*sec = (int64_t)v;
+	bad_time = v > (uint64_t)PGSC_SEC_MAX;
 	p = q + 1;
 	q = memchr(p, ':', (size_t)(end - p));
 	if (q == NULL || parse_u64(p, (size_t)(q - p), 10, &v) < 0 || v > 999)
@@ -177,7 +183,7 @@ header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
 	p++;
 	if (p < end && *p == ' ')
 		p++;
-	return p - line;
+	return bad_time ? HDR_BAD_TIME : p - line;
 }
 
 int
@@ -188,9 +194,13 @@ decode_header(const char *line, size_t len, int *type_num,
 	enum pgsc_rec_type t;
 	int node;
 
-	if (header(line, len, type_num, &t, type_name, type_name_len, sec, msec,
-		   serial, &node) < 0)
-		return -1;
+	long off = header(line, len, type_num, &t, type_name, type_name_len,
+			  sec, msec, serial, &node);
+
+	if (off == HDR_BAD_TIME)
+		return -PGSC_REJ_BAD_TIME;
+	if (off < 0)
+		return -PGSC_REJ_NO_HEADER;
 	return (int)t;
 }
 
@@ -305,6 +315,8 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 
 	off = header(line, len, &rec->type_num, &rec->type, &tname, &tname_len,
 		     &rec->sec, &rec->msec, &rec->serial, &rec->has_node);
+	if (off == HDR_BAD_TIME)
+		return PGSC_REJ_BAD_TIME;
 	if (off < 0)
 		return PGSC_REJ_NO_HEADER;
 	if (rec->type == PGSC_REC_OTHER || rec->type == PGSC_REC_EOE)

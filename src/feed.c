@@ -62,6 +62,12 @@ struct feed {
 	size_t part_len, part_cap;
 	int part_too_long;          /* discarding until the next newline */
 	size_t long_len;            /* length so far of a too-long line */
+	/* what follows the last NUL byte of a too-long line, when it may
+	 * still be a whole record written after a zeroed block */
+	char *tail;
+	size_t tail_len;
+	int tail_on;
+	int long_nul;               /* the too-long line holds NUL bytes */
 
 	const char *src;
 	uint64_t line;              /* lines completed so far */
@@ -183,6 +189,7 @@ feed_free(struct feed *f)
 		return;
 	auparse_destroy(f->au);
 	free(f->part);
+	free(f->tail);
 	free(f);
 }
 
@@ -247,6 +254,18 @@ do_line(struct feed *f, const char *line, size_t len)
 		return;
 	}
 	if (memchr(line, '\0', len) != NULL) {
+		/* NUL bytes: a preallocated or crash-zeroed block.  A writer
+		 * that went on after it starts a whole record right after the
+		 * last NUL: that record is kept, the block is rejected. */
+		const char *z = memrchr(line, '\0', len);
+		size_t rest = len - (size_t)(z + 1 - line);
+
+		if (rest > 0 && decode_header(z + 1, rest, &type_num, &tname,
+					      &tlen, &sec, &msec, &serial) >= 0) {
+			reject_line(f, PGSC_REJ_BINARY, line, len - rest);
+			do_line(f, z + 1, rest);
+			return;
+		}
 		reject_line(f, PGSC_REJ_BINARY, line, len);
 		return;
 	}
@@ -267,7 +286,7 @@ do_line(struct feed *f, const char *line, size_t len)
 	t = decode_header(line, len, &type_num, &tname, &tlen, &sec, &msec,
 			  &serial);
 	if (t < 0) {
-		reject_line(f, PGSC_REJ_NO_HEADER, line, len);
+		reject_line(f, -t, line, len);
 		return;
 	}
 	/* auditd numbers its own DAEMON_* records with a separate counter */
@@ -308,6 +327,60 @@ part_append(struct feed *f, const char *p, size_t n)
 	return 0;
 }
 
+/*
+ * A too-long line is not stored, but a zeroed block (preallocation, a
+ * crash) is one huge "line" of NUL bytes that runs into the first record
+ * written after it.  Keep what follows the last NUL byte seen, while it
+ * fits a line, so that record is not lost with the block.
+ */
+static int
+tail_note(struct feed *f, const char *p, size_t n)
+{
+	const char *z = n ? memrchr(p, '\0', n) : NULL;
+
+	if (z != NULL) {
+		f->long_nul = 1;
+		f->tail_on = 1;
+		f->tail_len = 0;
+		n -= (size_t)(z + 1 - p);
+		p = z + 1;
+	}
+	if (!f->tail_on || n == 0)
+		return 0;
+	if (f->tail_len + n > PGSC_LINE_MAX) {
+		f->tail_on = 0;
+		f->tail_len = 0;
+		return 0;
+	}
+	if (f->tail == NULL) {
+		f->tail = malloc(PGSC_LINE_MAX);
+		if (f->tail == NULL)
+			return -ENOMEM;
+	}
+	memcpy(f->tail + f->tail_len, p, n);
+	f->tail_len += n;
+	return 0;
+}
+
+/* The tail of a too-long line, if it is a record of its own. */
+static void
+tail_line(struct feed *f)
+{
+	int type_num;
+	const char *tname;
+	size_t tlen;
+	int64_t sec;
+	int msec;
+	uint64_t serial;
+	size_t len = f->tail_len;
+
+	if (len > 0 && f->tail[len - 1] == '\r')
+		len--;
+	if (decode_header(f->tail, len, &type_num, &tname, &tlen, &sec, &msec,
+			  &serial) >= 0)
+		do_line(f, f->tail, len);
+}
+
 int
 feed_bytes(struct feed *f, const char *data, size_t len)
 {
@@ -328,19 +401,34 @@ feed_bytes(struct feed *f, const char *data, size_t len)
 				return -ENOMEM;
 			f->long_len = f->part_len - keep + n;
 			f->part_too_long = 1;
+			f->tail_on = 0;
+			f->tail_len = 0;
+			f->long_nul = 0;
+			if (tail_note(f, f->part, f->part_len - keep) < 0 ||
+			    tail_note(f, p, n) < 0)
+				return -ENOMEM;
 		} else if (f->part_too_long) {
 			f->long_len += n;
+			if (tail_note(f, p, n) < 0)
+				return -ENOMEM;
 		}
 		if (f->part_too_long) {
 			if (nl == NULL)
 				return 0;
 			f->line++;
-			reject_line(f, PGSC_REJ_TOO_LONG, f->part,
+			/* a zeroed block is "binary" however long it is */
+			reject_line(f, f->long_nul ? PGSC_REJ_BINARY
+						   : PGSC_REJ_TOO_LONG, f->part,
 				    f->part_len < 200 ? f->part_len : 200);
+			if (f->tail_on && f->tail_len > 0)
+				tail_line(f);
 			f->offset += f->long_len + 1;
 			f->part_too_long = 0;
 			f->part_len = 0;
 			f->long_len = 0;
+			f->tail_on = 0;
+			f->tail_len = 0;
+			f->long_nul = 0;
 			p = nl + 1;
 			continue;
 		}
@@ -390,7 +478,7 @@ feed_flush_events(struct feed *f)
 size_t
 feed_pending(const struct feed *f)
 {
-	return f->part_len;
+	return f->part_too_long ? f->long_len : f->part_len;
 }
 
 void
@@ -401,6 +489,9 @@ feed_end_source(struct feed *f)
 	f->part_len = 0;
 	f->part_too_long = 0;
 	f->long_len = 0;
+	f->tail_on = 0;
+	f->tail_len = 0;
+	f->long_nul = 0;
 }
 
 int
@@ -411,6 +502,9 @@ feed_flush(struct feed *f)
 	f->part_len = 0;
 	f->part_too_long = 0;
 	f->long_len = 0;
+	f->tail_on = 0;
+	f->tail_len = 0;
+	f->long_nul = 0;
 	auparse_flush_feed(f->au);
 	f->nheld = 0;
 	f->held_overflow = 0;

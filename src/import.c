@@ -193,12 +193,21 @@ infile_open(struct infile *f, char **cause)
 		return -EIO;
 	}
 	nl = memchr(buf, '\n', (size_t)n);
-	if (nl == NULL) {
+	if (nl == NULL && (size_t)n < FIRST_LINE_MAX) {
 		/* one incomplete line: nothing to import yet */
 		free(buf);
 		f->skip = 1;
 		return 0;
 	}
+	/*
+	 * A first line of FIRST_LINE_MAX bytes or more (a zeroed block after
+	 * a crash or a preallocation, garbage) is no reason to skip the file:
+	 * its first FIRST_LINE_MAX bytes identify it (they never change as it
+	 * grows), and the feed rejects the line as too-long and goes on at
+	 * the next newline.
+	 */
+	if (nl == NULL)
+		nl = buf + FIRST_LINE_MAX;
 	hex64(f->fingerprint, util_hash(buf, (size_t)(nl - buf), 0x70677363));
 	if (decode_header(buf, (size_t)(nl - buf), &type_num, &tn, &tl, &sec,
 			  &msec, &f->first_serial) >= 0)

@@ -49,6 +49,8 @@ const char *strset_intern(struct strset *s, const char *str);
 void strset_free(struct strset *s);
 
 /* decode.c */
+/* The record type (>= 0), or minus a reject reason: -PGSC_REJ_NO_HEADER,
+ * -PGSC_REJ_BAD_TIME. */
 int decode_header(const char *line, size_t len, int *type_num,
 		  const char **type_name, size_t *type_name_len,
 		  int64_t *sec, int *msec, uint64_t *serial);

@@ -34,6 +34,10 @@ extern "C" {
 #define PGSC_EXE_MAX 4096
 #define PGSC_TITLE_MAX 1024
 #define PGSC_LINE_MAX (64 * 1024)
+/* The latest record time accepted: 9999-12-31 23:59:59 UTC.  Beyond it
+ * libauparse loses records silently (near 2^63), and times stop being
+ * exact in a double with milliseconds. */
+#define PGSC_SEC_MAX INT64_C(253402300799)
 
 enum pgsc_rec_type {
 	PGSC_REC_OTHER = 0,   /* any record pgsc does not interpret */
@@ -55,6 +59,7 @@ enum pgsc_reject {
 	PGSC_REJ_DUP_FIELD,     /* a field that must be unique appears twice */
 	PGSC_REJ_UNKNOWN_ARCH,  /* arch= that libseccomp does not know */
 	PGSC_REJ_BAD_SYSCALL,   /* syscall= that has no name on its arch */
+	PGSC_REJ_BAD_TIME,      /* timestamp past PGSC_SEC_MAX (year 9999) */
 	PGSC_REJ__COUNT
 };
 

@@ -36,6 +36,19 @@ for log in "$DIR"/*.log; do
 	total=$(awk '$1 == "reject" { s += $3 } END { print s + 0 }' "$DIR/$name.expect")
 	have=$(sqlite3 "$db" "SELECT coalesce(sum(count),0) FROM rejects")
 	[ "$have" = "$total" ] || { ok=0; why+=("$have rejects in all, want $total"); }
+	# one truth for both parse paths: the auparse-only path counts the
+	# same records, the same rejects by reason, and gives the same lists
+	"$BIN/pgsc-collect" --db "$T/$name.b.db" --no-fast-path --import "$log" 2>"$T/$name.b.err"
+	rc=$?
+	[ $rc = 0 ] || { ok=0; why+=("--no-fast-path: exit $rc"); }
+	q="SELECT records, attributed, unrelated, standalone, unattributed, rejected, lines FROM rounds;
+	   SELECT reason, count FROM rejects ORDER BY reason"
+	if [ "$(sqlite3 "$db" "$q")" != "$(sqlite3 "$T/$name.b.db" "$q")" ]; then
+		ok=0; why+=("--no-fast-path counts differ: $(sqlite3 "$T/$name.b.db" "$q" | tr '\n' ' ')")
+	fi
+	if [ "$("$BIN/pgsc-report" --db "$db" 2>&1)" != "$("$BIN/pgsc-report" --db "$T/$name.b.db" 2>&1)" ]; then
+		ok=0; why+=("--no-fast-path lists differ")
+	fi
 	# every output format stays well formed, whatever the input held
 	for fmt in guc json table; do
 		"$BIN/pgsc-report" --db "$db" --format=$fmt >"$T/$name.$fmt" 2>"$T/$name.$fmt.err" ||

@@ -3,8 +3,9 @@
 #   bash tests/golden/run.sh BINDIR GOLDENDIR [--update]
 # For every NAME.log.gz (recorded by record.sh) it checks that
 #   1. import + every report format equals NAME.ref (diff -u);
-#   2. the auparse-only path (--no-fast-path) gives the same output, which
-#      is what keeps the SECCOMP fast path honest (DESIGN §4);
+#   2. the auparse-only path (--no-fast-path) gives the same output and the
+#      same counts, rejects by reason included, which is what keeps the
+#      SECCOMP fast path honest (DESIGN §4);
 #   3. importing the same file again creates no round and changes nothing;
 #   4. the log cut into a rotated set (audit.log, .1, .2) and given in
 #      shell glob order gives the same lists as the whole file.
@@ -58,6 +59,13 @@ for gz in "$DIR"/*.log.gz; do
 	snapshot "$w/b.db" >"$w/out-b"
 	if ! diff -u <(sed -n '/^== guc$/,$p' "$w/out") "$w/out-b" >"$w/diff-b"; then
 		echo "FAIL: $name: the fast path and the auparse path disagree"; head -40 "$w/diff-b"; ok=0
+	fi
+	# ... and their counts agree, rejected lines by reason included
+	q="SELECT records, attributed, unrelated, standalone, unattributed, rejected, lines FROM rounds;
+	   SELECT reason, count FROM rejects ORDER BY reason"
+	if [ "$(sqlite3 "$w/a.db" "$q")" != "$(sqlite3 "$w/b.db" "$q")" ]; then
+		echo "FAIL: $name: the two paths count differently:"
+		diff <(sqlite3 "$w/a.db" "$q") <(sqlite3 "$w/b.db" "$q"); ok=0
 	fi
 	# 3. same data again
 	snapshot "$w/a.db" >"$w/before"

@@ -165,16 +165,14 @@ infile_open(struct infile *f, char **cause)
 	int64_t sec;
 	int msec;
 
-	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0) {
+	f->fd = util_open_regular(f->path, cause);
+	if (f->fd < 0)
+		return f->fd;
+	if (fstat(f->fd, &sb) < 0) {
 		int e = errno;
 
 		util_cause(cause, "%s: %s", f->path, strerror(e));
 		return -e;
-	}
-	if (fstat(f->fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		util_cause(cause, "%s: not a regular file", f->path);
-		return -EINVAL;
 	}
 	f->size = (uint64_t)sb.st_size;
 	f->inode = (uint64_t)sb.st_ino;

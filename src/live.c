@@ -224,7 +224,7 @@ tail_use(struct tail *t, int fd, uint64_t offset)
 static int
 tail_switch(struct tail *t, const char *name, uint64_t offset)
 {
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	int fd = util_open_regular(name, NULL);
 
 	if (fd < 0)
 		return -errno;
@@ -241,7 +241,7 @@ tail_queue(struct tail *t, const char *name)
 		return -ENOMEM;
 	if (t->nqueue >= (int)ARRAY_SIZE(t->queue))
 		return 0;
-	fd = open(name, O_RDONLY | O_CLOEXEC);
+	fd = util_open_regular(name, NULL);
 	if (fd >= 0)
 		t->queue[t->nqueue++] = fd;
 	return 0;
@@ -818,7 +818,7 @@ tail_start(struct live *lv)
 
 			if (name == NULL)
 				return -ENOMEM;
-			fd = open(name, O_RDONLY | O_CLOEXEC);
+			fd = util_open_regular(name, NULL);
 			free(name);
 			if (fd < 0) {
 				if (k > 0)

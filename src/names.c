@@ -62,14 +62,22 @@ pgsc_native_arch(void)
 	return seccomp_arch_native();
 }
 
-/* Open-addressing cache of (arch, nr) -> name.  A miss is cached too. */
+/*
+ * Open-addressing cache of (arch, nr) -> name.  Names are few (libseccomp's
+ * tables for the arches above, a few thousand at most) and always cached:
+ * callers keep the pointers.  A miss is cached too, but only the first
+ * MISS_MAX of them: syscall= is untrusted, and a log of 2M distinct
+ * invalid numbers took 103 MB here (issue 10).  Past the cap a miss asks
+ * libseccomp again, which is slower but bounded.
+ */
+#define MISS_MAX 4096
 struct name_slot {
 	uint64_t key;   /* arch << 32 | nr, 0 = empty (arch 0 is invalid) */
 	char *name;     /* NULL: libseccomp has no name */
 };
 
 static struct name_slot *cache;
-static size_t cache_cap, cache_n;
+static size_t cache_cap, cache_n, cache_misses;
 static const char no_name[] = "";
 
 static uint64_t
@@ -123,9 +131,15 @@ pgsc_syscall_name(uint32_t arch, int nr)
 			j = (j + 1) & (cache_cap - 1);
 		}
 	}
-	if ((cache_n + 1) * 2 > cache_cap && cache_grow() < 0)
-		return NULL;
 	name = seccomp_syscall_resolve_num_arch(arch, nr);
+	if (name == NULL && cache_misses >= MISS_MAX)
+		return NULL;
+	if ((cache_n + 1) * 2 > cache_cap && cache_grow() < 0) {
+		free(name);
+		return NULL;
+	}
+	if (name == NULL)
+		cache_misses++;
 	j = slot_hash(key) & (cache_cap - 1);
 	while (cache[j].key != 0)
 		j = (j + 1) & (cache_cap - 1);
@@ -133,6 +147,15 @@ pgsc_syscall_name(uint32_t arch, int nr)
 	cache[j].name = name ? name : (char *)(uintptr_t)no_name;
 	cache_n++;
 	return name;
+}
+
+/* Entries in the cache, and of those the misses (tests). */
+size_t
+names_cache_size(size_t *misses)
+{
+	if (misses != NULL)
+		*misses = cache_misses;
+	return cache_n;
 }
 
 void
@@ -143,5 +166,5 @@ names_reset_cache(void)
 			free(cache[i].name);
 	free(cache);
 	cache = NULL;
-	cache_cap = cache_n = 0;
+	cache_cap = cache_n = cache_misses = 0;
 }

@@ -25,6 +25,7 @@ void util_cause(char **cause, const char *fmt, ...) PGSC_PRINTF(2, 3);
 uint64_t util_hash(const void *data, size_t len, uint64_t seed);
 double util_now(void);
 int util_prefix_hash(int fd, uint64_t off, char out[24]);
+int util_open_regular(const char *path, char **cause);
 char *util_strndup(const char *s, size_t n);
 
 struct strbuf {
@@ -58,6 +59,7 @@ int decode_is_seccomp(const char *line, size_t len);
 
 /* names.c */
 void names_reset_cache(void);
+size_t names_cache_size(size_t *misses);
 
 /* feed.c - turns bytes into decoded records, through libauparse. */
 struct feed;

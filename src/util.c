@@ -1,8 +1,10 @@
 /* util.c - small helpers: causes, hashing, buffers, sets, escaping. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -385,4 +387,55 @@ pgsc_round_range_parse(const char *s, int64_t *from, int64_t *to)
 	*from = a;
 	*to = b;
 	return 0;
+}
+
+/**
+ * Open @path for reading if it is a regular file, or refuse it with a
+ * cause: a FIFO would block open() (and the import holding the store's
+ * writer lock) for ever, a device or a directory is no log.  stat() first
+ * so that nothing else is opened at all; then the open itself is
+ * O_NONBLOCK (never blocks, even if the path was swapped for a FIFO since
+ * the stat()) and fstat() on the descriptor decides, which no rename can
+ * race.  Returns the descriptor, blocking again, or -errno.
+ */
+int
+util_open_regular(const char *path, char **cause)
+{
+	struct stat sb;
+	int fd, fl;
+
+	if (stat(path, &sb) < 0) {
+		int e = errno;
+
+		util_cause(cause, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(sb.st_mode))
+		goto notreg;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+
+		util_cause(cause, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		goto notreg;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+
+		close(fd);
+		util_cause(cause, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	return fd;
+notreg:
+	util_cause(cause, "%s: not a regular file (%s); refused", path,
+		   S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ?
+		   "a directory" : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ?
+		   "a device" : S_ISSOCK(sb.st_mode) ? "a socket" : "not a file");
+	return -EINVAL;
 }

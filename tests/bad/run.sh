@@ -70,6 +70,26 @@ for log in "$DIR"/*.log; do
 		fail=$((fail + 1)); echo "FAIL: $name: ${why[*]}"; head -5 "$T/$name.err"
 	fi
 done
+# Inputs that are no files: a FIFO would block open() for ever while the
+# import holds the store's writer lock; a device never ends.  Each is
+# refused at once, by name, and the store stays writable.
+mkfifo "$T/fifo"
+mkdir "$T/dir"
+for path in "$T/fifo" /dev/zero "$T/dir"; do
+	n=$((n + 1))
+	timeout 20 "$BIN/pgsc-collect" --db "$T/special.db" --import "$path" 2>"$T/special.err"
+	rc=$?
+	if [ $rc = 124 ]; then
+		fail=$((fail + 1)); echo "FAIL: $path: import hangs"
+	elif [ $rc = 0 ] || ! grep -qF "$path: not a regular file" "$T/special.err"; then
+		fail=$((fail + 1)); echo "FAIL: $path: exit $rc, not refused by name"; cat "$T/special.err"
+	elif ! timeout 20 "$BIN/pgsc-collect" --db "$T/special.db" --import "$DIR/unknown-type.log" 2>/dev/null; then
+		fail=$((fail + 1)); echo "FAIL: $path: the store is not writable after the refusal"
+	else
+		pass=$((pass + 1)); echo "ok: refused $path"
+	fi
+	rm -f "$T/special.db"*
+done
 [ $n -gt 0 ] || { echo "FAIL: no fixtures in $DIR"; exit 1; }
 echo "bad-input: $pass passed, $fail failed"
 [ $fail = 0 ]

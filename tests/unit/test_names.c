@@ -169,6 +169,36 @@ test_cache_consistent(void **state)
 	names_reset_cache();
 }
 
+/* 2M invalid numbers (issue 10) leave a bounded cache, and the names
+ * still resolve afterwards. */
+static void
+test_cache_bounded(void **state)
+{
+	size_t misses = 0, n;
+
+	(void)state;
+	names_reset_cache();
+	for (int i = 0; i < 200000; i++)
+		assert_null(pgsc_syscall_name(X86_64, 100000 + i));
+	n = names_cache_size(&misses);
+	assert_true(misses <= 4096);
+	assert_true(n <= 4096);
+	/* a miss past the cap is still a miss, a name still a name */
+	assert_null(pgsc_syscall_name(X86_64, 100000 + 199999));
+	assert_string_equal(pgsc_syscall_name(X86_64, 39), "getpid");
+	assert_string_equal(pgsc_syscall_name(I386, 122), "uname");
+	/* every valid number of two arches is cached, the cap is on misses */
+	for (int i = 0; i < 600; i++) {
+		pgsc_syscall_name(X86_64, i);
+		pgsc_syscall_name(AARCH64, i);
+	}
+	n = names_cache_size(&misses);
+	assert_true(misses <= 4096);
+	assert_true(n > misses);
+	assert_string_equal(pgsc_syscall_name(X86_64, 435), "clone3");
+	names_reset_cache();
+}
+
 int
 main(void)
 {
@@ -179,6 +209,7 @@ main(void)
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_arch_round_trip),
 		cmocka_unit_test(test_cache_consistent),
+		cmocka_unit_test(test_cache_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -388,7 +388,7 @@ EOF
 		PRAGMA writable_schema=ON; UPDATE sqlite_master SET name=char(27)||'[31mred'||char(10)||'x',
 		sql='CREATE TABLE x(' WHERE name='t';" 2>/dev/null; then
 		check store-hostile-schema 2 "$T/evil.db" x86_64.guc <<EOF
-pgsc-diff: $T/evil.db: store: malformed database schema (\x1b[31mred\x0ax)
+pgsc-diff: $T/evil.db: the store is damaged and is not trusted (integrity_check: malformed database schema (\x1b[31mred\x0ax)); nothing was read from it: restore a copy or collect again
 EOF
 	else
 		echo "skip: store-hostile-schema (no sqlite3 CLI)"

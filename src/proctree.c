@@ -477,7 +477,7 @@ is_pg(const struct proc *p)
 		return 0;
 	b = strrchr(p->exe, '/');
 	b = b ? b + 1 : p->exe;
-	return strcmp(b, "postgres") == 0 || strcmp(b, "postmaster") == 0;
+	return util_exe_is(b, "postgres") || util_exe_is(b, "postmaster");
 }
 
 static int

@@ -439,3 +439,46 @@ notreg:
 		   "a device" : S_ISSOCK(sb.st_mode) ? "a socket" : "not a file");
 	return -EINVAL;
 }
+
+/**
+ * Is @exe (an audit exe= path) the program @name?  The base name is
+ * compared, after what the kernel and package tools add to the name of a
+ * running program's binary (issue 10):
+ *  - " (deleted)": the file was replaced or removed while the process ran
+ *    (every package upgrade: dpkg writes the new file and renames it over
+ *    the old one);
+ *  - ".#prelink#.XXXXXX": prelink's temporary file, renamed over the
+ *    binary when it is done.
+ * A user who names a program "postgres (deleted)" gains nothing he could
+ * not have by naming it "postgres": --server-user is the answer to both.
+ */
+int
+util_exe_is(const char *exe, const char *name)
+{
+	static const char deleted[] = " (deleted)";
+	static const char prelink[] = ".#prelink#.";
+	const size_t dl = sizeof(deleted) - 1, pl = sizeof(prelink) - 1;
+	const char *b;
+	size_t n, want;
+
+	if (exe == NULL || name == NULL)
+		return 0;
+	b = strrchr(exe, '/');
+	b = b ? b + 1 : exe;
+	n = strlen(b);
+	if (n > dl && memcmp(b + n - dl, deleted, dl) == 0)
+		n -= dl;
+	if (n > pl + 6 && memcmp(b + n - 6 - pl, prelink, pl) == 0) {
+		int ok = 1;
+
+		for (size_t i = n - 6; i < n; i++)
+			if (!((b[i] >= 'a' && b[i] <= 'z') ||
+			      (b[i] >= 'A' && b[i] <= 'Z') ||
+			      (b[i] >= '0' && b[i] <= '9')))
+				ok = 0;
+		if (ok)
+			n -= 6 + pl;
+	}
+	want = strlen(name);
+	return n == want && memcmp(b, name, n) == 0;
+}

@@ -1,0 +1,97 @@
+/* test_util.c - unit tests for util.c: util_exe_is() (a binary replaced
+ * under a running server, issue 10) and util_open_regular(). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgsc-int.h"
+
+#define PG "/usr/lib/postgresql/15/bin/postgres"
+
+static void
+test_exe_is(void **state)
+{
+	(void)state;
+	assert_true(util_exe_is(PG, "postgres"));
+	assert_true(util_exe_is("postgres", "postgres"));
+	/* the binary was replaced (package upgrade) or removed */
+	assert_true(util_exe_is(PG " (deleted)", "postgres"));
+	/* prelink's temporary name, and the same once it is gone */
+	assert_true(util_exe_is(PG ".#prelink#.a1B2c3", "postgres"));
+	assert_true(util_exe_is(PG ".#prelink#.a1B2c3 (deleted)", "postgres"));
+	assert_true(util_exe_is("/usr/lib/postgresql/15/bin/postmaster (deleted)",
+				"postmaster"));
+	/* not postgres */
+	assert_false(util_exe_is("/usr/bin/postgresx", "postgres"));
+	assert_false(util_exe_is("/usr/bin/postgres (deleted)x", "postgres"));
+	assert_false(util_exe_is("/usr/bin/postgres(deleted)", "postgres"));
+	assert_false(util_exe_is("/usr/bin/postgres (deleted) (deleted)",
+				 "postgres"));
+	assert_false(util_exe_is(PG ".#prelink#.a1B2c", "postgres"));
+	assert_false(util_exe_is(PG ".#prelink#.a1B2c3d", "postgres"));
+	assert_false(util_exe_is(PG ".#prelink#.a1B/c3", "postgres"));
+	assert_false(util_exe_is(PG ".#prelink#.a1B c3", "postgres"));
+	assert_false(util_exe_is("/x/ (deleted)", "postgres"));
+	assert_false(util_exe_is(" (deleted)", ""));
+	assert_false(util_exe_is("/usr/bin/pg_ctl (deleted)", "postgres"));
+	assert_false(util_exe_is("/postgres/bin/sh (deleted)", "postgres"));
+	assert_false(util_exe_is(NULL, "postgres"));
+	assert_false(util_exe_is("", "postgres"));
+}
+
+static void
+test_open_regular(void **state)
+{
+	char dir[] = "/tmp/pgsc-test-util.XXXXXX", path[256];
+	char *cause = NULL;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* a FIFO: refused at once, by name, without blocking */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(util_open_regular(path, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "fifo: not a regular file (a FIFO)"));
+	unlink(path);
+	/* a directory, a device */
+	assert_int_equal(util_open_regular(dir, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "a directory"));
+	assert_int_equal(util_open_regular("/dev/null", &cause), -EINVAL);
+	assert_non_null(strstr(cause, "a device"));
+	/* missing */
+	snprintf(path, sizeof(path), "%s/none", dir);
+	assert_int_equal(util_open_regular(path, &cause), -ENOENT);
+	/* a regular file: a blocking descriptor */
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = util_open_regular(path, &cause);
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+	free(cause);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exe_is),
+		cmocka_unit_test(test_open_regular),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -463,8 +463,15 @@ dir_writable(const char *path)
 static int
 ro_open(pgsc_store *st, char **cause)
 {
+	struct stat sb;
 	int rc;
 
+	/* SQLite would block in open() on a FIFO */
+	if (stat(st->path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		util_cause(cause, "%s: not a regular file; a store is one",
+			   st->path);
+		return -EINVAL;
+	}
 	if (access(st->path, R_OK) < 0) {
 		rc = -errno;
 		util_cause(cause, "%s: %s%s", st->path, strerror(errno),
@@ -527,6 +534,7 @@ int
 pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 {
 	pgsc_store *st;
+	struct stat sb;
 	int rc, fd, sflags;
 
 	*out = NULL;
@@ -550,6 +558,12 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 			goto fail;
 		}
 		st->lockfd = fd;
+		if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			util_cause(cause, "%s: not a regular file; a store is "
+				   "one", path);
+			rc = -EINVAL;
+			goto fail;
+		}
 		rc = lock_writer(st, cause);
 		if (rc < 0)
 			goto fail;

@@ -90,6 +90,19 @@ for path in "$T/fifo" /dev/zero "$T/dir"; do
 	fi
 	rm -f "$T/special.db"*
 done
+# ... and a FIFO as the store: refused, never a hang (pgsc-diff reads
+# pipes on purpose: "pgsc-diff <(...) FILE")
+for prog in "pgsc-report --db $T/fifo" "pgsc-collect --db $T/fifo --import $DIR/unknown-type.log"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	timeout 20 "$BIN"/$prog >/dev/null 2>"$T/special.err"
+	rc=$?
+	if [ $rc = 124 ] || [ $rc = 0 ] || ! grep -qF "$T/fifo" "$T/special.err"; then
+		fail=$((fail + 1)); echo "FAIL: ${prog%% *} on a FIFO store: exit $rc"; cat "$T/special.err"
+	else
+		pass=$((pass + 1)); echo "ok: ${prog%% *} refuses a FIFO store (exit $rc)"
+	fi
+done
 [ $n -gt 0 ] || { echo "FAIL: no fixtures in $DIR"; exit 1; }
 echo "bad-input: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -182,6 +182,10 @@ fingerprint_of(int fd, char out[24])
 	if (n <= 0)
 		return;
 	nl = memchr(buf, '\n', (size_t)n);
+	/* a first line of 64 KiB or more: its first 64 KiB, as an import
+	 * identifies it (import.c, infile_open()) */
+	if (nl == NULL && (size_t)n == sizeof(buf))
+		nl = buf + sizeof(buf);
 	if (nl == NULL)
 		return;
 	snprintf(out, 24, "%016llx",

@@ -450,6 +450,8 @@ struct scan_stats {
 void scan_get_stats(const struct scan *s, struct scan_stats *st);
 size_t scan_objects(const struct scan *s, const struct scan_obj *const **out);
 int scan_indirect(const struct scan *s);
+/* Did the server's reachability reach function @func of object @obj? */
+int scan_func_reached(const struct scan *s, size_t obj, size_t func);
 
 /* scanjson.c */
 int scanjson_write(const struct scan *s, FILE *out);

@@ -27,6 +27,7 @@ struct dis {
 	struct jump *jumps;
 	size_t njumps, capjumps;
 	uint64_t *targets;         /* sorted jump targets: block starts */
+	uint32_t *tcount;          /* how many jumps go to each */
 	size_t ntargets;
 };
 
@@ -79,26 +80,6 @@ uniq(uint64_t *v, size_t n)
 		if (v[i] != v[k])
 			v[++k] = v[i];
 	return k + 1;
-}
-
-static int
-has_u64(const uint64_t *v, size_t n, uint64_t x)
-{
-	return bsearch(&x, v, n, sizeof(x), u64_cmp) != NULL;
-}
-
-static int
-reg_ax(unsigned r)
-{
-	return r == X86_REG_RAX || r == X86_REG_EAX || r == X86_REG_AX ||
-	       r == X86_REG_AL || r == X86_REG_AH;
-}
-
-static int
-reg_di(unsigned r)
-{
-	return r == X86_REG_RDI || r == X86_REG_EDI || r == X86_REG_DI ||
-	       r == X86_REG_DIL;
 }
 
 static int
@@ -308,13 +289,21 @@ struct fstate {
 	struct scan_func *f;
 	const struct scan_sec *sec;
 	size_t cap_taken_imports;
-	struct regval ax, di;
+	struct regval r[16];      /* what each general register holds */
 	/* the named slot each general register was loaded from in this
 	 * block (mov reg, [rip+GOT]; call reg) */
 	const char *loaded[16];
 	int called[16];
 	int err;
 	struct scan_obj *o;
+	/* the registers at each forward jump inside the function, merged at
+	 * its target when every jump there is known */
+	struct snap {
+		uint64_t dst;
+		struct regval r[16];
+	} *snaps;
+	size_t nsnaps, capsnaps;
+	int falls;                /* the previous instruction falls through */
 };
 
 /* 0..15 for a general register of any width, or -1. */
@@ -373,9 +362,10 @@ unload(struct fstate *s, int g)
 static void
 block_reset(struct fstate *s)
 {
-	s->ax.kind = s->di.kind = V_UNKNOWN;
-	for (int g = 0; g < 16; g++)
+	for (int g = 0; g < 16; g++) {
+		s->r[g].kind = V_UNKNOWN;
 		unload(s, g);
+	}
 }
 
 /* A call or jump to @t (0: not direct) or through the slot at @slot. */
@@ -384,8 +374,8 @@ edge_to(struct dis *d, struct fstate *s, const cs_insn *in, uint64_t t,
 	uint64_t slotaddr, int call)
 {
 	struct scan_obj *o = d->o;
-	int32_t arg0 = s->di.kind == V_CONST && s->di.v >= 0 &&
-		       s->di.v <= INT32_MAX ? (int32_t)s->di.v : -1;
+	int32_t arg0 = s->r[7].kind == V_CONST && s->r[7].v >= 0 &&
+		       s->r[7].v <= INT32_MAX ? (int32_t)s->r[7].v : -1;
 	const cs_x86 *x = &in->detail->x86;
 	long fi;
 
@@ -436,26 +426,25 @@ write_regs(struct dis *d, const cs_insn *in, struct fstate *s)
 	for (uint8_t i = 0; i < nw; i++) {
 		int g = gpr(rw[i]);
 
-		if (g >= 0)
+		if (g >= 0) {
 			unload(s, g);
-		if (reg_ax(rw[i]))
-			s->ax.kind = V_UNKNOWN;
-		if (reg_di(rw[i]))
-			s->di.kind = V_UNKNOWN;
+			s->r[g].kind = V_UNKNOWN;
+		}
 	}
 }
 
-/* mov REG, imm / xor REG, REG / mov REG, rdi: the value it sets, or
- * return 0 when @in is not one of those. */
+/* mov REG, imm / xor REG, REG / mov REG, REG2 (32 or 64 bits): the
+ * register set and its value; 0 when @in is none of those. */
 static int
-set_value(const cs_insn *in, unsigned *reg, struct regval *v)
+set_value(const struct fstate *s, const cs_insn *in, int *reg,
+	  struct regval *v)
 {
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
 
-	if (x->op_count != 2 || a->type != X86_OP_REG)
+	if (x->op_count != 2 || a->type != X86_OP_REG || a->size < 4 ||
+	    (*reg = gpr(a->reg)) < 0)
 		return 0;
-	*reg = a->reg;
 	if (in->id == X86_INS_MOV && b->type == X86_OP_IMM) {
 		v->kind = V_CONST;
 		v->v = b->imm;
@@ -466,11 +455,58 @@ set_value(const cs_insn *in, unsigned *reg, struct regval *v)
 		v->v = 0;
 		return 1;
 	}
-	if (in->id == X86_INS_MOV && b->type == X86_OP_REG && reg_di(b->reg) &&
-	    reg_ax(a->reg)) {
-		v->kind = V_ARG0;
+	if (in->id == X86_INS_MOV && b->type == X86_OP_REG && b->size >= 4 &&
+	    gpr(b->reg) >= 0) {
+		*v = s->r[gpr(b->reg)];
 		return 1;
 	}
+	return 0;
+}
+
+/*
+ * A block start: the registers are what every way in agrees on, when
+ * every jump to it is a forward jump of this function already seen (and
+ * the fall-through, if any); otherwise nothing is known.  This is what
+ * resolves glibc's _exit (mov esi, 231; ...; jmp L; ...; L: mov eax, esi;
+ * syscall).
+ */
+static int
+join(struct dis *d, struct fstate *s, const cs_insn *in)
+{
+	uint64_t *hit = bsearch(&in->address, d->targets, d->ntargets,
+				sizeof(uint64_t), u64_cmp);
+	int falls = s->falls;
+	struct regval m[16];
+	size_t seen = 0;
+	int have = 0;
+
+	s->falls = !(in->id == X86_INS_JMP || in->id == X86_INS_RET ||
+		     in->id == X86_INS_HLT || in->id == X86_INS_UD2 ||
+		     in->id == X86_INS_LJMP);
+	if (hit == NULL)
+		return 0;
+	if (falls) {
+		memcpy(m, s->r, sizeof(m));
+		have = 1;
+	}
+	for (size_t i = 0; i < s->nsnaps; i++) {
+		if (s->snaps[i].dst != in->address)
+			continue;
+		seen++;
+		if (!have) {
+			memcpy(m, s->snaps[i].r, sizeof(m));
+			have = 1;
+			continue;
+		}
+		for (int g = 0; g < 16; g++)
+			if (m[g].kind != s->snaps[i].r[g].kind ||
+			    (m[g].kind == V_CONST &&
+			     m[g].v != s->snaps[i].r[g].v))
+				m[g].kind = V_UNKNOWN;
+	}
+	block_reset(s);
+	if (have && seen == d->tcount[hit - d->targets])
+		memcpy(s->r, m, sizeof(m));
 	return 0;
 }
 
@@ -481,7 +517,7 @@ pass3(struct dis *d, const cs_insn *in, void *arg)
 	struct fstate *s = arg;
 	struct scan_obj *o = d->o;
 	uint64_t t, m;
-	unsigned reg;
+	int reg;
 	struct regval v;
 	int rc;
 
@@ -489,21 +525,23 @@ pass3(struct dis *d, const cs_insn *in, void *arg)
 		block_reset(s);
 		return 0;
 	}
-	/* a jump target starts a block: what came before is not known */
-	if (has_u64(d->targets, d->ntargets, in->address))
-		block_reset(s);
+	rc = join(d, s, in);
+	if (rc < 0)
+		return rc;
 	switch (in->id) {
 	case X86_INS_SYSCALL:
 		o->sites++;
-		if (s->ax.kind == V_CONST && s->ax.v >= 0 && s->ax.v < 4096) {
-			if (add_sys(s->f, (int32_t)s->ax.v) < 0)
+		if (s->r[0].kind == V_CONST && s->r[0].v >= 0 &&
+		    s->r[0].v < 4096) {
+			if (add_sys(s->f, (int32_t)s->r[0].v) < 0)
 				return -ENOMEM;
-		} else if (s->ax.kind == V_ARG0) {
+		} else if (s->r[0].kind == V_ARG0) {
 			s->f->sysarg++;
 		} else {
 			s->f->unresolved++;
 		}
-		s->ax.kind = V_UNKNOWN;
+		/* the kernel returns in rax and clobbers rcx and r11 */
+		s->r[0].kind = s->r[1].kind = s->r[11].kind = V_UNKNOWN;
 		return 0;
 	case X86_INS_INT:
 	case X86_INS_SYSENTER:
@@ -514,7 +552,7 @@ pass3(struct dis *d, const cs_insn *in, void *arg)
 		/* the i386 entry in 64-bit code: counted, never resolved */
 		o->sites++;
 		s->f->unresolved++;
-		s->ax.kind = V_UNKNOWN;
+		s->r[0].kind = V_UNKNOWN;
 		return 0;
 	case X86_INS_CALL:
 		t = direct_target(in);
@@ -531,6 +569,13 @@ pass3(struct dis *d, const cs_insn *in, void *arg)
 	if (is_jump(in)) {
 		t = direct_target(in);
 		m = t == 0 ? rip_operand(in) : 0;
+		if (t > in->address && t < s->f->end) {
+			if (grow(&s->snaps, &s->capsnaps, s->nsnaps,
+				 sizeof(*s->snaps)) < 0)
+				return -ENOMEM;
+			s->snaps[s->nsnaps].dst = t;
+			memcpy(s->snaps[s->nsnaps++].r, s->r, sizeof(s->r));
+		}
 		rc = edge_to(d, s, in, t, m, 0);
 		if (rc < 0)
 			return rc;
@@ -570,13 +615,9 @@ pass3(struct dis *d, const cs_insn *in, void *arg)
 				return -ENOMEM;
 		}
 	}
-	if (set_value(in, &reg, &v)) {
-		if (reg_ax(reg))
-			s->ax = v;
-		else if (reg_di(reg) && v.kind == V_CONST)
-			s->di = v;
-		else
-			write_regs(d, in, s);
+	if (set_value(s, in, &reg, &v)) {
+		write_regs(d, in, s);
+		s->r[reg] = v;
 		return 0;
 	}
 	write_regs(d, in, s);
@@ -666,11 +707,18 @@ scandis_object(struct scan_obj *o, char **cause)
 		d.nstarts = uniq(d.starts, d.nstarts);
 	}
 	d.targets = malloc((d.njumps ? d.njumps : 1) * sizeof(uint64_t));
-	if (d.targets == NULL)
+	d.tcount = calloc(d.njumps ? d.njumps : 1, sizeof(uint32_t));
+	if (d.targets == NULL || d.tcount == NULL)
 		goto out;
 	for (size_t i = 0; i < d.njumps; i++)
 		d.targets[i] = d.jumps[i].dst;
 	d.ntargets = uniq(d.targets, d.njumps);
+	for (size_t i = 0; i < d.njumps; i++) {
+		uint64_t *hit = bsearch(&d.jumps[i].dst, d.targets, d.ntargets,
+					sizeof(uint64_t), u64_cmp);
+
+		d.tcount[hit - d.targets]++;
+	}
 	o->funcs = calloc(d.nstarts ? d.nstarts : 1, sizeof(*o->funcs));
 	if (o->funcs == NULL)
 		goto out;
@@ -702,8 +750,12 @@ scandis_object(struct scan_obj *o, char **cause)
 				    .cap_taken_imports = cap_ti };
 
 		s.sec = scanelf_sec(o, s.f->addr);
+		/* rdi holds the first argument at a function's entry */
+		s.r[7].kind = V_ARG0;
+		s.falls = 1;
 		rc = walk(&d, s.sec, s.f->addr, s.f->end, pass3, &s, 1);
 		block_reset(&s);
+		free(s.snaps);
 		cap_ti = s.cap_taken_imports;
 		if (rc == 0)
 			rc = s.err;
@@ -749,5 +801,6 @@ out:
 	free(d.starts);
 	free(d.jumps);
 	free(d.targets);
+	free(d.tcount);
 	return rc;
 }

@@ -34,6 +34,7 @@ struct scan {
 	struct adj *adj;
 	uint32_t *parent;
 	uint32_t *dist;
+	uint8_t *reached;         /* by the server's reachability */
 	struct scan_cand *cands;
 	size_t ncands;
 	char **chain_store;       /* node names handed out in chains */
@@ -70,6 +71,12 @@ scan_objects(const struct scan *s, const struct scan_obj *const **out)
 {
 	*out = (const struct scan_obj *const *)s->objs;
 	return s->nobjs;
+}
+
+int
+scan_func_reached(const struct scan *s, size_t obj, size_t func)
+{
+	return s->reached[s->base[obj] + func];
 }
 
 int
@@ -111,6 +118,7 @@ scan_free(struct scan *s)
 	free(s->adj);
 	free(s->parent);
 	free(s->dist);
+	free(s->reached);
 	free(s->hkeys);
 	free(s->hvals);
 	free(s);
@@ -130,11 +138,17 @@ add_obj(struct scan *s, const char *path, enum scan_kind kind,
 	char **cause)
 {
 	struct scan_obj *o;
+	char *real = realpath(path, NULL);
 	int rc;
 
-	if (have_path(s, path))
+	/* one object per file: /lib64/ld-linux-x86-64.so.2 (PT_INTERP) and
+	 * libc's DT_NEEDED ld-linux-x86-64.so.2 are the same loader */
+	if (real != NULL && have_path(s, real)) {
+		free(real);
 		return 0;
-	rc = scanelf_load(path, kind, &o, cause);
+	}
+	rc = scanelf_load(real ? real : path, kind, &o, cause);
+	free(real);
 	if (rc < 0)
 		return rc;
 	if (grow(&s->objs, &s->capobjs, s->nobjs, sizeof(*s->objs)) < 0) {
@@ -784,6 +798,11 @@ scan_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
 	if (rc < 0)
 		goto out;
 	s->stats.funcs = s->nfuncs;
+	s->reached = calloc(s->nfuncs + 1, 1);
+	if (s->reached == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (uint32_t u = 0; u < s->nfuncs; u++) {
 		const struct scan_func *f = node_func(s, u, NULL);
 
@@ -792,6 +811,7 @@ scan_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
 		s->stats.indirect_sites += f->indirect;
 		if (s->dist[u] == NONE)
 			continue;
+		s->reached[u] = 1;
 		s->stats.reached++;
 		s->stats.unresolved_reached += f->unresolved;
 	}

@@ -97,7 +97,31 @@ scanjson_write(const struct scan *s, FILE *out)
 		}
 		fprintf(out, "]}%s\n", i + 1 < n ? "," : "");
 	}
-	fputs("  ]\n}\n", out);
+	/* where the number is not known: a syscall the scan cannot name */
+	fputs("  ],\n  \"unresolved\": [", out);
+	n = 0;
+	for (size_t i = 0; i < nobj; i++) {
+		const struct scan_obj *o = objs[i];
+
+		for (size_t k = 0; k < o->nfuncs; k++) {
+			const struct scan_func *f = &o->funcs[k];
+			char addr[32];
+
+			if (f->unresolved == 0)
+				continue;
+			snprintf(addr, sizeof(addr), "0x%llx",
+				 (unsigned long long)f->addr);
+			fputs(n++ ? ",\n    {\"function\": \"" : "\n    {\"function\": \"",
+			      out);
+			pgsc_json_escape(out, o->base);
+			fputc(':', out);
+			pgsc_json_escape(out, f->name ? f->name : addr);
+			fprintf(out, "\", \"sites\": %u, \"reached\": %s}",
+				f->unresolved,
+				scan_func_reached(s, i, k) ? "true" : "false");
+		}
+	}
+	fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -445,6 +445,8 @@ struct scan_stats {
 	size_t objects, modules, libs, funcs, reached;
 	uint64_t insns, sites, resolved_sites, unresolved_sites;
 	uint64_t unresolved_reached, indirect_sites, bad_bytes;
+	uint64_t unresolved_calls;  /* reached calls of syscall(2) whose
+				     * number is not a constant */
 	int phases;               /* the phase split was computed */
 };
 void scan_get_stats(const struct scan *s, struct scan_stats *st);
@@ -452,6 +454,10 @@ size_t scan_objects(const struct scan *s, const struct scan_obj *const **out);
 int scan_indirect(const struct scan *s);
 /* Did the server's reachability reach function @func of object @obj? */
 int scan_func_reached(const struct scan *s, size_t obj, size_t func);
+/* Reached calls of syscall(2) with an unknown number made by function
+ * @func of object @obj. */
+unsigned scan_func_unknown_calls(const struct scan *s, size_t obj,
+				 size_t func);
 
 /* scanjson.c */
 int scanjson_write(const struct scan *s, FILE *out);

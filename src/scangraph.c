@@ -73,6 +73,27 @@ scan_objects(const struct scan *s, const struct scan_obj *const **out)
 	return s->nobjs;
 }
 
+static const struct scan_func *node_func(const struct scan *s, uint32_t u,
+					 const struct scan_obj **po);
+
+unsigned
+scan_func_unknown_calls(const struct scan *s, size_t obj, size_t func)
+{
+	uint32_t u = (uint32_t)(s->base[obj] + func);
+	unsigned n = 0;
+
+	if (!s->reached[u])
+		return 0;
+	for (size_t e = s->adj_off[u]; e < s->adj_off[u + 1]; e++) {
+		uint32_t v = s->adj[e].to;
+
+		if (v < s->nfuncs && node_func(s, v, NULL)->sysarg > 0 &&
+		    s->adj[e].arg0 < 0)
+			n++;
+	}
+	return n;
+}
+
 int
 scan_func_reached(const struct scan *s, size_t obj, size_t func)
 {
@@ -813,6 +834,13 @@ scan_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
 			continue;
 		s->reached[u] = 1;
 		s->stats.reached++;
+		for (size_t e = s->adj_off[u]; e < s->adj_off[u + 1]; e++) {
+			uint32_t v = s->adj[e].to;
+
+			if (v < s->nfuncs && node_func(s, v, NULL)->sysarg > 0 &&
+			    s->adj[e].arg0 < 0)
+				s->stats.unresolved_calls++;
+		}
 		s->stats.unresolved_reached += f->unresolved;
 	}
 	rc = collect(s, b);

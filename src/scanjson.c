@@ -62,13 +62,14 @@ scanjson_write(const struct scan *s, FILE *out)
 		"\"instructions\": %llu, \"syscall_sites\": %llu, "
 		"\"unresolved_sites\": %llu, \"unresolved_reached\": %llu, "
 		"\"indirect_sites\": %llu, \"undecoded_bytes\": %llu, "
-		"\"candidates\": %zu},\n",
+		"\"unresolved_syscall_calls\": %llu, \"candidates\": %zu},\n",
 		st.objects, st.modules, st.libs, st.funcs, st.reached,
 		(unsigned long long)st.insns, (unsigned long long)st.sites,
 		(unsigned long long)st.unresolved_sites,
 		(unsigned long long)st.unresolved_reached,
 		(unsigned long long)st.indirect_sites,
-		(unsigned long long)st.bad_bytes, n);
+		(unsigned long long)st.bad_bytes,
+		(unsigned long long)st.unresolved_calls, n);
 	fputs("  \"objects\": [\n", out);
 	for (size_t i = 0; i < nobj; i++) {
 		const struct scan_obj *o = objs[i];
@@ -105,9 +106,10 @@ scanjson_write(const struct scan *s, FILE *out)
 
 		for (size_t k = 0; k < o->nfuncs; k++) {
 			const struct scan_func *f = &o->funcs[k];
+			unsigned calls = scan_func_unknown_calls(s, i, k);
 			char addr[32];
 
-			if (f->unresolved == 0)
+			if (f->unresolved == 0 && calls == 0)
 				continue;
 			snprintf(addr, sizeof(addr), "0x%llx",
 				 (unsigned long long)f->addr);
@@ -116,8 +118,8 @@ scanjson_write(const struct scan *s, FILE *out)
 			pgsc_json_escape(out, o->base);
 			fputc(':', out);
 			pgsc_json_escape(out, f->name ? f->name : addr);
-			fprintf(out, "\", \"sites\": %u, \"reached\": %s}",
-				f->unresolved,
+			fprintf(out, "\", \"sites\": %u, \"syscall_calls\": %u, "
+				"\"reached\": %s}", f->unresolved, calls,
 				scan_func_reached(s, i, k) ? "true" : "false");
 		}
 	}
@@ -145,10 +147,12 @@ scantext_write(const struct scan *s, FILE *out)
 		st.objects, st.modules, st.libs, st.funcs, st.reached,
 		(unsigned long long)st.insns);
 	fprintf(out, "# syscall sites: %llu, number unknown: %llu (%llu in "
-		"reached functions); indirect calls/jumps: %llu\n",
+		"reached functions); reached syscall(2) calls with an unknown "
+		"number: %llu; indirect calls/jumps: %llu\n",
 		(unsigned long long)st.sites,
 		(unsigned long long)st.unresolved_sites,
 		(unsigned long long)st.unresolved_reached,
+		(unsigned long long)st.unresolved_calls,
 		(unsigned long long)st.indirect_sites);
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].postmaster == 1 && c[i].children == 0)

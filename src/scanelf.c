@@ -392,9 +392,10 @@ read_interp(struct scan_obj *o)
 	return 0;
 }
 
-int
-scanelf_load_mem(const char *path, const void *data, size_t len,
-		 enum scan_kind kind, struct scan_obj **out, char **cause)
+/* Load from @buf (malloc'd, @len bytes), which the object takes over. */
+static int
+load_owned(const char *path, unsigned char *buf, size_t len,
+	   enum scan_kind kind, struct scan_obj **out, char **cause)
 {
 	struct loadctx c = { 0 };
 	struct scan_obj *o;
@@ -406,19 +407,21 @@ scanelf_load_mem(const char *path, const void *data, size_t len,
 	*out = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		util_cause(cause, "%s: libelf: %s", path, elf_errmsg(-1));
+		free(buf);
 		return -EINVAL;
 	}
 	o = calloc(1, sizeof(*o));
-	if (o == NULL)
+	if (o == NULL) {
+		free(buf);
 		return -ENOMEM;
+	}
 	c.o = o;
 	o->kind = kind;
-	o->path = strdup(path);
-	o->image = malloc(len ? len : 1);
-	if (o->path == NULL || o->image == NULL)
-		goto fail;
-	memcpy(o->image, data, len);
+	o->image = buf;
 	o->image_len = len;
+	o->path = strdup(path);
+	if (o->path == NULL)
+		goto fail;
 	o->base = strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 : o->path;
 	o->elf = elf_memory((char *)o->image, len);
 	rc = -EINVAL;
@@ -511,6 +514,19 @@ fail:
 	return rc;
 }
 
+int
+scanelf_load_mem(const char *path, const void *data, size_t len,
+		 enum scan_kind kind, struct scan_obj **out, char **cause)
+{
+	unsigned char *buf = malloc(len ? len : 1);
+
+	*out = NULL;
+	if (buf == NULL)
+		return -ENOMEM;
+	memcpy(buf, data, len);
+	return load_owned(path, buf, len, kind, out, cause);
+}
+
 /* The whole file, bounded. */
 static int
 read_file(const char *path, unsigned char **buf, size_t *len, char **cause)
@@ -568,12 +584,11 @@ scanelf_load(const char *path, enum scan_kind kind, struct scan_obj **out,
 	size_t len = 0;
 	int rc;
 
+	*out = NULL;
 	rc = read_file(path, &buf, &len, cause);
 	if (rc < 0)
 		return rc;
-	rc = scanelf_load_mem(path, buf, len, kind, out, cause);
-	free(buf);
-	return rc;
+	return load_owned(path, buf, len, kind, out, cause);
 }
 
 /* ------------------------------------------------------------------ */

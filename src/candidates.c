@@ -702,6 +702,8 @@ find_cand(const struct cand_list *l, const char *name)
 {
 	struct cand key = { .name = (char *)(uintptr_t)name };
 
+	if (l->n == 0)
+		return NULL;
 	return bsearch(&key, l->v, l->n, sizeof(key), cand_cmp);
 }
 
@@ -710,6 +712,8 @@ find_obs(const struct observed *o, const char *name)
 {
 	struct obs key = { .name = name };
 
+	if (o->n == 0)
+		return NULL;
 	return bsearch(&key, o->v, o->n, sizeof(key), obs_cmp);
 }
 

@@ -112,6 +112,8 @@ scanelf_slot(const struct scan_obj *o, uint64_t a)
 {
 	struct scan_slot key = { .addr = a };
 
+	if (o->nslots == 0)
+		return NULL;
 	return bsearch(&key, o->slots, o->nslots, sizeof(key), slot_cmp);
 }
 
@@ -658,8 +660,8 @@ scanelf_ldcache_parse(const unsigned char *data, size_t len,
 	uint32_t nlibs;
 	int count = 0;
 
-	if (len >= sizeof(magic_old) - 1 + 4 &&
-	    memcmp(data, magic_old, sizeof(magic_old) - 1) == 0) {
+	/* the old format: magic (11 bytes, padded to 12), nlibs, entries */
+	if (len >= 16 && memcmp(data, magic_old, sizeof(magic_old) - 1) == 0) {
 		uint32_t nold;
 
 		memcpy(&nold, data + 12, 4);

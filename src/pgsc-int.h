@@ -452,6 +452,9 @@ struct scan_stats {
 void scan_get_stats(const struct scan *s, struct scan_stats *st);
 size_t scan_objects(const struct scan *s, const struct scan_obj *const **out);
 int scan_indirect(const struct scan *s);
+/* Objects left out ("PATH: reason"): pkglibdir files that are not x86-64
+ * ELF objects, libraries of modules that cannot be found or read. */
+size_t scan_skipped(const struct scan *s, const char *const **out);
 /* Did the server's reachability reach function @func of object @obj? */
 int scan_func_reached(const struct scan *s, size_t obj, size_t func);
 /* Reached calls of syscall(2) with an unknown number made by function

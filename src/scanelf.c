@@ -157,7 +157,7 @@ struct loadctx {
 	uint64_t init_array, init_array_sz, fini_array, fini_array_sz;
 	uint64_t preinit_array, preinit_array_sz;
 	/* the symbol versions of .dynsym */
-	const uint16_t *versym;
+	const unsigned char *versym;  /* 16-bit entries, maybe unaligned */
 	size_t nversym;
 };
 
@@ -268,9 +268,13 @@ read_syms(struct loadctx *c, Elf_Scn *scn, const GElf_Shdr *sh, int dynamic)
 		ds.addr = sym.st_value;
 		ds.func = type == STT_FUNC || type == STT_GNU_IFUNC;
 		ds.is_default = 1;
-		if (dynamic && c->versym != NULL && i < c->nversym &&
-		    (c->versym[i] & 0x8000))
-			ds.is_default = 0;
+		if (dynamic && c->versym != NULL && i < c->nversym) {
+			uint16_t v;
+
+			memcpy(&v, c->versym + 2 * i, 2);
+			if (v & 0x8000)
+				ds.is_default = 0;
+		}
 		if (ds.func) {
 			if (grow(&o->fsyms, &c->cap_fsyms, o->nfsyms,
 				 sizeof(*o->fsyms)) < 0)

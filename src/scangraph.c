@@ -42,6 +42,10 @@ struct scan {
 	int indirect, phases;
 	struct scan_stats stats;
 	const char *server;
+	/* objects left out, "PATH: reason" (a module that is not x86-64
+	 * ELF, a module's library that cannot be found) */
+	char **skipped;
+	size_t nskipped, capskipped;
 	/* name → node, for imports */
 	const char **hkeys;
 	uint32_t *hvals;
@@ -131,6 +135,9 @@ scan_free(struct scan *s)
 	for (size_t i = 0; i < s->nchain_store; i++)
 		free(s->chain_store[i]);
 	free(s->chain_store);
+	for (size_t i = 0; i < s->nskipped; i++)
+		free(s->skipped[i]);
+	free(s->skipped);
 	free(s->cands);
 	free(s->objs);
 	free(s->base);
@@ -143,6 +150,25 @@ scan_free(struct scan *s)
 	free(s->hkeys);
 	free(s->hvals);
 	free(s);
+}
+
+size_t
+scan_skipped(const struct scan *s, const char *const **out)
+{
+	*out = (const char *const *)s->skipped;
+	return s->nskipped;
+}
+
+/* Leave an object out, with the cause as the reason. */
+static int
+skip(struct scan *s, char **cause)
+{
+	if (grow(&s->skipped, &s->capskipped, s->nskipped,
+		 sizeof(*s->skipped)) < 0)
+		return -ENOMEM;
+	s->skipped[s->nskipped++] = *cause;
+	*cause = NULL;
+	return 0;
 }
 
 static int
@@ -183,7 +209,7 @@ add_obj(struct scan *s, const char *path, enum scan_kind kind,
 /* Breadth-first DT_NEEDED from objs[first..], as the loader orders its
  * search scope. */
 static int
-add_needed(struct scan *s, size_t first, char **cause)
+add_needed(struct scan *s, size_t first, int modules, char **cause)
 {
 	for (size_t i = first; i < s->nobjs; i++) {
 		struct scan_obj *o = s->objs[i];
@@ -198,10 +224,21 @@ add_needed(struct scan *s, size_t first, char **cause)
 					   "found (RUNPATH, ld.so.cache, "
 					   "default directories)", o->path,
 					   o->needed[k]);
-				return -ENOENT;
+				/* the server cannot start without it; a
+				 * module only cannot be loaded */
+				if (!modules)
+					return -ENOENT;
+				if (skip(s, cause) < 0)
+					return -ENOMEM;
+				continue;
 			}
 			rc = add_obj(s, path, SCAN_LIB, cause);
 			free(path);
+			if (rc == -EINVAL && modules) {
+				if (skip(s, cause) < 0)
+					return -ENOMEM;
+				continue;
+			}
 			if (rc < 0)
 				return rc;
 		}
@@ -248,6 +285,14 @@ add_modules(struct scan *s, const char *dir, char **cause)
 		qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		rc = add_obj(s, names[i], SCAN_MODULE, cause);
+		/* a file in pkglibdir that is no x86-64 object: left out and
+		 * listed, the other modules are still scanned */
+		if (rc == -EINVAL) {
+			rc = skip(s, cause);
+			if (rc < 0)
+				goto out;
+			continue;
+		}
 		if (rc < 0)
 			goto out;
 	}
@@ -751,7 +796,7 @@ scan_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
 	rc = add_obj(s, opts->server, SCAN_EXE, cause);
 	if (rc < 0)
 		goto out;
-	rc = add_needed(s, 0, cause);
+	rc = add_needed(s, 0, 0, cause);
 	if (rc < 0)
 		goto out;
 	if (s->objs[0]->interp != NULL) {
@@ -771,7 +816,7 @@ scan_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
 		if (rc < 0)
 			goto out;
 	}
-	rc = add_needed(s, nmod0, cause);
+	rc = add_needed(s, nmod0, 1, cause);
 	if (rc < 0)
 		goto out;
 	rc = -ENOMEM;

@@ -85,7 +85,17 @@ scanjson_write(const struct scan *s, FILE *out)
 			(unsigned long long)o->sites,
 			(unsigned long long)unres, i + 1 < nobj ? "," : "");
 	}
-	fputs("  ],\n  \"candidates\": [\n", out);
+	fputs("  ],\n  \"skipped\": [", out);
+	{
+		const char *const *sk;
+		size_t nsk = scan_skipped(s, &sk);
+
+		for (size_t i = 0; i < nsk; i++) {
+			fputs(i ? ", " : "", out);
+			jstr(out, sk[i]);
+		}
+	}
+	fputs("],\n  \"candidates\": [\n", out);
 	for (size_t i = 0; i < n; i++) {
 		fputs("    {\"name\": ", out);
 		jstr(out, c[i].name);
@@ -159,6 +169,16 @@ scantext_write(const struct scan *s, FILE *out)
 			pm_only++;
 		if (c[i].postmaster == 0 && c[i].children == 1)
 			ch_only++;
+	}
+	{
+		const char *const *sk;
+		size_t nsk = scan_skipped(s, &sk);
+
+		for (size_t i = 0; i < nsk; i++) {
+			fputs("# skipped: ", out);
+			pgsc_text_escape(out, sk[i]);
+			fputc('\n', out);
+		}
 	}
 	fprintf(out, "# candidates: %zu", n);
 	if (st.phases)

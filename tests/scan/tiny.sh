@@ -93,6 +93,30 @@ print("tiny: %d candidates; %s <- %s; %s <- %s; umask <- %s" % (len(c), ppid, c[
 EOF
 grep -q "^$PPID_NAME .*tiny:raw_getppid" "$W/scan.txt" || fail "the text summary lacks $PPID_NAME"
 
+# a bad file in pkglibdir and a module whose library is gone: both left
+# out and listed, the rest still scanned
+mkdir "$W/pkglib"
+echo junk >"$W/pkglib/junk.so"
+echo 'int gone(void) { return 1; }' >"$W/gone.c"
+echo 'extern int gone(void); int mod(void) { return gone(); }' >"$W/mod.c"
+gcc -shared -fPIC -o "$W/libgone.so" "$W/gone.c"
+gcc -shared -fPIC -o "$W/pkglib/mod.so" "$W/mod.c" -L"$W" -lgone
+rm "$W/libgone.so"
+"$BINDIR/pgsc-scan" --server "$W/tiny" --pkglibdir "$W/pkglib" --format json \
+	--output "$W/skip.json" || fail "pgsc-scan failed on a pkglibdir with a bad file"
+python3 - "$W/skip.json" "$W" <<'EOF' || fail "skipped objects are wrong"
+import json, sys
+doc, w = json.load(open(sys.argv[1])), sys.argv[2]
+sk = doc["skipped"]
+ok = (len(sk) == 2 and any(x.startswith(w + "/pkglib/junk.so: not an ELF object") for x in sk)
+      and any(x.startswith(w + "/pkglib/mod.so: needed library libgone.so not found") for x in sk)
+      and any(o["path"] == w + "/pkglib/mod.so" and o["kind"] == "module" for o in doc["objects"])
+      and any(c["name"] == "umask" for c in doc["candidates"]))
+if not ok:
+    print("tiny: skipped %r" % sk, file=sys.stderr)
+    sys.exit(1)
+EOF
+
 # bad input: not an ELF object
 echo "not elf" >"$W/not-elf"
 if "$BINDIR/pgsc-scan" --server "$W/not-elf" --no-modules >"$W/out" 2>"$W/err"; then

@@ -443,7 +443,7 @@ size_t scan_candidates(const struct scan *s, const struct scan_cand **out);
 /* Figures for the summary. */
 struct scan_stats {
 	size_t objects, modules, libs, funcs, reached;
-	uint64_t insns, sites, resolved_sites, unresolved_sites;
+	uint64_t insns, sites, unresolved_sites;
 	uint64_t unresolved_reached, indirect_sites, bad_bytes;
 	uint64_t unresolved_calls;  /* reached calls of syscall(2) whose
 				     * number is not a constant */

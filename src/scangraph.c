@@ -872,7 +872,6 @@ scan_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
 	for (uint32_t u = 0; u < s->nfuncs; u++) {
 		const struct scan_func *f = node_func(s, u, NULL);
 
-		s->stats.resolved_sites += f->nsys;
 		s->stats.unresolved_sites += f->unresolved;
 		s->stats.indirect_sites += f->indirect;
 		if (s->dist[u] == NONE)

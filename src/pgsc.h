@@ -635,4 +635,44 @@ int pgsc_self_filter_load(const char *path, enum pgsc_action def,
 #ifdef __cplusplus
 }
 #endif
+
+/* ------------------------------------------------------------------ */
+/* Static candidates (pgsc-scan, docs/static.md)                       */
+/* ------------------------------------------------------------------ */
+
+struct pgsc_scan_opts {
+	const char *server;       /* the postgres binary */
+	const char *pkglibdir;    /* its modules (every *.so), or NULL */
+	const char *const *extra; /* more objects, taken as modules */
+	size_t nextra;
+	int indirect;             /* 1: an indirect call reaches every
+				   * address-taken function of its object
+				   * (default); 0: indirect calls reach
+				   * nothing */
+	int no_phases;            /* skip the postmaster/children split */
+};
+
+enum pgsc_scan_format {
+	PGSC_SCAN_TEXT = 0,
+	PGSC_SCAN_JSON,
+};
+
+/**
+ * Scan the server binary, its modules and every library they need, and
+ * write the candidate syscalls in @format to @out.
+ * Returns 0, or a negative errno with *cause set.
+ */
+int pgsc_scan(const struct pgsc_scan_opts *opts, enum pgsc_scan_format format,
+	      FILE *out, char **cause);
+
+/**
+ * The coverage view: each candidate of the pgsc-scan JSON file @path,
+ * observed (in which roles) or not, with its reason chain, and the
+ * observed syscalls that are not candidates (the scan's misses).
+ * Returns 0, or a negative errno with *cause set.
+ */
+int pgsc_candidates_report(pgsc_store *st, const char *path,
+			   const struct pgsc_report_opts *opts, FILE *out,
+			   char **cause);
+
 #endif /* PGSC_H */

@@ -19,6 +19,8 @@ PKGS=(
 	build-essential cmake pkg-config
 	libauparse-dev libaudit-dev libseccomp-dev libsqlite3-dev
 	libcap-ng-dev
+	# pgsc-scan (docs/static.md): ELF objects and x86-64 disassembly
+	libelf-dev libcapstone-dev
 	# tests
 	libcmocka-dev auditd seccomp sqlite3 time valgrind clang
 	libclang-rt-14-dev util-linux procps gcc-multilib

@@ -19,6 +19,8 @@ usage(FILE *f)
 		"       pgsc-report --db FILE --status\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"       pgsc-report --check-guc FILE [--arch ARCH] [--strict]\n"
+		"       pgsc-report --db FILE --candidates SCAN.json [--format json]\n"
+		"                   [--round N | --round FROM-TO]\n"
 		"FORMAT is guc (default), json, table, systemd, oci or effective.\n"
 		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n"
 		"ARCH is x86_64, i386, aarch64, arm, ppc64le, s390x, ... or native.\n");
@@ -89,11 +91,13 @@ main(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		/* issue 16: the coverage view (src/candidates.c) */
+		{ "candidates", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pgsc_report_opts ro;
 	struct pgsc_guc_check_opts go = { 0, 0 };
-	const char *db = NULL, *guc = NULL;
+	const char *db = NULL, *guc = NULL, *cands = NULL;
 	pgsc_store *st = NULL;
 	char *cause = NULL;
 	int c, rc, status = 1, want_status = 0, check = 0, strict = 0;
@@ -101,7 +105,7 @@ main(int argc, char **argv)
 
 	memset(&ro, 0, sizeof(ro));
 	ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThV", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -186,6 +190,9 @@ main(int argc, char **argv)
 		case 'T':
 			strict = 1;
 			break;
+		case 'K':
+			cands = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -236,7 +243,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	rc = pgsc_store_open(db, PGSC_STORE_READONLY, &st, &cause);
-	if (rc == 0 && want_status) {
+	if (rc == 0 && cands != NULL) {
+		/* issue 16: candidates against the observed (docs/static.md) */
+		rc = pgsc_candidates_report(st, cands, &ro, stdout, &cause);
+		if (rc == 0)
+			status = 0;
+	} else if (rc == 0 && want_status) {
 		int converged = 0;
 
 		rc = pgsc_status(st, &ro, stdout, &converged, &cause);

@@ -1,0 +1,218 @@
+/* pgsc-scan - the static candidate syscalls of an installed PostgreSQL
+ * server: its binary, its modules and every library they need. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pgsc.h"
+
+#define MAX_EXTRA 256
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pgsc-scan [--server FILE] [--pkglibdir DIR | --no-modules]\n"
+		"                 [--module FILE]... [--pg-config FILE]\n"
+		"                 [--indirect address-taken|none] [--no-phases]\n"
+		"                 [--format text|json] [--output FILE]\n"
+		"Without --server, the postgres binary of pg_config --bindir;\n"
+		"without --pkglibdir, pg_config --pkglibdir.\n");
+}
+
+static void
+bad_value(const char *what, const char *value)
+{
+	fprintf(stderr, "pgsc-scan: %s \"", what);
+	pgsc_text_escape(stderr, value);
+	fputs("\"\n", stderr);
+}
+
+/* One line of "pg_config --OPTION", run without a shell. */
+static char *
+pg_config(const char *prog, const char *option)
+{
+	int fds[2], status;
+	char buf[4096];
+	size_t got = 0;
+	pid_t pid;
+	ssize_t r;
+
+	if (pipe(fds) < 0)
+		return NULL;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execlp(prog, prog, option, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (got < sizeof(buf) - 1 &&
+	       ((r = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0 ||
+		(r < 0 && errno == EINTR)))
+		if (r > 0)
+			got += (size_t)r;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got == 0)
+		return NULL;
+	buf[got] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] == '/' ? strdup(buf) : NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "server", required_argument, NULL, 's' },
+		{ "pkglibdir", required_argument, NULL, 'L' },
+		{ "no-modules", no_argument, NULL, 'N' },
+		{ "module", required_argument, NULL, 'm' },
+		{ "pg-config", required_argument, NULL, 'c' },
+		{ "indirect", required_argument, NULL, 'i' },
+		{ "no-phases", no_argument, NULL, 'P' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pgsc_scan_opts so = { .indirect = 1 };
+	enum pgsc_scan_format format = PGSC_SCAN_TEXT;
+	const char *extra[MAX_EXTRA];
+	const char *pgc = NULL, *output = NULL;
+	char *server = NULL, *pkglibdir = NULL, *cause = NULL;
+	int c, no_modules = 0, status = 1, rc;
+	FILE *out = stdout;
+
+	while ((c = getopt_long(argc, argv, "s:L:Nm:c:i:Pf:o:h", opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's':
+			free(server);
+			server = strdup(optarg);
+			break;
+		case 'L':
+			free(pkglibdir);
+			pkglibdir = strdup(optarg);
+			break;
+		case 'N':
+			no_modules = 1;
+			break;
+		case 'm':
+			if (so.nextra >= MAX_EXTRA) {
+				fprintf(stderr, "pgsc-scan: at most %d --module\n",
+					MAX_EXTRA);
+				return 2;
+			}
+			extra[so.nextra++] = optarg;
+			break;
+		case 'c':
+			pgc = optarg;
+			break;
+		case 'i':
+			if (strcmp(optarg, "address-taken") == 0)
+				so.indirect = 1;
+			else if (strcmp(optarg, "none") == 0)
+				so.indirect = 0;
+			else {
+				bad_value("unknown --indirect", optarg);
+				return 2;
+			}
+			break;
+		case 'P':
+			so.no_phases = 1;
+			break;
+		case 'f':
+			if (strcmp(optarg, "json") == 0)
+				format = PGSC_SCAN_JSON;
+			else if (strcmp(optarg, "text") == 0)
+				format = PGSC_SCAN_TEXT;
+			else {
+				bad_value("unknown format", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		bad_value("unexpected argument", argv[optind]);
+		return 2;
+	}
+	if (pgc == NULL)
+		pgc = access("/usr/lib/postgresql/15/bin/pg_config", X_OK) == 0
+			? "/usr/lib/postgresql/15/bin/pg_config" : "pg_config";
+	if (server == NULL) {
+		char *bindir = pg_config(pgc, "--bindir");
+
+		if (bindir == NULL ||
+		    asprintf(&server, "%s/postgres", bindir) < 0) {
+			fprintf(stderr, "pgsc-scan: no --server, and \"");
+			pgsc_text_escape(stderr, pgc);
+			fprintf(stderr, " --bindir\" failed\n");
+			free(bindir);
+			goto out;
+		}
+		free(bindir);
+	}
+	if (pkglibdir == NULL && !no_modules) {
+		pkglibdir = pg_config(pgc, "--pkglibdir");
+		if (pkglibdir == NULL) {
+			fprintf(stderr, "pgsc-scan: no --pkglibdir, and \"");
+			pgsc_text_escape(stderr, pgc);
+			fprintf(stderr, " --pkglibdir\" failed (--no-modules "
+				"scans the server alone)\n");
+			goto out;
+		}
+	}
+	so.server = server;
+	so.pkglibdir = no_modules ? NULL : pkglibdir;
+	so.extra = extra;
+	if (output != NULL) {
+		out = fopen(output, "w");
+		if (out == NULL) {
+			fprintf(stderr, "pgsc-scan: ");
+			pgsc_text_escape(stderr, output);
+			fprintf(stderr, ": %s\n", strerror(errno));
+			goto out;
+		}
+	}
+	rc = pgsc_scan(&so, format, out, &cause);
+	if (rc < 0) {
+		fputs("pgsc-scan: ", stderr);
+		pgsc_text_escape(stderr, cause ? cause : strerror(-rc));
+		fputc('\n', stderr);
+		goto out;
+	}
+	status = 0;
+out:
+	if (out != stdout && out != NULL && fclose(out) != 0 && status == 0) {
+		fprintf(stderr, "pgsc-scan: write failed: %s\n", strerror(errno));
+		status = 1;
+	}
+	free(cause);
+	free(server);
+	free(pkglibdir);
+	return status;
+}

@@ -314,16 +314,21 @@ int pgsc_round_range_parse(const char *s, int64_t *from, int64_t *to);
 int pgsc_session_roles_check(const char *spec, char **cause);
 
 /**
- * Write a report of the store to @out.
- * Returns 0, or a negative errno with *cause set.
+ * Write a report of the store to @out.  Unknown --session-roles names
+ * (neither a PostgreSQL backend type nor a role in the store) are -EINVAL.
+ * Returns 0; 1 when the report was written but its lists are not worth
+ * using (no record attributed to a server, or more than half of them
+ * unattributed), with *cause saying what to do; or a negative errno with
+ * *cause set.
  */
 int pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts,
 		FILE *out, char **cause);
 
 /**
  * Print the loss figures of the selected rounds.
- * Returns 0 when nothing may be missing, 1 when something may be, or a
- * negative errno with *cause set.
+ * Returns 0 when nothing may be missing, 1 when something may be (records
+ * lost, or more than half of them unattributed), or a negative errno with
+ * *cause set.
  */
 int pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 			FILE *out, char **cause);
@@ -332,7 +337,9 @@ int pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
  * Print every round: records, records/s, syscalls new in it to the server
  * tree (the global list) and to the session roles (the session list, per
  * @opts->session_roles; @opts may be NULL), last event, lag, loss and
- * label.  *converged is 1 when the last round added nothing to either.
+ * label; JSON when @opts->format is PGSC_FMT_JSON.  *converged is 1 when
+ * the last round is finished and added nothing to either, and the rounds'
+ * lists are usable (see pgsc_report()).
  * Returns 0, or a negative errno with *cause set.
  */
 int pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts,

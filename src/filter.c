@@ -23,6 +23,65 @@ pgsc_action_parse(const char *s)
 	return -EINVAL;
 }
 
+/* The separators of an allow list given to pgsc_filter_load(). */
+#define LIST_SEP ", \t\n"
+
+/* Does @allow (names separated by LIST_SEP) name @name? */
+static int
+list_has(const char *allow, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = allow;
+
+	if (p == NULL)
+		return 0;
+	for (;;) {
+		p += strspn(p, LIST_SEP);
+		if (*p == '\0')
+			return 0;
+		if (strcspn(p, LIST_SEP) == n && strncmp(p, name, n) == 0)
+			return 1;
+		p += strcspn(p, LIST_SEP);
+	}
+}
+
+int
+pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
+		       int *use_execveat, int *can_write, char **cause)
+{
+	int has_exec, has_exit;
+
+	*use_execveat = 0;
+	/* under kill a refused write(2) of the failed exec's message would
+	 * kill pgsc-exec: it writes nothing then */
+	*can_write = def != PGSC_ACT_KILL || list_has(allow, "write");
+	/* log and allow let every call through */
+	if (def != PGSC_ACT_ERROR && def != PGSC_ACT_KILL)
+		return 0;
+	has_exec = list_has(allow, "execve");
+	if (!has_exec && list_has(allow, "execveat")) {
+		has_exec = 1;
+		*use_execveat = 1;
+	}
+	/* glibc's _exit() tries exit_group, then exit: under kill the
+	 * refused exit_group kills, exit is never reached */
+	has_exit = list_has(allow, "exit_group") ||
+		   (def == PGSC_ACT_ERROR && list_has(allow, "exit"));
+	if (has_exec && has_exit)
+		return 0;
+	util_cause(cause, "under --default %s the allow list must let "
+		   "pgsc-exec start the command and exit if it cannot: it "
+		   "lacks %s%s%s; add %s to the list",
+		   pgsc_action_name(def),
+		   has_exec ? "" : "execve (or execveat)",
+		   !has_exec && !has_exit ? " and " : "",
+		   has_exit ? "" : def == PGSC_ACT_KILL ? "exit_group"
+		   : "exit_group (or exit)",
+		   !has_exec && !has_exit ? "execve,exit_group"
+		   : !has_exec ? "execve" : "exit_group");
+	return -EPERM;
+}
+
 int
 pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 {
@@ -62,8 +121,8 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 			rc = -ENOMEM;
 			goto out;
 		}
-		for (tok = strtok_r(list, ", \t\n", &save); tok != NULL;
-		     tok = strtok_r(NULL, ", \t\n", &save)) {
+		for (tok = strtok_r(list, LIST_SEP, &save); tok != NULL;
+		     tok = strtok_r(NULL, LIST_SEP, &save)) {
 			int nr = seccomp_syscall_resolve_name(tok);
 
 			if (nr == __NR_SCMP_ERROR) {

@@ -384,6 +384,20 @@ int pgsc_action_parse(const char *s);
 int pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause);
 
 /**
+ * Can a process that loads the filter (@def, @allow) still start its
+ * command and exit?  Under error and kill the list must allow execve (or
+ * execveat, then *use_execveat is 1) and exit_group (under error, exit
+ * will do: glibc tries exit_group first, which kill would punish): after
+ * seccomp_load pgsc-exec makes no other call on its way to the command,
+ * and a failed exec must still exit (glibc's _exit loops on a refused
+ * exit_group and exit, then crashes).  *can_write is 0 when a write(2)
+ * would kill the process (kill, and no write in the list).
+ * Returns 0, or -EPERM with *cause naming the missing calls.
+ */
+int pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
+			   int *use_execveat, int *can_write, char **cause);
+
+/**
  * Read the allow list for @which ("global" or "session") from a file of
  * GUC lines as written by pgsc-report (any prefix).
  * Returns 0 and a malloc'd comma list in *out, or a negative errno.

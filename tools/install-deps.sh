@@ -22,6 +22,8 @@ PKGS=(
 	# tests
 	libcmocka-dev auditd seccomp sqlite3 time valgrind clang
 	libclang-rt-14-dev util-linux procps gcc-multilib
+	# tests/exec: what pgsc-exec calls after loading its filter
+	strace
 	# the server pgsc watches, and the PGXS headers for the module
 	postgresql-15 postgresql-contrib postgresql-client-15
 	postgresql-server-dev-15

@@ -1,5 +1,4 @@
 /* filter.c - build and load seccomp filters, read GUC files (pgsc-exec). */
-#include <ctype.h>
 #include <errno.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -150,98 +149,62 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* Parse one "name = 'value'" line; returns 1 on a match for @which. */
-static int
-guc_line_match(char *line, const char *which, char **value)
-{
-	char *eq = strchr(line, '='), *name_end, *v, *q;
-	const char *suffix;
-	size_t nlen, slen;
+/* What pgsc_guc_file_list() looks for and what it found. */
+struct file_list {
+	const char *path;
+	const char *suffix;     /* "global_syscall_allow", ... */
+	char *value;            /* the last match */
+	char **cause;
+};
 
-	if (eq == NULL)
-		return 0;
-	while (isspace((unsigned char)*line))
-		line++;
-	if (*line == '#' || line >= eq)
-		return 0;
-	/* skip blanks back from '=' only as far as the name's start: a line
-	 * " = 'x'" has no name (found by fuzz_lists) */
-	name_end = eq;
-	while (name_end > line && isspace((unsigned char)name_end[-1]))
-		name_end--;
-	nlen = (size_t)(name_end - line);
-	suffix = strcmp(which, "global") == 0 ? "global_syscall_allow"
-					       : "session_syscall_allow";
-	slen = strlen(suffix);
-	if (nlen < slen || memcmp(name_end - slen, suffix, slen) != 0)
-		return 0;
-	/* Whatever precedes the suffix must be a prefix ending in '.' or
-	 * nothing, so "xglobal_syscall_allow" does not match. */
-	if (nlen > slen && name_end[-(ptrdiff_t)slen - 1] != '.')
-		return 0;
-	v = eq + 1;
-	while (isspace((unsigned char)*v))
-		v++;
-	if (*v == '\'') {
-		v++;
-		q = strchr(v, '\'');
-		if (q == NULL)
-			return -1;
-		*q = '\0';
-	} else {
-		q = v + strcspn(v, " \t\r\n#");
-		*q = '\0';
+static int
+file_list_entry(void *arg, const struct gucfile_entry *e)
+{
+	struct file_list *fl = arg;
+	size_t nlen, slen = strlen(fl->suffix);
+
+	if (e->kind == GUCFILE_ERROR) {
+		util_cause(fl->cause, "%s:%u: syntax error: %s (PostgreSQL "
+			   "would not start)", fl->path, e->line, e->why);
+		return -EINVAL;
 	}
-	*value = v;
-	return 1;
+	if (e->kind != GUCFILE_SETTING)
+		return 0;
+	/* the name, or a prefix ending in '.' and the name:
+	 * "xglobal_syscall_allow" is another setting */
+	nlen = strlen(e->name);
+	if (nlen < slen || strcmp(e->name + nlen - slen, fl->suffix) != 0 ||
+	    (nlen > slen && e->name[nlen - slen - 1] != '.'))
+		return 0;
+	free(fl->value);
+	fl->value = strdup(e->value);
+	return fl->value == NULL ? -ENOMEM : 0;
 }
 
 int
 pgsc_guc_file_list(const char *path, const char *which, char **out,
 		   char **cause)
 {
-	FILE *f;
-	char *line = NULL, *val = NULL;
-	size_t cap = 0;
-	unsigned lineno = 0;
-	int rc = -ENOENT;
+	struct file_list fl;
+	int rc;
 
 	*out = NULL;
-	f = fopen(path, "re");
-	if (f == NULL) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", path, strerror(errno));
+	fl.path = path;
+	fl.suffix = strcmp(which, "global") == 0 ? "global_syscall_allow"
+						  : "session_syscall_allow";
+	fl.value = NULL;
+	fl.cause = cause;
+	rc = gucfile_read(path, file_list_entry, &fl, cause);
+	if (rc == 0 && fl.value == NULL) {
+		util_cause(cause, "%s: no %s line", path, fl.suffix);
+		rc = -ENOENT;
+	}
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	if (rc < 0) {
+		free(fl.value);
 		return rc;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		int m;
-
-		lineno++;
-		m = guc_line_match(line, which, &val);
-		if (m < 0) {
-			util_cause(cause, "%s:%u: unterminated quote", path,
-				   lineno);
-			rc = -EINVAL;
-			goto out;
-		}
-		if (m > 0) {
-			free(*out);
-			*out = strdup(val);
-			if (*out == NULL) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			rc = 0;
-		}
-	}
-	if (rc == -ENOENT)
-		util_cause(cause, "%s: no %s_syscall_allow line", path, which);
-out:
-	if (rc < 0) {
-		free(*out);
-		*out = NULL;
-	}
-	free(line);
-	fclose(f);
-	return rc;
+	*out = fl.value;
+	return 0;
 }

@@ -54,6 +54,28 @@ int decode_header(const char *line, size_t len, int *type_num,
 		  int64_t *sec, int *msec, uint64_t *serial);
 int decode_is_seccomp(const char *line, size_t len);
 
+/* gucfile.c - the one reader of configuration files (guc-file.l rules) */
+#define GUCFILE_MAX (16 * 1024 * 1024)
+#define GUCFILE_LINE_MAX (1024 * 1024)
+enum gucfile_kind {
+	GUCFILE_SETTING,        /* name = value */
+	GUCFILE_INCLUDE,        /* include, include_if_exists, include_dir */
+	GUCFILE_ERROR,          /* a line PostgreSQL refuses: @why */
+};
+struct gucfile_entry {
+	enum gucfile_kind kind;
+	unsigned line;
+	const char *name;       /* lower-cased */
+	const char *value;      /* quotes and escapes undone */
+	const char *why;        /* GUCFILE_ERROR */
+	int cut;                /* a \0 escape ended the value early */
+};
+/* Called for every entry; a non-zero return stops the reading with it. */
+typedef int (*gucfile_fn)(void *arg, const struct gucfile_entry *e);
+int gucfile_load(const char *path, char **buf, size_t *len, char **cause);
+int gucfile_parse(const char *buf, size_t len, gucfile_fn fn, void *arg);
+int gucfile_read(const char *path, gucfile_fn fn, void *arg, char **cause);
+
 /* names.c */
 void names_reset_cache(void);
 

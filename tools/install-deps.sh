@@ -37,6 +37,11 @@ PKGS=(
 	# tests/report: systemd-analyze verify for the drop-in, runc for the
 	# OCI profile, a static probe (libc6-dev's libc.a)
 	systemd runc libc6-dev
+	# tests/package: the Debian packages (dpkg-buildpackage, pg_buildext
+	# from postgresql-server-dev-all, lintian), "bc" for the timings
+	debhelper fakeroot postgresql-server-dev-all lintian bc
+	# tests/report/html.sh: the HTML report's screenshot in headless Chromium
+	chromium
 )
 
 missing=()

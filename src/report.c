@@ -1102,6 +1102,13 @@ out:
 	return rc;
 }
 
+struct status_row;
+static int status_rows(pgsc_store *st, struct strset *session,
+		       struct status_row **v, size_t *n, char **cause);
+static void status_rows_free(struct status_row *v, size_t n);
+static int report_html(FILE *out, struct rep *r, const struct lists *L,
+		       char **cause);
+
 static int
 round_range(struct rep *r, int64_t from, int64_t to)
 {
@@ -1205,6 +1212,9 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		break;
 	case PGSC_FMT_EFFECTIVE:
 		rc = report_effective(out, &r, &L, def, cause);
+		break;
+	case PGSC_FMT_HTML:
+		rc = report_html(out, &r, &L, cause);
 		break;
 	default:
 		util_cause(cause, "unknown format %d", (int)opts->format);
@@ -1553,5 +1563,115 @@ out:
 	free(verdict);
 	status_rows_free(v, n);
 	rep_free(&tot);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* HTML (report_html.c draws it)                                     */
+
+static int
+report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
+{
+	struct html_page pg;
+	struct html_syscall *sc = NULL;
+	struct html_round *hr = NULL;
+	struct status_row *rows = NULL;
+	struct strset arches = { 0 };
+	const char **cols = NULL;
+	uint64_t *counts = NULL;
+	size_t nrows = 0, ncols = r->roles.n, nsc = 0;
+	char *why = NULL;
+	int rc;
+
+	memset(&pg, 0, sizeof(pg));
+	rc = status_rows(r->st, &r->session, &rows, &nrows, cause);
+	if (rc < 0)
+		goto out;
+	arch_list(r, &arches);
+	cols = calloc(ncols ? ncols : 1, sizeof(*cols));
+	sc = calloc(r->n ? r->n : 1, sizeof(*sc));
+	counts = calloc((r->n ? r->n : 1) * (ncols ? ncols : 1),
+			sizeof(*counts));
+	hr = calloc(nrows ? nrows : 1, sizeof(*hr));
+	if (cols == NULL || sc == NULL || counts == NULL || hr == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ncols; i++)
+		cols[i] = r->roles.v[i];
+	qsort(cols, ncols, sizeof(*cols), role_cmp);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct entry *e = &r->e[i];
+		struct html_syscall *h = &sc[nsc];
+		uint64_t *rc_row = counts + nsc * (ncols ? ncols : 1);
+
+		if (e->name == NULL)
+			continue;
+		h->name = e->name;
+		h->arch = pgsc_arch_name(e->arch);
+		h->all = e->all;
+		h->global = e->global;
+		h->session = e->session;
+		h->first_round = e->first_round;
+		h->example_pid = e->example_pid;
+		h->example_exe = e->example_exe;
+		for (size_t c = 0; c < ncols; c++)
+			for (size_t k = 0; k < e->nrc; k++)
+				if (strcmp(e->rc[k].role, cols[c]) == 0)
+					rc_row[c] += e->rc[k].count;
+		h->role_counts = rc_row;
+		nsc++;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		struct status_row *w = &rows[i];
+
+		if (w->id < r->from || w->id > r->to)
+			continue;
+		hr[pg.nrounds].id = w->id;
+		hr[pg.nrounds].records = w->records;
+		hr[pg.nrounds].nnew = w->nnew;
+		hr[pg.nrounds].nnew_sess = w->nnew_sess;
+		hr[pg.nrounds].loss = w->loss;
+		hr[pg.nrounds].label = w->label;
+		pg.nrounds++;
+	}
+	pg.from = r->from;
+	pg.to = r->to;
+	pg.records = r->records;
+	pg.attributed = r->attributed;
+	pg.unrelated = r->unrelated;
+	pg.standalone = r->standalone;
+	pg.unattributed = r->unattributed;
+	pg.rejected = r->rejected;
+	pg.lost = r->lost;
+	pg.serial_gaps = r->serial_gaps;
+	pg.rotation_gaps = r->rotation_gaps;
+	pg.drain_timeouts = r->drain_timeouts;
+	pg.arches = (const char *const *)arches.v;
+	pg.narches = arches.n;
+	pg.roles = cols;
+	pg.nroles = ncols;
+	pg.sc = sc;
+	pg.nsc = nsc;
+	pg.rounds = hr;
+	for (int k = 0; k < 2; k++) {
+		pg.list[k] = (const char *const *)L->l[k].v;
+		pg.nlist[k] = L->l[k].n;
+	}
+	pg.nglobal = L->l[0].n;
+	pg.nsession = L->l[1].n;
+	if (!rep_usable(r, 1, &why))
+		pg.warning = why;
+	rc = html_write(out, &pg);
+out:
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	free(why);
+	free(cols);
+	free(sc);
+	free(counts);
+	free(hr);
+	strset_free(&arches);
+	status_rows_free(rows, nrows);
 	return rc;
 }

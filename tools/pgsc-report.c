@@ -16,10 +16,10 @@ usage(FILE *f)
 		"                   [--guc-prefix PREFIX] [--session-roles SPEC]\n"
 		"                   [--arch ARCH] [--portable]\n"
 		"                   [--default log|error|kill]\n"
-		"       pgsc-report --db FILE --status\n"
+		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"       pgsc-report --check-guc FILE [--arch ARCH] [--strict]\n"
-		"FORMAT is guc (default), json, table, systemd, oci or effective.\n"
+		"FORMAT is guc (default), json, table, systemd, oci, effective or html.\n"
 		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n"
 		"ARCH is x86_64, i386, aarch64, arm, ppc64le, s390x, ... or native.\n");
 }
@@ -147,6 +147,8 @@ main(int argc, char **argv)
 				ro.format = PGSC_FMT_OCI;
 			else if (strcmp(optarg, "effective") == 0)
 				ro.format = PGSC_FMT_EFFECTIVE;
+			else if (strcmp(optarg, "html") == 0)
+				ro.format = PGSC_FMT_HTML;
 			else {
 				bad_value("unknown format", optarg);
 				return 2;

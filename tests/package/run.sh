@@ -50,6 +50,13 @@ mnt() { # TYPE SOURCE TARGET OPTIONS
 	MOUNTS+=("$3")
 }
 
+security_url() {
+	local u
+	u=$(awk '/^URIs:/ && /security/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+	[ -n "$u" ] || u=$(awk '$1 == "deb" && /security/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+	echo "${u:-http://deb.debian.org/debian-security}"
+}
+
 mirror_url() {
 	local u
 	u=$(awk '/^URIs:/ { u = $2 } /^Suites:/ && / bookworm( |$)/ && u !~ /security/ { print u; exit }' \
@@ -68,7 +75,10 @@ prepare_root() {
 	mkdir -p "$(dirname "$ROOT")"
 	exec 8>"$ROOT.lock"
 	flock -w 1800 8 || die "could not lock $ROOT.lock"
-	if [ -f "$ROOT/$STAMP" ]; then
+	# layout=2: the root has bookworm-updates and -security, as a Debian
+	# 12 machine (and the build host) has: a package built against a
+	# point release of postgresql-15 depends on it
+	if [ -f "$ROOT/$STAMP" ] && grep -q '^layout=2$' "$ROOT/$STAMP"; then
 		echo "root: cached $ROOT ($(tr '\n' ' ' <"$ROOT/$STAMP"))"
 		return 0
 	fi
@@ -79,6 +89,11 @@ prepare_root() {
 	debootstrap --variant=minbase "$SUITE" "$tmp" "$mirror" >"$T/debootstrap.log" 2>&1 ||
 		{ tail -n 20 "$T/debootstrap.log"; die "debootstrap $SUITE failed"; }
 	took debootstrap "$t0"
+	{
+		echo "deb $mirror $SUITE main"
+		echo "deb $mirror $SUITE-updates main"
+		echo "deb $(security_url) $SUITE-security main"
+	} >"$tmp/etc/apt/sources.list"
 	printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
 	chmod 755 "$tmp/usr/sbin/policy-rc.d"
 	mkdir -p "$tmp/etc/postgresql-common/createcluster.d"
@@ -86,11 +101,11 @@ prepare_root() {
 	mnt proc proc "$tmp/proc" nosuid,nodev,noexec
 	t0=$(now)
 	chroot "$tmp" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C \
-		sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends postgresql-15 libauparse0 libaudit1 libseccomp2 libsqlite3-0 libcap-ng0 && apt-get clean" \
+		sh -c "apt-get update -q && apt-get upgrade -y -q && apt-get install -y -q --no-install-recommends postgresql-15 libauparse0 libaudit1 libseccomp2 libsqlite3-0 libcap-ng0 && apt-get clean" \
 		>"$T/apt.log" 2>&1 || { tail -n 20 "$T/apt.log"; die "apt-get install in the root failed"; }
 	took "apt in the root" "$t0"
 	umount "$tmp/proc" && MOUNTS=()
-	{ echo "suite=$SUITE"; echo "mirror=$mirror"; echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >"$tmp/$STAMP"
+	{ echo "layout=2"; echo "suite=$SUITE"; echo "mirror=$mirror"; echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >"$tmp/$STAMP"
 	rm -rf "$ROOT"
 	mv "$tmp" "$ROOT"
 }
@@ -114,13 +129,15 @@ PGSC_DEB=$(ls "$T"/pkg/pgsc_*_*.deb 2>/dev/null | head -n 1)
 MOD_DEB=$(ls "$T"/pkg/postgresql-15-pgsc_*_*.deb 2>/dev/null | head -n 1)
 [ -f "$PGSC_DEB" ] || die "no pgsc .deb built"
 [ -f "$MOD_DEB" ] || die "no postgresql-15-pgsc .deb built"
-dpkg-deb -c "$MOD_DEB" | grep -q '/usr/lib/postgresql/15/lib/pgsc.so$' ||
+dpkg-deb -c "$MOD_DEB" >"$T/mod.contents" || bad "dpkg-deb -c $MOD_DEB"
+grep -q '/usr/lib/postgresql/15/lib/pgsc.so$' "$T/mod.contents" ||
 	bad "postgresql-15-pgsc holds no /usr/lib/postgresql/15/lib/pgsc.so"
+dpkg-deb -c "$PGSC_DEB" >"$T/pgsc.contents" || bad "dpkg-deb -c $PGSC_DEB"
 for f in usr/bin/pgsc-collect usr/bin/pgsc-report usr/bin/pgsc-exec usr/bin/pgsc-diff \
 	usr/bin/pgsc-selflist usr/bin/pgsc-iterate usr/share/man/man1/pgsc-report.1.gz \
 	usr/share/doc/pgsc/examples/pgsc.rules usr/share/doc/pgsc/examples/auditd.conf.pgsc \
 	usr/share/doc/pgsc/README.md usr/share/doc/pgsc/copyright; do
-	dpkg-deb -c "$PGSC_DEB" | grep -q " \./$f$" || bad "the pgsc package lacks /$f"
+	grep -q " \./$f$" "$T/pgsc.contents" || bad "the pgsc package lacks /$f"
 done
 t0=$(now)
 lintian --fail-on error --tag-display-limit 0 "$T"/pkg/pgsc_*.changes >"$T/lintian.log" 2>&1 ||

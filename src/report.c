@@ -616,14 +616,10 @@ header_line(FILE *out, const struct rep *r)
 static int
 rep_usable(const struct rep *r, int need_server, char **cause)
 {
-	if (need_server && r->records == 0) {
-		util_cause(cause, "rounds %lld-%lld hold no SECCOMP records, "
-			   "so the lists are empty: run the server under "
-			   "pgsc-exec --default log (or the pgsc module with "
-			   "pgsc.global_syscall_default = log) while "
-			   "collecting", (long long)r->from, (long long)r->to);
-		return 0;
-	}
+	/* no record at all is a round that logged nothing: a proof run
+	 * under error that nothing was denied in (tools/pgsc-iterate) */
+	if (r->records == 0)
+		return 1;
 	if (need_server && r->attributed == 0) {
 		util_cause(cause, "none of the %llu records of rounds "
 			   "%lld-%lld was attributed to a PostgreSQL server "

@@ -46,26 +46,31 @@ list_has(const char *allow, const char *name)
 
 int
 pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
-		       int *use_execveat, int *can_write, char **cause)
+		       struct pgsc_exec_plan *plan, char **cause)
 {
 	int has_exec, has_exit;
 
-	*use_execveat = 0;
-	/* under kill a refused write(2) of the failed exec's message would
-	 * kill pgsc-exec: it writes nothing then */
-	*can_write = def != PGSC_ACT_KILL || list_has(allow, "write");
+	memset(plan, 0, sizeof(*plan));
+	plan->can_write = 1;
 	/* log and allow let every call through */
 	if (def != PGSC_ACT_ERROR && def != PGSC_ACT_KILL)
 		return 0;
+	/* under kill a refused write(2) of the failed exec's message would
+	 * kill pgsc-exec: it writes nothing then */
+	plan->can_write = def != PGSC_ACT_KILL || list_has(allow, "write");
 	has_exec = list_has(allow, "execve");
 	if (!has_exec && list_has(allow, "execveat")) {
 		has_exec = 1;
-		*use_execveat = 1;
+		plan->use_execveat = 1;
 	}
-	/* glibc's _exit() tries exit_group, then exit: under kill the
-	 * refused exit_group kills, exit is never reached */
-	has_exit = list_has(allow, "exit_group") ||
-		   (def == PGSC_ACT_ERROR && list_has(allow, "exit"));
+	/* exit_group, or under error exit alone: pgsc-exec calls it itself
+	 * (glibc's _exit tries exit_group first, which kill would punish,
+	 * and a sanitizer's _exit loops on a refused exit_group) */
+	has_exit = list_has(allow, "exit_group");
+	if (!has_exit && def == PGSC_ACT_ERROR && list_has(allow, "exit")) {
+		has_exit = 1;
+		plan->use_exit = 1;
+	}
 	if (has_exec && has_exit)
 		return 0;
 	util_cause(cause, "under --default %s the allow list must let "

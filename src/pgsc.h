@@ -384,19 +384,24 @@ int pgsc_action_parse(const char *s);
  */
 int pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause);
 
+/* How pgsc-exec goes on after loading its filter (pgsc_filter_exec_check). */
+struct pgsc_exec_plan {
+	int use_execveat;       /* execve is refused, execveat allowed */
+	int use_exit;           /* exit_group is refused, exit allowed */
+	int can_write;          /* 0: a write(2) would kill (kill, no write) */
+};
+
 /**
  * Can a process that loads the filter (@def, @allow) still start its
  * command and exit?  Under error and kill the list must allow execve (or
- * execveat, then *use_execveat is 1) and exit_group (under error, exit
- * will do: glibc tries exit_group first, which kill would punish): after
+ * execveat) and exit_group (under error, exit will do): after
  * seccomp_load pgsc-exec makes no other call on its way to the command,
  * and a failed exec must still exit (glibc's _exit loops on a refused
- * exit_group and exit, then crashes).  *can_write is 0 when a write(2)
- * would kill the process (kill, and no write in the list).
+ * exit_group and exit, then crashes).  *plan says which calls to use.
  * Returns 0, or -EPERM with *cause naming the missing calls.
  */
 int pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
-			   int *use_execveat, int *can_write, char **cause);
+			   struct pgsc_exec_plan *plan, char **cause);
 
 /**
  * Read the allow list for @which ("global" or "session") from a file of

@@ -95,7 +95,8 @@ main(int argc, char **argv)
 	const char *allow = NULL, *allow_file = NULL, *which = "session";
 	char *file_list = NULL, *cause = NULL;
 	char path[PATH_MAX], msg[PATH_MAX + 64];
-	int def = PGSC_ACT_LOG, c, rc, use_execveat = 0, can_write = 1, err;
+	struct pgsc_exec_plan plan;
+	int def = PGSC_ACT_LOG, c, rc, err;
 
 	while ((c = getopt_long(argc, argv, "+d:a:f:l:hV", opts, NULL)) != -1) {
 		switch (c) {
@@ -157,8 +158,7 @@ main(int argc, char **argv)
 		free(file_list);
 		return 127;
 	}
-	rc = pgsc_filter_exec_check(def, allow, &use_execveat, &can_write,
-				    &cause);
+	rc = pgsc_filter_exec_check(def, allow, &plan, &cause);
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-exec: %s\n", cause ? cause : strerror(-rc));
 		free(cause);
@@ -181,16 +181,20 @@ main(int argc, char **argv)
 		free(file_list);
 		return 2;
 	}
-	if (use_execveat)
+	if (plan.use_execveat)
 		syscall(SYS_execveat, AT_FDCWD, path, argv + optind, environ, 0);
 	else
 		execve(path, argv + optind, environ);
 	/* The filter may refuse write: the exit status says it all.  No
 	 * stdio, no atexit handlers: _exit. */
 	err = errno;
-	if (can_write && write(STDERR_FILENO, msg, strlen(msg)) > 0 &&
+	if (plan.can_write && write(STDERR_FILENO, msg, strlen(msg)) > 0 &&
 	    write(STDERR_FILENO, strerror(err), strlen(strerror(err))) > 0 &&
-	    write(STDERR_FILENO, "\n", 1) > 0)
-		_exit(127);
+	    write(STDERR_FILENO, "\n", 1) > 0) {
+		/* the message is out */
+	}
+	/* the process has one thread: exit ends it */
+	if (plan.use_exit)
+		syscall(SYS_exit, 127);
 	_exit(127);
 }

@@ -186,15 +186,16 @@ main(int argc, char **argv)
 	else
 		execve(path, argv + optind, environ);
 	/* The filter may refuse write: the exit status says it all.  No
-	 * stdio, no atexit handlers: _exit. */
+	 * stdio, no atexit handlers. */
 	err = errno;
 	if (plan.can_write && write(STDERR_FILENO, msg, strlen(msg)) > 0 &&
 	    write(STDERR_FILENO, strerror(err), strlen(strerror(err))) > 0 &&
 	    write(STDERR_FILENO, "\n", 1) > 0) {
 		/* the message is out */
 	}
-	/* the process has one thread: exit ends it */
-	if (plan.use_exit)
-		syscall(SYS_exit, 127);
+	/* The raw call, not _exit(): a sanitizer's _exit makes calls of its
+	 * own (sigaltstack, mmap) that the filter may refuse.  The process
+	 * has one thread: exit ends it too. */
+	syscall(plan.use_exit ? SYS_exit : SYS_exit_group, 127);
 	_exit(127);
 }

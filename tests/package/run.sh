@@ -173,6 +173,10 @@ grep -q "^pgsc.global_syscall_allow = '[a-z]" "$R/tmp/lists.conf" || bad "no glo
 grep -q "^pgsc.session_syscall_allow = '[a-z]" "$R/tmp/lists.conf" || bad "no session list"
 inroot pgsc-report --check-guc /tmp/lists.conf >"$T/check.out" 2>&1 || bad "--check-guc in the root: $(cat "$T/check.out")"
 inroot pgsc-exec --default log -- /bin/true || bad "pgsc-exec --default log -- /bin/true in the root"
+inroot pgsc-report --db /tmp/lists.db --format=html >"$T/report.html" 2>&1 || bad "--format=html in the root"
+grep -q '<svg' "$T/report.html" || bad "no chart in the root's HTML report"
+inroot pgsc-report --db /tmp/lists.db --status --format=json >"$T/status.json" 2>&1
+grep -q '"converged": false' "$T/status.json" || bad "--status --format=json in the root: $(head -c 200 "$T/status.json")"
 inroot pgsc-diff /tmp/lists.db /tmp/lists.conf >/dev/null 2>&1; rc=$?
 [ $rc = 0 ] || bad "pgsc-diff store against its own GUC lines: exit $rc"
 inroot man -w pgsc-report >/dev/null 2>&1 || [ -f "$R/usr/share/man/man1/pgsc-report.1.gz" ] || bad "no man page pgsc-report(1)"

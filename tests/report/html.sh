@@ -92,6 +92,14 @@ for e in errors:
 sys.exit(1 if errors else 0)
 PY
 
+# a store whose records are all unattributed: the page says so, exit 1
+zcat "$GOLDEN/norules.log.gz" >"$T/norules.log"
+"$BIN/pgsc-collect" -q --db "$T/n.db" --import "$T/norules.log" 2>/dev/null
+rc=0; "$BIN/pgsc-report" --db "$T/n.db" --format=html >"$T/n.html" 2>/dev/null || rc=$?
+[ $rc = 1 ] || bad "--format=html of an unattributed store: exit $rc, want 1"
+grep -q 'class="warn"><b>These lists are not usable.</b> .*examples/pgsc.rules' "$T/n.html" ||
+	bad "the page of an unattributed store has no warning"
+
 # 2. the screenshot
 mkdir -p "$T/profile"
 net=()

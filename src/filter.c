@@ -1,5 +1,4 @@
 /* filter.c - build and load seccomp filters, read GUC files (pgsc-exec). */
-#include <ctype.h>
 #include <errno.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -21,6 +20,70 @@ pgsc_action_parse(const char *s)
 	if (strcmp(s, "kill") == 0)
 		return PGSC_ACT_KILL;
 	return -EINVAL;
+}
+
+/* The separators of an allow list given to pgsc_filter_load(). */
+#define LIST_SEP ", \t\n"
+
+/* Does @allow (names separated by LIST_SEP) name @name? */
+static int
+list_has(const char *allow, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = allow;
+
+	if (p == NULL)
+		return 0;
+	for (;;) {
+		p += strspn(p, LIST_SEP);
+		if (*p == '\0')
+			return 0;
+		if (strcspn(p, LIST_SEP) == n && strncmp(p, name, n) == 0)
+			return 1;
+		p += strcspn(p, LIST_SEP);
+	}
+}
+
+int
+pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
+		       struct pgsc_exec_plan *plan, char **cause)
+{
+	int has_exec, has_exit;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->can_write = 1;
+	/* log and allow let every call through */
+	if (def != PGSC_ACT_ERROR && def != PGSC_ACT_KILL)
+		return 0;
+	/* under kill a refused write(2) of the failed exec's message would
+	 * kill pgsc-exec: it writes nothing then */
+	plan->can_write = def != PGSC_ACT_KILL || list_has(allow, "write");
+	has_exec = list_has(allow, "execve");
+	if (!has_exec && list_has(allow, "execveat")) {
+		has_exec = 1;
+		plan->use_execveat = 1;
+	}
+	/* exit_group, or under error exit alone: pgsc-exec calls it itself
+	 * (glibc's _exit tries exit_group first, which kill would punish,
+	 * and a sanitizer's _exit loops on a refused exit_group) */
+	has_exit = list_has(allow, "exit_group");
+	if (!has_exit && def == PGSC_ACT_ERROR && list_has(allow, "exit")) {
+		has_exit = 1;
+		plan->use_exit = 1;
+	}
+	if (has_exec && has_exit)
+		return 0;
+	util_cause(cause, "under --default %s the allow list must let "
+		   "pgsc-exec start the command and exit if it cannot: it "
+		   "lacks %s%s%s; add %s to the list",
+		   pgsc_action_name(def),
+		   has_exec ? "" : "execve (or execveat)",
+		   !has_exec && !has_exit ? " and " : "",
+		   has_exit ? "" : def == PGSC_ACT_KILL ? "exit_group"
+		   : "exit_group (or exit)",
+		   !has_exec && !has_exit ? "execve,exit_group"
+		   : !has_exec ? "execve" : "exit_group");
+	return -EPERM;
 }
 
 int
@@ -62,8 +125,8 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 			rc = -ENOMEM;
 			goto out;
 		}
-		for (tok = strtok_r(list, ", \t\n", &save); tok != NULL;
-		     tok = strtok_r(NULL, ", \t\n", &save)) {
+		for (tok = strtok_r(list, LIST_SEP, &save); tok != NULL;
+		     tok = strtok_r(NULL, LIST_SEP, &save)) {
 			int nr = seccomp_syscall_resolve_name(tok);
 
 			if (nr == __NR_SCMP_ERROR) {
@@ -91,98 +154,62 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-/* Parse one "name = 'value'" line; returns 1 on a match for @which. */
-static int
-guc_line_match(char *line, const char *which, char **value)
-{
-	char *eq = strchr(line, '='), *name_end, *v, *q;
-	const char *suffix;
-	size_t nlen, slen;
+/* What pgsc_guc_file_list() looks for and what it found. */
+struct file_list {
+	const char *path;
+	const char *suffix;     /* "global_syscall_allow", ... */
+	char *value;            /* the last match */
+	char **cause;
+};
 
-	if (eq == NULL)
-		return 0;
-	while (isspace((unsigned char)*line))
-		line++;
-	if (*line == '#' || line >= eq)
-		return 0;
-	/* skip blanks back from '=' only as far as the name's start: a line
-	 * " = 'x'" has no name (found by fuzz_lists) */
-	name_end = eq;
-	while (name_end > line && isspace((unsigned char)name_end[-1]))
-		name_end--;
-	nlen = (size_t)(name_end - line);
-	suffix = strcmp(which, "global") == 0 ? "global_syscall_allow"
-					       : "session_syscall_allow";
-	slen = strlen(suffix);
-	if (nlen < slen || memcmp(name_end - slen, suffix, slen) != 0)
-		return 0;
-	/* Whatever precedes the suffix must be a prefix ending in '.' or
-	 * nothing, so "xglobal_syscall_allow" does not match. */
-	if (nlen > slen && name_end[-(ptrdiff_t)slen - 1] != '.')
-		return 0;
-	v = eq + 1;
-	while (isspace((unsigned char)*v))
-		v++;
-	if (*v == '\'') {
-		v++;
-		q = strchr(v, '\'');
-		if (q == NULL)
-			return -1;
-		*q = '\0';
-	} else {
-		q = v + strcspn(v, " \t\r\n#");
-		*q = '\0';
+static int
+file_list_entry(void *arg, const struct gucfile_entry *e)
+{
+	struct file_list *fl = arg;
+	size_t nlen, slen = strlen(fl->suffix);
+
+	if (e->kind == GUCFILE_ERROR) {
+		util_cause(fl->cause, "%s:%u: syntax error: %s (PostgreSQL "
+			   "would not start)", fl->path, e->line, e->why);
+		return -EINVAL;
 	}
-	*value = v;
-	return 1;
+	if (e->kind != GUCFILE_SETTING)
+		return 0;
+	/* the name, or a prefix ending in '.' and the name:
+	 * "xglobal_syscall_allow" is another setting */
+	nlen = strlen(e->name);
+	if (nlen < slen || strcmp(e->name + nlen - slen, fl->suffix) != 0 ||
+	    (nlen > slen && e->name[nlen - slen - 1] != '.'))
+		return 0;
+	free(fl->value);
+	fl->value = strdup(e->value);
+	return fl->value == NULL ? -ENOMEM : 0;
 }
 
 int
 pgsc_guc_file_list(const char *path, const char *which, char **out,
 		   char **cause)
 {
-	FILE *f;
-	char *line = NULL, *val = NULL;
-	size_t cap = 0;
-	unsigned lineno = 0;
-	int rc = -ENOENT;
+	struct file_list fl;
+	int rc;
 
 	*out = NULL;
-	f = fopen(path, "re");
-	if (f == NULL) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", path, strerror(errno));
+	fl.path = path;
+	fl.suffix = strcmp(which, "global") == 0 ? "global_syscall_allow"
+						  : "session_syscall_allow";
+	fl.value = NULL;
+	fl.cause = cause;
+	rc = gucfile_read(path, file_list_entry, &fl, cause);
+	if (rc == 0 && fl.value == NULL) {
+		util_cause(cause, "%s: no %s line", path, fl.suffix);
+		rc = -ENOENT;
+	}
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	if (rc < 0) {
+		free(fl.value);
 		return rc;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		int m;
-
-		lineno++;
-		m = guc_line_match(line, which, &val);
-		if (m < 0) {
-			util_cause(cause, "%s:%u: unterminated quote", path,
-				   lineno);
-			rc = -EINVAL;
-			goto out;
-		}
-		if (m > 0) {
-			free(*out);
-			*out = strdup(val);
-			if (*out == NULL) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			rc = 0;
-		}
-	}
-	if (rc == -ENOENT)
-		util_cause(cause, "%s: no %s_syscall_allow line", path, which);
-out:
-	if (rc < 0) {
-		free(*out);
-		*out = NULL;
-	}
-	free(line);
-	fclose(f);
-	return rc;
+	*out = fl.value;
+	return 0;
 }

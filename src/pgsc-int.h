@@ -58,6 +58,59 @@ int decode_header(const char *line, size_t len, int *type_num,
 		  int64_t *sec, int *msec, uint64_t *serial);
 int decode_is_seccomp(const char *line, size_t len);
 
+/* gucfile.c - the one reader of configuration files (guc-file.l rules) */
+#define GUCFILE_MAX (16 * 1024 * 1024)
+#define GUCFILE_LINE_MAX (1024 * 1024)
+enum gucfile_kind {
+	GUCFILE_SETTING,        /* name = value */
+	GUCFILE_INCLUDE,        /* include, include_if_exists, include_dir */
+	GUCFILE_ERROR,          /* a line PostgreSQL refuses: @why */
+};
+struct gucfile_entry {
+	enum gucfile_kind kind;
+	unsigned line;
+	const char *name;       /* lower-cased */
+	const char *value;      /* quotes and escapes undone */
+	const char *why;        /* GUCFILE_ERROR */
+	int cut;                /* a \0 escape ended the value early */
+};
+/* Called for every entry; a non-zero return stops the reading with it. */
+typedef int (*gucfile_fn)(void *arg, const struct gucfile_entry *e);
+int gucfile_load(const char *path, char **buf, size_t *len, char **cause);
+int gucfile_parse(const char *buf, size_t len, gucfile_fn fn, void *arg);
+int gucfile_read(const char *path, gucfile_fn fn, void *arg, char **cause);
+
+/* report_html.c - the HTML page of pgsc-report --format=html */
+struct html_syscall {
+	const char *name, *arch;
+	uint64_t all;                   /* records in every role */
+	int global, session;
+	int64_t first_round, example_pid;
+	const char *example_exe;        /* untrusted */
+	const uint64_t *role_counts;    /* per html_page.roles */
+};
+struct html_round {
+	int64_t id, records, nnew, nnew_sess, loss;
+	const char *label;              /* untrusted */
+};
+struct html_page {
+	int64_t from, to;
+	uint64_t records, attributed, unrelated, standalone, unattributed;
+	uint64_t rejected, lost, serial_gaps, rotation_gaps, drain_timeouts;
+	const char *const *arches;
+	size_t narches;
+	const char *const *roles;       /* untrusted; the matrix's columns */
+	size_t nroles;
+	const struct html_syscall *sc;
+	size_t nsc;
+	const struct html_round *rounds;
+	size_t nrounds;
+	const char *const *list[2];     /* the global and session lists */
+	size_t nlist[2], nglobal, nsession;
+	const char *warning;            /* why the lists are not usable */
+};
+int html_write(FILE *out, const struct html_page *p);
+
 /* names.c */
 void names_reset_cache(void);
 size_t names_cache_size(size_t *misses);

@@ -284,6 +284,7 @@ enum pgsc_format {
 	PGSC_FMT_SYSTEMD,       /* a unit drop-in: SystemCallFilter= (global) */
 	PGSC_FMT_OCI,           /* an OCI runtime seccomp profile (global) */
 	PGSC_FMT_EFFECTIVE,     /* rows (syscall, nr, action, context) */
+	PGSC_FMT_HTML,          /* one self-contained page (report_html.c) */
 };
 
 struct pgsc_report_opts {
@@ -319,16 +320,21 @@ int pgsc_round_range_parse(const char *s, int64_t *from, int64_t *to);
 int pgsc_session_roles_check(const char *spec, char **cause);
 
 /**
- * Write a report of the store to @out.
- * Returns 0, or a negative errno with *cause set.
+ * Write a report of the store to @out.  Unknown --session-roles names
+ * (neither a PostgreSQL backend type nor a role in the store) are -EINVAL.
+ * Returns 0; 1 when the report was written but its lists are not worth
+ * using (no record attributed to a server, or more than half of them
+ * unattributed), with *cause saying what to do; or a negative errno with
+ * *cause set.
  */
 int pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts,
 		FILE *out, char **cause);
 
 /**
  * Print the loss figures of the selected rounds.
- * Returns 0 when nothing may be missing, 1 when something may be, or a
- * negative errno with *cause set.
+ * Returns 0 when nothing may be missing, 1 when something may be (records
+ * lost, or more than half of them unattributed), or a negative errno with
+ * *cause set.
  */
 int pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 			FILE *out, char **cause);
@@ -337,7 +343,9 @@ int pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
  * Print every round: records, records/s, syscalls new in it to the server
  * tree (the global list) and to the session roles (the session list, per
  * @opts->session_roles; @opts may be NULL), last event, lag, loss and
- * label.  *converged is 1 when the last round added nothing to either.
+ * label; JSON when @opts->format is PGSC_FMT_JSON.  *converged is 1 when
+ * the last round is finished and added nothing to either, and the rounds'
+ * lists are usable (see pgsc_report()).
  * Returns 0, or a negative errno with *cause set.
  */
 int pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts,
@@ -380,6 +388,25 @@ int pgsc_action_parse(const char *s);
  * Returns 0, or a negative errno with *cause set.
  */
 int pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause);
+
+/* How pgsc-exec goes on after loading its filter (pgsc_filter_exec_check). */
+struct pgsc_exec_plan {
+	int use_execveat;       /* execve is refused, execveat allowed */
+	int use_exit;           /* exit_group is refused, exit allowed */
+	int can_write;          /* 0: a write(2) would kill (kill, no write) */
+};
+
+/**
+ * Can a process that loads the filter (@def, @allow) still start its
+ * command and exit?  Under error and kill the list must allow execve (or
+ * execveat) and exit_group (under error, exit will do): after
+ * seccomp_load pgsc-exec makes no other call on its way to the command,
+ * and a failed exec must still exit (glibc's _exit loops on a refused
+ * exit_group and exit, then crashes).  *plan says which calls to use.
+ * Returns 0, or -EPERM with *cause naming the missing calls.
+ */
+int pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
+			   struct pgsc_exec_plan *plan, char **cause);
 
 /**
  * Read the allow list for @which ("global" or "session") from a file of

@@ -151,9 +151,7 @@ portable_map(const char *name, uint32_t arch, int all, struct strset *out)
 /* ---------------------------------------------------------------- */
 /* Checking GUC lines (pgsc-report --check-guc)                      */
 
-#define CHK_FILE_MAX (16 * 1024 * 1024)
 #define CHK_NAME_MAX 64
-#define CHK_LINE_MAX (1024 * 1024)
 
 /* Settings of one context: [0] the default, [1 + action] the lists. */
 #define SET_DEFAULT 0
@@ -192,6 +190,7 @@ struct chk {
 	struct finding *f;
 	size_t nf;
 	int oom;
+	int ours;               /* lines that set one of our settings */
 };
 
 static void
@@ -285,129 +284,6 @@ msg(struct chk *c, unsigned line, int error, const char *what,
 	c->nf++;
 }
 
-/* PostgreSQL's configuration-file identifiers (guc-file.l): a letter or
- * '_' first, then letters, digits, '_' and '$', with '.' between parts. */
-static int
-id_char(int ch, int first)
-{
-	return isalpha(ch) || ch == '_' || ch >= 0x80 ||
-	       (!first && (isdigit(ch) || ch == '$'));
-}
-
-/* The escape after a backslash in a quoted value, as PostgreSQL's
- * GUC_scanstr() reads it: \b \f \n \r \t, up to three octal digits,
- * else the character itself.  Returns the position after it. */
-static char *
-unbackslash(char *p, char **w)
-{
-	static const char from[] = "bfnrt", to[] = "\b\f\n\r\t";
-	const char *k = strchr(from, *p);
-	int v = 0, i;
-
-	if (k != NULL) {
-		*(*w)++ = to[k - from];
-		return p + 1;
-	}
-	for (i = 0; i < 3 && p[i] >= '0' && p[i] <= '7'; i++)
-		v = v * 8 + (p[i] - '0');
-	if (i > 0) {
-		/* a NUL would end the value early and hide what follows:
-		 * keep a byte that no name has, so the check reports it */
-		*(*w)++ = (char)(v != 0 ? v : 0x7f);
-		return p + i;
-	}
-	*(*w)++ = *p;
-	return p + 1;
-}
-
-/*
- * Split one line into a lower-cased name and a value (quotes removed, ''
- * and backslash escapes undone, as guc-file.l does).
- * Returns 1 for a setting, 0 for a blank or comment line, -1 for a
- * syntax error (*why says what).
- */
-static int
-split_line(char *line, char **name, char **value, const char **why)
-{
-	char *p = line, *n, *v, *w;
-
-	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f')
-		p++;
-	if (*p == '\0' || *p == '\n' || *p == '#')
-		return 0;
-	n = p;
-	for (;;) {
-		if (!id_char((unsigned char)*p, 1)) {
-			*why = "a setting name must start with a letter or '_'";
-			return -1;
-		}
-		while (id_char((unsigned char)*p, 0))
-			p++;
-		if (*p != '.')
-			break;
-		p++;
-	}
-	for (char *q = n; q < p; q++)
-		*q = (char)tolower((unsigned char)*q);
-	v = p;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '=')
-		p++;
-	else if (p == v) {
-		*why = "expected '=' after the setting name";
-		return -1;
-	}
-	*v = '\0';
-	*name = n;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '\'') {
-		w = v = ++p;
-		for (;;) {
-			if (*p == '\0' || *p == '\n') {
-				*why = "unterminated quoted string";
-				return -1;
-			}
-			if (*p == '\'' && p[1] == '\'') {
-				*w++ = '\'';
-				p += 2;
-			} else if (*p == '\'') {
-				p++;
-				break;
-			} else if (*p == '\\' && p[1] != '\0' && p[1] != '\n') {
-				p = unbackslash(p + 1, &w);
-			} else {
-				*w++ = *p++;
-			}
-		}
-		*w = '\0';
-	} else {
-		v = p;
-		while (*p != '\0' && !isspace((unsigned char)*p) && *p != '#')
-			p++;
-		if (p == v) {
-			*why = "missing value";
-			return -1;
-		}
-		w = p;
-		if (*p != '\0' && *p != '#')
-			p++;
-		*w = '\0';
-		if (*p == '#')
-			*p = ' ';   /* comment right after the value */
-	}
-	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' ||
-	       *p == '\f')
-		p++;
-	if (*p != '\0' && *p != '#') {
-		*why = "extra text after the value";
-		return -1;
-	}
-	*value = v;
-	return 1;
-}
-
 /*
  * Which of our settings @name is: *prefix_len, *ctx (0 global, 1
  * session) and *set (SET_*).  Returns 1 for one of ours, 0 for any other
@@ -459,82 +335,62 @@ prefix_get(struct chk *c, const char *name, size_t len)
 	return &c->p[c->np++];
 }
 
+/* One entry of the file (gucfile.c reads it as PostgreSQL does). */
 static int
-read_settings(struct chk *c, FILE *f, char **cause)
+settings_entry(void *arg, const struct gucfile_entry *e)
 {
-	char *line = NULL;
-	size_t cap = 0, total = 0;
-	ssize_t len;
-	unsigned lineno = 0;
-	int rc = 0, ours = 0;
+	struct chk *c = arg;
+	size_t plen;
+	int ctx, set, m;
+	struct prefix *p;
+	struct setting *st;
 
-	while ((len = getline(&line, &cap, f)) > 0) {
-		char *name, *value;
-		const char *why = NULL;
-		size_t plen;
-		int ctx, set, m;
-		struct prefix *p;
-		struct setting *s;
+	if (e->kind == GUCFILE_ERROR) {
+		msg(c, e->line, 1, NULL, "syntax error: %s (PostgreSQL would "
+		    "not start)", e->why);
+		return 0;
+	}
+	if (e->kind == GUCFILE_INCLUDE) {
+		msg(c, e->line, 0, e->value, "%s \"@\" is not followed: "
+		    "settings in it are not checked", e->name);
+		return 0;
+	}
+	m = our_setting(e->name, &plen, &ctx, &set);
+	if (m == 0)
+		return 0;
+	c->ours++;
+	if (m < 0) {
+		msg(c, e->line, 1, e->name, "unknown setting \"@\" (the "
+		    "settings are [PREFIX.]{global,session}_syscall_"
+		    "{default,allow,log,error,kill})");
+		return 0;
+	}
+	if (e->cut)
+		msg(c, e->line, 1, e->name, "a \\0 escape in \"@\" ends the "
+		    "value there: PostgreSQL reads only what precedes it");
+	p = prefix_get(c, e->name, plen);
+	if (p == NULL)
+		return -ENOMEM;
+	st = &p->s[ctx][set];
+	if (st->line != 0)
+		msg(c, e->line, 0, e->name, "\"@\" is set again: this line "
+		    "overrides line %u", st->line);
+	free(st->value);
+	st->value = strdup(e->value);
+	if (st->value == NULL)
+		return -ENOMEM;
+	st->line = e->line;
+	return 0;
+}
 
-		lineno++;
-		total += (size_t)len;
-		if (total > CHK_FILE_MAX) {
-			util_cause(cause, "%s: larger than %d MiB", c->path,
-				   CHK_FILE_MAX >> 20);
-			rc = -EFBIG;
-			goto out;
-		}
-		if ((size_t)len > CHK_LINE_MAX || strlen(line) != (size_t)len) {
-			msg(c, lineno, 1, NULL, "%s", (size_t)len > CHK_LINE_MAX
-			    ? "line longer than 1 MiB" : "NUL byte in the line");
-			continue;
-		}
-		m = split_line(line, &name, &value, &why);
-		if (m == 0)
-			continue;
-		if (m < 0) {
-			msg(c, lineno, 1, NULL, "syntax error: %s (PostgreSQL "
-			    "would not start)", why);
-			continue;
-		}
-		m = our_setting(name, &plen, &ctx, &set);
-		if (m == 0)
-			continue;
-		if (m < 0) {
-			ours++;
-			msg(c, lineno, 1, name, "unknown setting \"@\" (the "
-			    "settings are [PREFIX.]{global,session}_syscall_"
-			    "{default,allow,log,error,kill})");
-			continue;
-		}
-		ours++;
-		p = prefix_get(c, name, plen);
-		if (p == NULL) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		s = &p->s[ctx][set];
-		if (s->line != 0)
-			msg(c, lineno, 0, name, "\"@\" is set again: this line "
-			    "overrides line %u", s->line);
-		free(s->value);
-		s->value = strdup(value);
-		if (s->value == NULL) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		s->line = lineno;
-	}
-	if (ferror(f)) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", c->path, strerror(errno));
-		goto out;
-	}
-	if (ours == 0)
+static int
+read_settings(struct chk *c, char **cause)
+{
+	int rc = gucfile_read(c->path, settings_entry, c, cause);
+
+	if (rc == 0 && c->ours == 0)
 		msg(c, 0, 1, NULL, "no [PREFIX.]{global,session}_syscall_* "
 		    "setting found");
-out:
-	free(line);
 	return rc;
 }
 
@@ -843,7 +699,6 @@ pgsc_guc_check(const char *path, const struct pgsc_guc_check_opts *opts,
 	       FILE *out, struct pgsc_guc_check_result *res, char **cause)
 {
 	struct chk c;
-	FILE *f;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
@@ -855,13 +710,7 @@ pgsc_guc_check(const char *path, const struct pgsc_guc_check_opts *opts,
 		util_cause(cause, "unknown arch token 0x%08x", c.arch);
 		return -EINVAL;
 	}
-	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
-	if (f == NULL) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", path, strerror(errno));
-		return rc;
-	}
-	rc = read_settings(&c, f, cause);
+	rc = read_settings(&c, cause);
 	for (size_t i = 0; rc == 0 && i < c.np; i++)
 		for (int ctx = 0; rc == 0 && ctx < 2; ctx++)
 			rc = check_context(&c, &c.p[i], ctx);
@@ -869,8 +718,6 @@ pgsc_guc_check(const char *path, const struct pgsc_guc_check_opts *opts,
 		rc = -ENOMEM;
 	if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
-	if (f != stdin)
-		fclose(f);
 	if (rc == 0) {
 		if (c.nf > 1)
 			qsort(c.f, c.nf, sizeof(c.f[0]), finding_cmp);

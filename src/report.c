@@ -78,6 +78,79 @@ report_session_roles(const char *spec, struct strset *roles, char **cause)
 	return rc;
 }
 
+/*
+ * The roles pgsc can name without a store: PostgreSQL 15's backend types
+ * (GetBackendTypeDesc() and the bgw_type of its own background workers)
+ * as pgsc_title_role() and the --pg-log hint give them, and "backend".
+ * A background worker of an extension logs its own bgw_type: such a name
+ * is known once the store holds it (report_roles_known()).
+ */
+static const char *const known_roles[] = {
+	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
+	"autovacuum launcher", "autovacuum worker", "background worker",
+	"background writer", "checkpointer", "walwriter", "walreceiver",
+	"archiver", "startup", "logger", "stats collector",
+	"logical replication launcher", "logical replication worker",
+	"logical replication apply worker",
+	"logical replication tablesync worker",
+	"logical replication parallel worker", "parallel worker", NULL,
+};
+
+static int
+role_known(const char *role)
+{
+	if (strncmp(role, "descendant/", 11) == 0)
+		role += 11;
+	for (size_t i = 0; known_roles[i] != NULL; i++)
+		if (strcmp(role, known_roles[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every role of @roles is a known backend type or a role the store holds
+ * in some round: "--session-roles clinet" is a typo, not an empty list.
+ * Returns 0, or -EINVAL with *cause naming the role.
+ */
+static int
+report_roles_known(pgsc_store *st, const struct strset *roles, char **cause)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < roles->n && rc == 0; i++) {
+		const char *role = roles->v[i];
+
+		if (role_known(role))
+			continue;
+		if (sqlite3_prepare_v2(db, "SELECT 1 FROM aggregates WHERE "
+				       "role = ?1 OR role = 'descendant/' || ?1 "
+				       "LIMIT 1", -1, &s, NULL) != SQLITE_OK) {
+			util_cause(cause, "store: %s", sqlite3_errmsg(db));
+			return -EIO;
+		}
+		sqlite3_bind_text(s, 1, role, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		sqlite3_finalize(s);
+		if (rc == SQLITE_ROW) {
+			rc = 0;
+		} else if (rc == SQLITE_DONE) {
+			util_cause(cause, "--session-roles: unknown role \"%s\": "
+				   "not a PostgreSQL backend type (client "
+				   "backend, walsender, autovacuum worker, "
+				   "parallel worker, ...) and not in the store "
+				   "(pgsc-report --format=table lists its roles)",
+				   role);
+			rc = -EINVAL;
+		} else {
+			util_cause(cause, "store: %s", sqlite3_errmsg(db));
+			rc = -EIO;
+		}
+	}
+	return rc;
+}
+
 int
 pgsc_session_roles_check(const char *spec, char **cause)
 {
@@ -533,6 +606,51 @@ header_line(FILE *out, const struct rep *r)
 			(long long)r->unfinished);
 }
 
+/*
+ * Are the lists of @r worth pasting?  Not when more than half of the
+ * records could not be attributed: the missing half is as likely to hold
+ * the server's calls.  With @need_server, not either when no record of
+ * the rounds was attributed to a server (the lists are empty).
+ * Returns 1, or 0 with *cause saying what to do.
+ */
+static int
+rep_usable(const struct rep *r, int need_server, char **cause)
+{
+	/* no record at all is a round that logged nothing: a proof run
+	 * under error that nothing was denied in (tools/pgsc-iterate) */
+	if (r->records == 0)
+		return 1;
+	if (need_server && r->attributed == 0) {
+		util_cause(cause, "none of the %llu records of rounds "
+			   "%lld-%lld was attributed to a PostgreSQL server "
+			   "(%llu unattributed, %llu unrelated, %llu "
+			   "standalone), so the lists are empty: load the "
+			   "rules examples/pgsc.rules (auditctl -R) while "
+			   "collecting, or import the log into a new store "
+			   "with the hints --postmaster-pid PID or --pg-log "
+			   "FILE", (unsigned long long)r->records,
+			   (long long)r->from, (long long)r->to,
+			   (unsigned long long)r->unattributed,
+			   (unsigned long long)r->unrelated,
+			   (unsigned long long)r->standalone);
+		return 0;
+	}
+	if (r->unattributed > r->records / 2) {
+		util_cause(cause, "%llu of the %llu records of rounds "
+			   "%lld-%lld (more than half) could not be "
+			   "attributed to a server, so the lists are likely "
+			   "incomplete: load the rules examples/pgsc.rules "
+			   "(auditctl -R) while collecting, or import the log "
+			   "into a new store with the hints --postmaster-pid "
+			   "PID or --pg-log FILE",
+			   (unsigned long long)r->unattributed,
+			   (unsigned long long)r->records, (long long)r->from,
+			   (long long)r->to);
+		return 0;
+	}
+	return 1;
+}
+
 static int
 report_guc(FILE *out, struct rep *r, const struct lists *L,
 	   const char *prefix)
@@ -980,6 +1098,13 @@ out:
 	return rc;
 }
 
+struct status_row;
+static int status_rows(pgsc_store *st, struct strset *session,
+		       struct status_row **v, size_t *n, char **cause);
+static void status_rows_free(struct status_row *v, size_t n);
+static int report_html(FILE *out, struct rep *r, const struct lists *L,
+		       char **cause);
+
 static int
 round_range(struct rep *r, int64_t from, int64_t to)
 {
@@ -1032,6 +1157,9 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	rc = report_session_roles(opts->session_roles, &r.session, cause);
 	if (rc < 0)
 		goto out;
+	rc = report_roles_known(st, &r.session, cause);
+	if (rc < 0)
+		goto out;
 	rc = round_range(&r, opts->round_from, opts->round_to);
 	if (rc < 0)
 		goto out;
@@ -1081,17 +1209,24 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	case PGSC_FMT_EFFECTIVE:
 		rc = report_effective(out, &r, &L, def, cause);
 		break;
+	case PGSC_FMT_HTML:
+		rc = report_html(out, &r, &L, cause);
+		break;
 	default:
 		util_cause(cause, "unknown format %d", (int)opts->format);
 		rc = -EINVAL;
 		break;
 	}
-	if (rc == 0 && fflush(out) != 0)
-		rc = -errno;
+	if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
+		rc = errno ? -errno : -EIO;
+		util_cause(cause, "writing the report: %s", strerror(-rc));
+	}
 	if (rc == 0)
 		lists_warn(&L, opts->diag != NULL ? opts->diag : stderr);
 	else if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
+	if (rc == 0 && !rep_usable(&r, 1, cause))
+		rc = 1;
 out:
 	lists_free(&L);
 	rep_free(&r);
@@ -1119,16 +1254,26 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	if (rc == 0) {
 		int missing = r.lost || r.serial_gaps || r.rotation_gaps ||
 			      r.drain_timeouts;
+		char *why = NULL;
+		int usable = rep_usable(&r, 0, &why);
 
 		fprintf(out, "rounds %lld-%lld: kernel lost %llu, serial gaps "
-			"%llu, rotation gaps %llu, drain timeouts %llu: %s\n",
+			"%llu, rotation gaps %llu, drain timeouts %llu, "
+			"unattributed %llu of %llu: %s\n",
 			(long long)r.from, (long long)r.to,
 			(unsigned long long)r.lost,
 			(unsigned long long)r.serial_gaps,
 			(unsigned long long)r.rotation_gaps,
 			(unsigned long long)r.drain_timeouts,
-			missing ? "records may be missing" : "complete");
-		rc = missing;
+			(unsigned long long)r.unattributed,
+			(unsigned long long)r.records,
+			missing ? "records may be missing"
+			: !usable ? "not usable"
+			: "complete");
+		if (!usable && why != NULL)
+			fprintf(out, "%s\n", why);
+		free(why);
+		rc = missing || !usable;
 	}
 	rep_free(&r);
 	return rc;
@@ -1149,30 +1294,109 @@ sql_in_session(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			   in_session(roles, (const char *)role));
 }
 
-int
-pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
-	    int *converged, char **cause)
+/* One row of --status. */
+struct status_row {
+	int64_t id, records, loss, nnew, nnew_sess;
+	double started, first, last, span;
+	int finished;
+	char *label, *mode;
+};
+
+static void
+status_text(FILE *out, const struct status_row *v, size_t n, double now)
+{
+	/* "new": new to the server tree (the global list); "new-sess": new
+	 * to the session roles (the session list).  Columns keep their
+	 * places for scripts: round, started (2 fields), mode, records,
+	 * records/s, new, new-sess, ... */
+	fprintf(out, "%5s  %-19s  %-8s %10s %10s %5s %8s  %-19s %8s %6s  %s\n",
+		"round", "started", "mode", "records", "records/s", "new",
+		"new-sess", "last event", "lag", "loss", "label");
+	for (size_t i = 0; i < n; i++) {
+		const struct status_row *w = &v[i];
+		char when[32], lastev[32], lag[32];
+		time_t tt = (time_t)w->started;
+		struct tm tm;
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+			 gmtime_r(&tt, &tm));
+		if (w->last > 0) {
+			tt = (time_t)w->last;
+			strftime(lastev, sizeof(lastev), "%Y-%m-%d %H:%M:%S",
+				 gmtime_r(&tt, &tm));
+		} else {
+			snprintf(lastev, sizeof(lastev), "-");
+		}
+		if (!w->finished && w->last > 0)
+			snprintf(lag, sizeof(lag), "%.1fs", now - w->last);
+		else
+			snprintf(lag, sizeof(lag), "%s", w->finished ? "done" : "-");
+		fprintf(out, "%5lld  %-19s  %-8s %10lld %10.0f %5lld %8lld  %-19s %8s %6lld  ",
+			(long long)w->id, when, w->mode ? w->mode : "?",
+			(long long)w->records,
+			w->span > 0 ? w->records / w->span : 0.0,
+			(long long)w->nnew, (long long)w->nnew_sess, lastev, lag,
+			(long long)w->loss);
+		pgsc_text_escape(out, w->label ? w->label : "");
+		fputc('\n', out);
+	}
+}
+
+static void
+status_json(FILE *out, const struct status_row *v, size_t n,
+	    const struct rep *tot, int converged, const char *verdict)
+{
+	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n  \"converged\": %s,\n"
+		"  \"verdict\": ", PGSC_VERSION, converged ? "true" : "false");
+	json_str(out, verdict);
+	fprintf(out, ",\n  \"records\": %llu,\n  \"attributed\": %llu,\n"
+		"  \"unattributed\": %llu,\n  \"rounds\": [",
+		(unsigned long long)tot->records,
+		(unsigned long long)tot->attributed,
+		(unsigned long long)tot->unattributed);
+	for (size_t i = 0; i < n; i++) {
+		const struct status_row *w = &v[i];
+
+		fprintf(out, "%s\n    {\"round\": %lld, \"started\": %.3f, "
+			"\"finished\": %s, \"mode\": ", i ? "," : "",
+			(long long)w->id, w->started,
+			w->finished ? "true" : "false");
+		json_str(out, w->mode);
+		fprintf(out, ", \"records\": %lld, \"records_per_s\": %.0f, "
+			"\"new\": %lld, \"new_session\": %lld, \"last_event\": ",
+			(long long)w->records,
+			w->span > 0 ? w->records / w->span : 0.0,
+			(long long)w->nnew, (long long)w->nnew_sess);
+		if (w->last > 0)
+			fprintf(out, "%.3f", w->last);
+		else
+			fputs("null", out);
+		fprintf(out, ", \"loss\": %lld, \"label\": ", (long long)w->loss);
+		json_str(out, w->label);
+		fputc('}', out);
+	}
+	fprintf(out, "%s]\n}\n", n ? "\n  " : "");
+}
+
+/* The rows of --status, oldest first, in *@v (the caller frees them). */
+static int
+status_rows(pgsc_store *st, struct strset *session, struct status_row **v,
+	    size_t *n, char **cause)
 {
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s = NULL;
-	struct strset session = { 0 };
-	int rc, n = 0, last_finished = 0;
-	int64_t last_new = -1, last_new_sess = -1;
-	double now = util_now();
+	size_t cap = 0;
+	int rc;
 
-	rc = report_session_roles(opts ? opts->session_roles : NULL, &session,
-				  cause);
-	if (rc < 0)
-		goto out;
+	*v = NULL;
+	*n = 0;
 	if (sqlite3_create_function(db, "pgsc_in_session", 1,
 				    SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-				    &session, sql_in_session, NULL,
+				    session, sql_in_session, NULL,
 				    NULL) != SQLITE_OK) {
 		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		rc = -EIO;
-		goto out;
+		return -EIO;
 	}
-
 	/* new = syscalls of the server tree first seen in that round */
 	if (sqlite3_prepare_v2(db,
 		"SELECT r.id, coalesce(r.label, ''), r.mode, "
@@ -1199,86 +1423,251 @@ pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = -EIO;
 		goto out;
 	}
-	/* "new": new to the server tree (the global list); "new-sess": new
-	 * to the session roles (the session list).  Columns keep their
-	 * places for scripts: round, started (2 fields), mode, records,
-	 * records/s, new, new-sess, ... */
-	fprintf(out, "%5s  %-19s  %-8s %10s %10s %5s %8s  %-19s %8s %6s  %s\n",
-		"round", "started", "mode", "records", "records/s", "new",
-		"new-sess", "last event", "lag", "loss", "label");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0);
 		const char *label = (const char *)sqlite3_column_text(s, 1);
 		const char *mode = (const char *)sqlite3_column_text(s, 2);
-		int64_t records = sqlite3_column_int64(s, 4);
-		double first = sqlite3_column_double(s, 5);
-		double last = sqlite3_column_double(s, 6);
-		double started = sqlite3_column_double(s, 7);
-		int finished = sqlite3_column_type(s, 8) != SQLITE_NULL;
-		double fin = sqlite3_column_double(s, 8);
-		double lastc = sqlite3_column_double(s, 9);
-		int64_t loss = sqlite3_column_int64(s, 10);
-		int64_t nnew = sqlite3_column_int64(s, 11);
-		int64_t nnew_sess = sqlite3_column_int64(s, 13);
-		double span = finished ? fin - started
-				       : (lastc > started ? lastc - started : 0);
-		char when[32], lastev[32], lag[32];
-		time_t tt = (time_t)started;
-		struct tm tm;
+		struct status_row *w;
+		double fin, lastc;
 
-		if (last > first && span < last - first)
-			span = last - first;
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
-			 gmtime_r(&tt, &tm));
-		if (last > 0) {
-			tt = (time_t)last;
-			strftime(lastev, sizeof(lastev), "%Y-%m-%d %H:%M:%S",
-				 gmtime_r(&tt, &tm));
-		} else {
-			snprintf(lastev, sizeof(lastev), "-");
+		if (*n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+
+			w = realloc(*v, ncap * sizeof(*w));
+			if (w == NULL) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			*v = w;
+			cap = ncap;
 		}
-		if (!finished && last > 0)
-			snprintf(lag, sizeof(lag), "%.1fs", now - last);
-		else
-			snprintf(lag, sizeof(lag), "%s", finished ? "done" : "-");
-		fprintf(out, "%5lld  %-19s  %-8s %10lld %10.0f %5lld %8lld  %-19s %8s %6lld  ",
-			(long long)id, when, mode ? mode : "?",
-			(long long)records, span > 0 ? records / span : 0.0,
-			(long long)nnew, (long long)nnew_sess, lastev, lag,
-			(long long)loss);
-		pgsc_text_escape(out, label ? label : "");
-		fputc('\n', out);
-		last_new = nnew;
-		last_new_sess = nnew_sess;
-		last_finished = finished;
-		n++;
+		w = &(*v)[*n];
+		memset(w, 0, sizeof(*w));
+		(*n)++;
+		w->id = sqlite3_column_int64(s, 0);
+		w->label = strdup(label ? label : "");
+		w->mode = strdup(mode ? mode : "?");
+		if (w->label == NULL || w->mode == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		w->records = sqlite3_column_int64(s, 4);
+		w->first = sqlite3_column_double(s, 5);
+		w->last = sqlite3_column_double(s, 6);
+		w->started = sqlite3_column_double(s, 7);
+		w->finished = sqlite3_column_type(s, 8) != SQLITE_NULL;
+		fin = sqlite3_column_double(s, 8);
+		lastc = sqlite3_column_double(s, 9);
+		w->loss = sqlite3_column_int64(s, 10);
+		w->nnew = sqlite3_column_int64(s, 11);
+		w->nnew_sess = sqlite3_column_int64(s, 13);
+		w->span = w->finished ? fin - w->started
+			  : (lastc > w->started ? lastc - w->started : 0);
+		if (w->last > w->first && w->span < w->last - w->first)
+			w->span = w->last - w->first;
 	}
-	sqlite3_finalize(s);
-	s = NULL;
 	if (rc != SQLITE_DONE) {
 		util_cause(cause, "store: %s", sqlite3_errmsg(db));
 		rc = -EIO;
 		goto out;
 	}
 	rc = 0;
-	if (n == 0) {
-		fprintf(out, "no rounds yet\n");
-		*converged = 0;
-	} else {
-		*converged = last_new == 0 && last_new_sess == 0 &&
-			     last_finished;
-		fprintf(out, "%s\n", *converged
-			? "converged: the last round logged no syscall that "
-			  "earlier rounds had not"
-			: !last_finished
-			? "not converged: the last round is still being collected"
-			: "not converged: the last round logged syscalls new "
-			  "to the global or the session list");
-	}
 out:
 	sqlite3_finalize(s);
 	sqlite3_create_function(db, "pgsc_in_session", 1, SQLITE_UTF8, NULL,
 				NULL, NULL, NULL);
-	strset_free(&session);
+	return rc;
+}
+
+static void
+status_rows_free(struct status_row *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].label);
+		free(v[i].mode);
+	}
+	free(v);
+}
+
+int
+pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
+	    int *converged, char **cause)
+{
+	struct status_row *v = NULL;
+	struct rep tot;
+	size_t n = 0;
+	char *why = NULL, *verdict = NULL;
+	int rc, usable = 0;
+
+	memset(&tot, 0, sizeof(tot));
+	tot.st = st;
+	tot.cause = cause;
+	*converged = 0;
+	rc = report_session_roles(opts ? opts->session_roles : NULL,
+				  &tot.session, cause);
+	if (rc == 0)
+		rc = report_roles_known(st, &tot.session, cause);
+	if (rc == 0)
+		rc = status_rows(st, &tot.session, &v, &n, cause);
+	if (rc < 0)
+		goto out;
+	if (n > 0) {
+		/* the totals of every round, for rep_usable() */
+		tot.from = v[0].id;
+		tot.to = v[n - 1].id;
+		rc = load(&tot);
+		if (rc < 0)
+			goto out;
+		usable = rep_usable(&tot, 1, &why);
+	}
+	if (n == 0) {
+		verdict = strdup("no rounds yet");
+	} else if (!v[n - 1].finished) {
+		verdict = strdup("not converged: the last round is still "
+				 "being collected");
+	} else if (!usable) {
+		if (asprintf(&verdict, "not converged: %s",
+			     why ? why : "the lists are not usable") < 0)
+			verdict = NULL;
+	} else if (v[n - 1].nnew != 0 || v[n - 1].nnew_sess != 0) {
+		verdict = strdup("not converged: the last round logged "
+				 "syscalls new to the global or the session "
+				 "list");
+	} else {
+		*converged = 1;
+		verdict = strdup("converged: the last round logged no syscall "
+				 "that earlier rounds had not");
+	}
+	if (verdict == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (opts != NULL && opts->format == PGSC_FMT_JSON) {
+		status_json(out, v, n, &tot, *converged, verdict);
+	} else {
+		if (n > 0)
+			status_text(out, v, n, util_now());
+		fprintf(out, "%s\n", verdict);
+	}
+	if (fflush(out) != 0 || ferror(out)) {
+		rc = errno ? -errno : -EIO;
+		util_cause(cause, "writing the status: %s", strerror(-rc));
+	}
+out:
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	free(why);
+	free(verdict);
+	status_rows_free(v, n);
+	rep_free(&tot);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* HTML (report_html.c draws it)                                     */
+
+static int
+report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
+{
+	struct html_page pg;
+	struct html_syscall *sc = NULL;
+	struct html_round *hr = NULL;
+	struct status_row *rows = NULL;
+	struct strset arches = { 0 };
+	const char **cols = NULL;
+	uint64_t *counts = NULL;
+	size_t nrows = 0, ncols = r->roles.n, nsc = 0;
+	char *why = NULL;
+	int rc;
+
+	memset(&pg, 0, sizeof(pg));
+	rc = status_rows(r->st, &r->session, &rows, &nrows, cause);
+	if (rc < 0)
+		goto out;
+	arch_list(r, &arches);
+	cols = calloc(ncols ? ncols : 1, sizeof(*cols));
+	sc = calloc(r->n ? r->n : 1, sizeof(*sc));
+	counts = calloc((r->n ? r->n : 1) * (ncols ? ncols : 1),
+			sizeof(*counts));
+	hr = calloc(nrows ? nrows : 1, sizeof(*hr));
+	if (cols == NULL || sc == NULL || counts == NULL || hr == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ncols; i++)
+		cols[i] = r->roles.v[i];
+	qsort(cols, ncols, sizeof(*cols), role_cmp);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct entry *e = &r->e[i];
+		struct html_syscall *h = &sc[nsc];
+		uint64_t *rc_row = counts + nsc * (ncols ? ncols : 1);
+
+		if (e->name == NULL)
+			continue;
+		h->name = e->name;
+		h->arch = pgsc_arch_name(e->arch);
+		h->all = e->all;
+		h->global = e->global;
+		h->session = e->session;
+		h->first_round = e->first_round;
+		h->example_pid = e->example_pid;
+		h->example_exe = e->example_exe;
+		for (size_t c = 0; c < ncols; c++)
+			for (size_t k = 0; k < e->nrc; k++)
+				if (strcmp(e->rc[k].role, cols[c]) == 0)
+					rc_row[c] += e->rc[k].count;
+		h->role_counts = rc_row;
+		nsc++;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		struct status_row *w = &rows[i];
+
+		if (w->id < r->from || w->id > r->to)
+			continue;
+		hr[pg.nrounds].id = w->id;
+		hr[pg.nrounds].records = w->records;
+		hr[pg.nrounds].nnew = w->nnew;
+		hr[pg.nrounds].nnew_sess = w->nnew_sess;
+		hr[pg.nrounds].loss = w->loss;
+		hr[pg.nrounds].label = w->label;
+		pg.nrounds++;
+	}
+	pg.from = r->from;
+	pg.to = r->to;
+	pg.records = r->records;
+	pg.attributed = r->attributed;
+	pg.unrelated = r->unrelated;
+	pg.standalone = r->standalone;
+	pg.unattributed = r->unattributed;
+	pg.rejected = r->rejected;
+	pg.lost = r->lost;
+	pg.serial_gaps = r->serial_gaps;
+	pg.rotation_gaps = r->rotation_gaps;
+	pg.drain_timeouts = r->drain_timeouts;
+	pg.arches = (const char *const *)arches.v;
+	pg.narches = arches.n;
+	pg.roles = cols;
+	pg.nroles = ncols;
+	pg.sc = sc;
+	pg.nsc = nsc;
+	pg.rounds = hr;
+	for (int k = 0; k < 2; k++) {
+		pg.list[k] = (const char *const *)L->l[k].v;
+		pg.nlist[k] = L->l[k].n;
+	}
+	pg.nglobal = L->l[0].n;
+	pg.nsession = L->l[1].n;
+	if (!rep_usable(r, 1, &why))
+		pg.warning = why;
+	rc = html_write(out, &pg);
+out:
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	free(why);
+	free(cols);
+	free(sc);
+	free(counts);
+	free(hr);
+	strset_free(&arches);
+	status_rows_free(rows, nrows);
 	return rc;
 }

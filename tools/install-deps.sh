@@ -24,6 +24,8 @@ PKGS=(
 	# tests
 	libcmocka-dev auditd seccomp sqlite3 time valgrind clang
 	libclang-rt-14-dev util-linux procps gcc-multilib
+	# tests/exec: what pgsc-exec calls after loading its filter
+	strace
 	# the server pgsc watches, and the PGXS headers for the module
 	postgresql-15 postgresql-contrib postgresql-client-15
 	postgresql-server-dev-15
@@ -37,6 +39,11 @@ PKGS=(
 	# tests/report: systemd-analyze verify for the drop-in, runc for the
 	# OCI profile, a static probe (libc6-dev's libc.a)
 	systemd runc libc6-dev
+	# tests/package: the Debian packages (dpkg-buildpackage, pg_buildext
+	# from postgresql-server-dev-all, lintian), "bc" for the timings
+	debhelper fakeroot postgresql-server-dev-all lintian bc
+	# tests/report/html.sh: the HTML report's screenshot in headless Chromium
+	chromium
 )
 
 missing=()

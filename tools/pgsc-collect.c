@@ -378,25 +378,26 @@ main(int argc, char **argv)
 		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
 		goto out;
 	}
-	if (stats.round == 0) {
+	if (stats.round == 0 && !io.quiet) {
 		fprintf(stderr, "pgsc-collect: nothing new to import (%llu file%s "
 			"already imported); no round created\n",
 			(unsigned long long)stats.skipped_files,
 			stats.skipped_files == 1 ? "" : "s");
-	} else {
-		fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP records "
-			"(%llu attributed, %llu unrelated, %llu standalone, "
-			"%llu unattributed) from %llu lines, %llu processes, "
-			"%llu lines rejected\n",
-			(long long)stats.round,
-			(unsigned long long)stats.seccomp,
-			(unsigned long long)stats.attributed,
-			(unsigned long long)stats.unrelated,
-			(unsigned long long)stats.standalone,
-			(unsigned long long)stats.unattributed,
-			(unsigned long long)stats.lines,
-			(unsigned long long)stats.processes,
-			(unsigned long long)stats.rejected);
+	} else if (stats.round != 0) {
+		if (!io.quiet)
+			fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
+				"records (%llu attributed, %llu unrelated, %llu "
+				"standalone, %llu unattributed) from %llu lines, "
+				"%llu processes, %llu lines rejected\n",
+				(long long)stats.round,
+				(unsigned long long)stats.seccomp,
+				(unsigned long long)stats.attributed,
+				(unsigned long long)stats.unrelated,
+				(unsigned long long)stats.standalone,
+				(unsigned long long)stats.unattributed,
+				(unsigned long long)stats.lines,
+				(unsigned long long)stats.processes,
+				(unsigned long long)stats.rejected);
 		if (stats.unattributed > 0)
 			fprintf(stderr, "pgsc-collect: warning: %llu records "
 				"could not be attributed to a server (no "

@@ -1,9 +1,14 @@
 /* pgsc-exec - load a seccomp filter and exec a command under it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pgsc.h"
@@ -15,6 +20,61 @@ usage(FILE *f)
 		"usage: pgsc-exec [--default log|error|kill|allow]\n"
 		"                 [--allow LIST | --allow-file GUCFILE [--list global|session]]\n"
 		"                 -- COMMAND [ARGS...]\n");
+}
+
+extern char **environ;
+
+/*
+ * The file execvp(3) would run for @name: @name itself when it holds a
+ * slash, else the first executable regular file in PATH.  Done before
+ * the filter is loaded, so a command that is not there is reported
+ * (exit 127) while every call is still allowed.  Returns 0, or a
+ * negative errno (-ENOENT, -EACCES).
+ */
+static int
+find_command(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	struct stat sb;
+	int rc = -ENOENT;
+
+	if (*name == '\0')
+		return -ENOENT;
+	if (strchr(name, '/') != NULL) {
+		if (strlen(name) >= size)
+			return -ENAMETOOLONG;
+		strcpy(out, name);
+		if (stat(out, &sb) < 0)
+			return -errno;
+		if (!S_ISREG(sb.st_mode) || access(out, X_OK) < 0)
+			return -EACCES;
+		return 0;
+	}
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p = end + 1) {
+		size_t dl;
+
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		dl = (size_t)(end - p);
+		/* an empty element is the current directory */
+		if (dl + strlen(name) + 2 <= size) {
+			if (dl == 0)
+				snprintf(out, size, "%s", name);
+			else
+				snprintf(out, size, "%.*s/%s", (int)dl, p, name);
+			if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
+				if (access(out, X_OK) == 0)
+					return 0;
+				rc = -EACCES;
+			}
+		}
+		if (*end == '\0')
+			break;
+	}
+	return rc;
 }
 
 int
@@ -34,7 +94,9 @@ main(int argc, char **argv)
 	 * global list already has would never be logged again. */
 	const char *allow = NULL, *allow_file = NULL, *which = "session";
 	char *file_list = NULL, *cause = NULL;
-	int def = PGSC_ACT_LOG, c, rc;
+	char path[PATH_MAX], msg[PATH_MAX + 64];
+	struct pgsc_exec_plan plan;
+	int def = PGSC_ACT_LOG, c, rc, err;
 
 	while ((c = getopt_long(argc, argv, "+d:a:f:l:hV", opts, NULL)) != -1) {
 		switch (c) {
@@ -88,14 +150,52 @@ main(int argc, char **argv)
 		}
 		allow = file_list;
 	}
-	rc = pgsc_filter_load(def, allow, &cause);
-	free(file_list);
+	rc = find_command(argv[optind], path, sizeof(path));
+	if (rc < 0) {
+		fprintf(stderr, "pgsc-exec: %s: %s\n", argv[optind],
+			rc == -ENOENT && strchr(argv[optind], '/') == NULL
+			? "command not found in PATH" : strerror(-rc));
+		free(file_list);
+		return 127;
+	}
+	rc = pgsc_filter_exec_check(def, allow, &plan, &cause);
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-exec: %s\n", cause ? cause : strerror(-rc));
 		free(cause);
+		free(file_list);
 		return 2;
 	}
-	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "pgsc-exec: %s: %s\n", argv[optind], strerror(errno));
-	return 127;
+	/*
+	 * From seccomp_load on, pgsc-exec makes no call but execve (the
+	 * filter may refuse everything else): the message of a failed exec
+	 * is written before, and free() must not give memory back to the
+	 * kernel (brk, munmap) when libseccomp frees its copy of the filter.
+	 */
+	snprintf(msg, sizeof(msg), "pgsc-exec: %s: cannot execute: ", path);
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	mallopt(M_MMAP_THRESHOLD, INT_MAX);
+	rc = pgsc_filter_load(def, allow, &cause);
+	if (rc < 0) {
+		fprintf(stderr, "pgsc-exec: %s\n", cause ? cause : strerror(-rc));
+		free(cause);
+		free(file_list);
+		return 2;
+	}
+	if (plan.use_execveat)
+		syscall(SYS_execveat, AT_FDCWD, path, argv + optind, environ, 0);
+	else
+		execve(path, argv + optind, environ);
+	/* The filter may refuse write: the exit status says it all.  No
+	 * stdio, no atexit handlers. */
+	err = errno;
+	if (plan.can_write && write(STDERR_FILENO, msg, strlen(msg)) > 0 &&
+	    write(STDERR_FILENO, strerror(err), strlen(strerror(err))) > 0 &&
+	    write(STDERR_FILENO, "\n", 1) > 0) {
+		/* the message is out */
+	}
+	/* The raw call, not _exit(): a sanitizer's _exit makes calls of its
+	 * own (sigaltstack, mmap) that the filter may refuse.  The process
+	 * has one thread: exit ends it too. */
+	syscall(plan.use_exit ? SYS_exit : SYS_exit_group, 127);
+	_exit(127);
 }

@@ -16,24 +16,50 @@ usage(FILE *f)
 		"                   [--guc-prefix PREFIX] [--session-roles SPEC]\n"
 		"                   [--arch ARCH] [--portable]\n"
 		"                   [--default log|error|kill]\n"
-		"       pgsc-report --db FILE --status\n"
+		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"       pgsc-report --check-guc FILE [--arch ARCH] [--strict]\n"
 		"       pgsc-report --db FILE --candidates SCAN.json [--format json]\n"
 		"                   [--round N | --round FROM-TO]\n"
-		"FORMAT is guc (default), json, table, systemd, oci or effective.\n"
+		"FORMAT is guc (default), json, table, systemd, oci, effective or html.\n"
 		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n"
 		"ARCH is x86_64, i386, aarch64, arm, ppc64le, s390x, ... or native.\n");
 }
 
+/* A GUC prefix is empty or "word." or "word.word.": PostgreSQL takes a
+ * custom setting as "class.name", so "pgsc" would make the setting
+ * "pgscglobal_syscall_allow", which no module reads. */
 static int
 prefix_ok(const char *p)
 {
-	for (; *p; p++)
+	int start = 1;
+
+	for (; *p; p++) {
+		if (*p == '.') {
+			if (start)
+				return 0;
+			start = 1;
+			continue;
+		}
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.'))
+		      (*p >= '0' && *p <= '9' && !start) || *p == '_'))
 			return 0;
-	return 1;
+		start = 0;
+	}
+	return start;
+}
+
+/* Flush standard output: a report that did not reach its reader (a full
+ * disk, a closed pipe) is an I/O error, never a verdict.  Returns 0, or
+ * 2 after saying so. */
+static int
+stdout_done(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "pgsc-report: writing to standard output: %s\n",
+		errno ? strerror(errno) : "I/O error");
+	return 2;
 }
 
 /* "pgsc-report: " and an option value or a word from the command line,
@@ -125,6 +151,8 @@ main(int argc, char **argv)
 				ro.format = PGSC_FMT_OCI;
 			else if (strcmp(optarg, "effective") == 0)
 				ro.format = PGSC_FMT_EFFECTIVE;
+			else if (strcmp(optarg, "html") == 0)
+				ro.format = PGSC_FMT_HTML;
 			else {
 				bad_value("unknown format", optarg);
 				return 2;
@@ -140,8 +168,10 @@ main(int argc, char **argv)
 		case 'p':
 			list_opts = 1;
 			if (!prefix_ok(optarg)) {
-				fprintf(stderr, "pgsc-report: --guc-prefix may only "
-					"hold letters, digits, '_' and '.'\n");
+				bad_value("--guc-prefix must be empty or end "
+					  "with a dot, as in pgsc. or "
+					  "pgseccomp. (letters, digits and '_' "
+					  "before it), not", optarg);
 				return 2;
 			}
 			ro.guc_prefix = optarg;
@@ -195,10 +225,10 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return stdout_done();
 		case 'V':
 			printf("pgsc-report %s\n", PGSC_VERSION);
-			return 0;
+			return stdout_done();
 		default:
 			usage(stderr);
 			return 2;
@@ -224,6 +254,8 @@ main(int argc, char **argv)
 			free(cause);
 			return 2;
 		}
+		if (stdout_done() != 0)
+			return 2;
 		return res.errors > 0 || (strict && res.warnings > 0) ? 1 : 0;
 	}
 	if (db == NULL || strict) {
@@ -231,9 +263,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if ((want_status || check) && (ro.arch || ro.portable ||
-				       ro.has_default || format_given)) {
-		fprintf(stderr, "pgsc-report: --status and --check-complete "
-			"take no --format, --arch, --portable or --default\n");
+				       ro.has_default ||
+				       (format_given && (check ||
+					ro.format != PGSC_FMT_JSON)))) {
+		fprintf(stderr, "pgsc-report: --status takes only "
+			"--format=json, --check-complete no --format; neither "
+			"takes --arch, --portable or --default\n");
 		return 2;
 	}
 	if (ro.has_default && ro.format != PGSC_FMT_SYSTEMD &&
@@ -261,11 +296,18 @@ main(int argc, char **argv)
 	} else if (rc == 0) {
 		ro.diag = stderr;
 		rc = pgsc_report(st, &ro, stdout, &cause);
-		if (rc == 0)
-			status = 0;
+		if (rc >= 0)
+			status = rc;
+		if (rc > 0) {
+			/* printed, but not worth pasting: say why */
+			print_cause(NULL, cause ? cause : "the lists are not "
+				    "usable");
+		}
 	}
 	if (rc < 0) {
 		print_cause(db, cause ? cause : strerror(-rc));
+		status = 2;
+	} else if (stdout_done() != 0) {
 		status = 2;
 	}
 	free(cause);

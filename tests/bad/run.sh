@@ -51,8 +51,11 @@ for log in "$DIR"/*.log; do
 	fi
 	# every output format stays well formed, whatever the input held
 	for fmt in guc json table; do
-		"$BIN/pgsc-report" --db "$db" --format=$fmt >"$T/$name.$fmt" 2>"$T/$name.$fmt.err" ||
-			{ ok=0; why+=("pgsc-report --format=$fmt failed"); }
+		# the fixtures hold no postmaster: exit 1, "not usable", says why
+		"$BIN/pgsc-report" --db "$db" --format=$fmt >"$T/$name.$fmt" 2>"$T/$name.$fmt.err"
+		rrc=$?
+		[ $rrc = 0 ] || { [ $rrc = 1 ] && grep -q 'examples/pgsc.rules' "$T/$name.$fmt.err"; } ||
+			{ ok=0; why+=("pgsc-report --format=$fmt failed (exit $rrc)"); }
 		if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]' "$T/$name.$fmt"; then
 			ok=0; why+=("raw control bytes in --format=$fmt")
 		fi

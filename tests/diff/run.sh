@@ -291,7 +291,7 @@ check directory 2 . x86_64.guc <<'EOF'
 pgsc-diff: .: Is a directory
 EOF
 check bad-quote 2 --format json x86_64.guc bad-quote.guc <<'EOF'
-pgsc-diff: bad-quote.guc:2: unterminated quote
+pgsc-diff: bad-quote.guc:2: syntax error: unterminated quoted string (PostgreSQL would not start)
 EOF
 check bad-name-guc 2 --format markdown bad-name.guc x86_64.guc <<'EOF'
 pgsc-diff: bad-name.guc: global list: "Open" is not a syscall name ([a-z0-9_]+, at most 64 bytes)

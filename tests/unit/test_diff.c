@@ -600,10 +600,11 @@ test_guc_valid(void **state)
 			   "pgseccomp.session_syscall_allow = ''\n"), 0);
 	assert_names(ls, PGSC_LIST_GLOBAL, "close,read,write");
 	assert_names(ls, PGSC_LIST_SESSION, "");
-	/* unquoted */
-	assert_int_equal(L("global_syscall_allow = read,write\n"
+	/* unquoted: one word, as PostgreSQL takes it (a list with commas
+	 * must be quoted: see test_guc_hostile) */
+	assert_int_equal(L("global_syscall_allow read\n"
 			   "session_syscall_allow = read # x\n"), 0);
-	assert_names(ls, PGSC_LIST_GLOBAL, "read,write");
+	assert_names(ls, PGSC_LIST_GLOBAL, "read");
 	assert_names(ls, PGSC_LIST_SESSION, "read");
 	/* JSON is told by its first byte, after blanks */
 	assert_int_equal(L("\n  {\"global\":[\"a\"],\"session\":[]}"), 0);
@@ -626,9 +627,14 @@ test_guc_hostile(void **state)
 		{ "xglobal_syscall_allow = 'read'\nsession_syscall_allow = ''\n",
 		  -ENOENT, "p\\x0a.conf: no global_syscall_allow line" },
 		{ "global_syscall_allow = 'read\nsession_syscall_allow = ''\n",
-		  -EINVAL, "p\\x0a.conf:1: unterminated quote" },
+		  -EINVAL, "p\\x0a.conf:1: syntax error: unterminated quoted "
+		  "string (PostgreSQL would not start)" },
 		{ "global_syscall_allow = ''\nsession_syscall_allow = 'read\n",
-		  -EINVAL, "p\\x0a.conf:2: unterminated quote" },
+		  -EINVAL, "p\\x0a.conf:2: syntax error: unterminated quoted "
+		  "string (PostgreSQL would not start)" },
+		{ "global_syscall_allow = read,write\nsession_syscall_allow = ''\n",
+		  -EINVAL, "p\\x0a.conf:1: syntax error: extra text after the "
+		  "value (PostgreSQL would not start)" },
 		{ "global_syscall_allow = 'Read'\nsession_syscall_allow = ''\n",
 		  -EINVAL, "p\\x0a.conf: global list: \"Read\" is not a "
 		  "syscall name ([a-z0-9_]+, at most 64 bytes)" },
@@ -650,7 +656,7 @@ test_guc_hostile(void **state)
 		  "p\\x0a.conf: global list: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" is not a syscall name "
 		  "([a-z0-9_]+, at most 64 bytes)" },
-		{ "[global]\nallow = read\n", -ENOENT, NULL },
+		{ "[global]\nallow = read\n", -EINVAL, NULL },
 	};
 	pgsc_lists *ls = NULL;
 	char *cause = NULL;

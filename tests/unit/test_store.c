@@ -487,8 +487,9 @@ test_status_new_to_session(void **state)
 	assert_int_equal(pgsc_store_open(db, 0, &st, &cause), 0);
 	pgsc_store_free(st);
 	sql(db,
-	    "INSERT INTO rounds (id, label, mode, started, finished) VALUES "
-	    " (1, 'one', 'import', 1000, 1001), (2, 'two', 'import', 1002, 1003);"
+	    "INSERT INTO rounds (id, label, mode, started, finished, records, "
+	    " attributed) VALUES (1, 'one', 'import', 1000, 1001, 2, 2), "
+	    " (2, 'two', 'import', 1002, 1003, 1, 1);"
 	    "INSERT INTO aggregates VALUES "
 	    " (1, 'checkpointer', 3221225534, 74, 1, 1000, 1000, 10, NULL),"
 	    " (1, 'client backend', 3221225534, 0, 1, 1000, 1000, 11, NULL),"
@@ -509,14 +510,113 @@ test_status_new_to_session(void **state)
 
 	/* a third round repeating round 2 converges with the default roles */
 	sql(db,
-	    "INSERT INTO rounds (id, label, mode, started, finished) VALUES "
-	    " (3, 'three', 'import', 1004, 1005);"
+	    "INSERT INTO rounds (id, label, mode, started, finished, records, "
+	    " attributed) VALUES (3, 'three', 'import', 1004, 1005, 1, 1);"
 	    "INSERT INTO aggregates VALUES "
 	    " (3, 'descendant/client backend', 3221225534, 74, 1, 1004, 1004,"
 	    "  13, NULL);");
 	out = status_of(db, NULL, &conv);
 	assert_int_equal(conv, 1);
 	free(out);
+}
+
+/* Run pgsc_report (guc) or pgsc_check_complete on rounds @from-@to of
+ * @db (0, 0: all); returns its rc. */
+static int
+report_rc_range(const char *db, int complete, const char *roles,
+		int64_t from, int64_t to)
+{
+	struct pgsc_report_opts ro;
+	pgsc_store *st = NULL;
+	char *buf = NULL, *cause = NULL;
+	size_t sz = 0;
+	FILE *f;
+	int rc;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.guc_prefix = "";
+	ro.session_roles = roles;
+	ro.round_from = from;
+	ro.round_to = to;
+	assert_int_equal(pgsc_store_open(db, PGSC_STORE_READONLY, &st,
+					 &cause), 0);
+	f = open_memstream(&buf, &sz);
+	assert_non_null(f);
+	rc = complete ? pgsc_check_complete(st, &ro, f, &cause)
+		      : pgsc_report(st, &ro, f, &cause);
+	if (rc != 0 && !complete)
+		assert_non_null(cause);
+	assert_int_equal(fclose(f), 0);
+	pgsc_store_free(st);
+	free(cause);
+	free(buf);
+	return rc;
+}
+
+static int
+report_rc(const char *db, int complete, const char *roles)
+{
+	return report_rc_range(db, complete, roles, 0, 0);
+}
+
+/*
+ * A store whose records are all unattributed (a log recorded without the
+ * rules, imported without hints) is neither a usable report (1), nor
+ * converged, nor complete; more than half unattributed is the same; a
+ * misspelt session role is an error, a role the store holds is not.
+ */
+static void
+test_unattributed_not_usable(void **state)
+{
+	char db[] = "/tmp/pgsc-unattr-XXXXXX";
+	int fd = mkstemp(db), conv = -1;
+	int64_t from, to;
+	pgsc_store *st = NULL;
+	char *cause = NULL, *out;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(db);
+	assert_int_equal(pgsc_store_open(db, 0, &st, &cause), 0);
+	pgsc_store_free(st);
+	sql(db,
+	    "INSERT INTO rounds (id, label, mode, started, finished, records, "
+	    " unattributed) VALUES (1, 'one', 'import', 1000, 1001, 10, 10),"
+	    " (2, 'two', 'import', 1002, 1003, 10, 10);"
+	    "INSERT INTO aggregates VALUES "
+	    " (1, 'unattributed', 3221225534, 0, 10, 1000, 1000, 10, NULL),"
+	    " (2, 'unattributed', 3221225534, 0, 10, 1002, 1002, 10, NULL);");
+	out = status_of(db, NULL, &conv);
+	assert_int_equal(conv, 0);
+	assert_non_null(strstr(out, "examples/pgsc.rules"));
+	free(out);
+	assert_int_equal(report_rc(db, 0, NULL), 1);
+	assert_int_equal(report_rc(db, 1, NULL), 1);
+
+	/* 4 of 10 attributed in round 3: 16 of 30 unattributed in all */
+	sql(db,
+	    "INSERT INTO rounds (id, label, mode, started, finished, records, "
+	    " attributed, unattributed) VALUES "
+	    " (3, 'three', 'import', 1004, 1005, 10, 4, 6);"
+	    "INSERT INTO aggregates VALUES "
+	    " (3, 'client backend', 3221225534, 0, 4, 1004, 1004, 11, NULL),"
+	    " (3, 'my worker', 3221225534, 0, 6, 1004, 1004, 11, NULL);");
+	assert_int_equal(report_rc(db, 0, NULL), 1);
+	assert_int_equal(report_rc(db, 1, NULL), 1);
+	/* round 3 alone: 6 of 10, still more than half */
+	assert_int_equal(pgsc_round_range_parse("3", &from, &to), 0);
+	assert_int_equal(report_rc_range(db, 0, NULL, from, to), 1);
+	/* 30 of 120 unattributed */
+	sql(db, "UPDATE rounds SET records = 100, attributed = 90, "
+		"unattributed = 10 WHERE id = 3");
+	assert_int_equal(report_rc(db, 0, NULL), 0);
+	assert_int_equal(report_rc(db, 1, NULL), 0);
+	/* an extension's worker type is known from the store; a typo is not */
+	assert_int_equal(report_rc(db, 0, "client backend,my worker"), 0);
+	assert_int_equal(report_rc(db, 0, "client backend,parallel worker"), 0);
+	assert_int_equal(report_rc(db, 0, "clinet backend"), -EINVAL);
+	unlink(db);
 }
 
 int
@@ -531,6 +631,7 @@ main(void)
 		cmocka_unit_test(test_import_split_equals_whole),
 		cmocka_unit_test(test_import_missing_file),
 		cmocka_unit_test(test_status_new_to_session),
+		cmocka_unit_test(test_unattributed_not_usable),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

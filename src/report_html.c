@@ -1,0 +1,323 @@
+/* report_html.c - pgsc-report --format=html: one self-contained page. */
+/*
+ * The page loads nothing: no script, no external style, font or image; a
+ * Content-Security-Policy of default-src 'none' makes the browser refuse
+ * any fetch all the same.  The chart is inline SVG.  Every text that came
+ * from the store (exe, role, label) is first escaped as for a terminal
+ * (pgsc_text_escape: control bytes, quotes, invalid UTF-8 as \xNN), then
+ * for HTML (& < > '), so a hostile comm or exe shows as text.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+
+/* @s as HTML text (also safe inside a quoted attribute). */
+static void
+html_text(FILE *out, const char *s)
+{
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *m;
+
+	if (s == NULL)
+		return;
+	m = open_memstream(&buf, &sz);
+	if (m == NULL)
+		return;
+	pgsc_text_escape(m, s);
+	if (fclose(m) != 0) {
+		free(buf);
+		return;
+	}
+	for (const char *p = buf; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*p, out); break;
+		}
+	}
+	free(buf);
+}
+
+static const char style[] =
+	"body{font-family:sans-serif;margin:1.5em;color:#222;background:#fff}"
+	"h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;"
+	"margin-top:1.6em;border-bottom:2px solid #2a6ebb}"
+	".warn{background:#fde2e1;border-left:6px solid #c0392b;padding:.6em;"
+	"margin:1em 0}.ok{background:#e3f4e1;border-left:6px solid #2e8b3e;"
+	"padding:.6em;margin:1em 0}"
+	"table{border-collapse:collapse;font-size:.85em}"
+	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+	"th{background:#eef3fa;position:sticky;top:0}"
+	"td.n,th.n{text-align:left;font-family:monospace}"
+	"td.x{text-align:left;font-family:monospace;min-width:14em;"
+	"max-width:28em;overflow-wrap:anywhere}"
+	"pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;"
+	"overflow-wrap:anywhere;font-size:.8em}"
+	".g{color:#fff;background:#2a6ebb}.s{color:#fff;background:#e67e22}"
+	".k{display:inline-block;width:1em;height:1em;vertical-align:middle}";
+
+static void
+head(FILE *out, const struct html_page *p)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	      "<meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\""
+	      "default-src 'none'; style-src 'unsafe-inline'\">\n"
+	      "<title>pgsc report</title>\n<style>", out);
+	fputs(style, out);
+	fprintf(out, "</style>\n</head>\n<body>\n<h1>pgsc report: rounds "
+		"%lld&ndash;%lld</h1>\n", (long long)p->from, (long long)p->to);
+	fprintf(out, "<p>%llu SECCOMP records: %llu attributed to the server, "
+		"%llu unrelated, %llu standalone, %llu unattributed; arch ",
+		(unsigned long long)p->records,
+		(unsigned long long)p->attributed,
+		(unsigned long long)p->unrelated,
+		(unsigned long long)p->standalone,
+		(unsigned long long)p->unattributed);
+	for (size_t i = 0; i < p->narches; i++) {
+		fputs(i ? ", " : "", out);
+		html_text(out, p->arches[i]);
+	}
+	fprintf(out, "; %zu syscalls in the global list, %zu in the session "
+		"list.</p>\n", p->nglobal, p->nsession);
+	if (p->warning != NULL) {
+		fputs("<div class=\"warn\"><b>These lists are not usable.</b> ",
+		      out);
+		html_text(out, p->warning);
+		fputs("</div>\n", out);
+	}
+}
+
+static void
+loss(FILE *out, const struct html_page *p)
+{
+	int missing = p->lost || p->serial_gaps || p->rotation_gaps ||
+		      p->drain_timeouts;
+
+	fputs("<h2>Loss</h2>\n<table>\n<tr><th class=\"n\">figure</th>"
+	      "<th>count</th></tr>\n", out);
+	fprintf(out, "<tr><td class=\"n\">kernel lost</td><td>%llu</td></tr>\n"
+		"<tr><td class=\"n\">serial gaps</td><td>%llu</td></tr>\n"
+		"<tr><td class=\"n\">rotation gaps</td><td>%llu</td></tr>\n"
+		"<tr><td class=\"n\">drain timeouts</td><td>%llu</td></tr>\n"
+		"<tr><td class=\"n\">rejected lines</td><td>%llu</td></tr>\n"
+		"<tr><td class=\"n\">unattributed records</td><td>%llu</td>"
+		"</tr>\n</table>\n",
+		(unsigned long long)p->lost,
+		(unsigned long long)p->serial_gaps,
+		(unsigned long long)p->rotation_gaps,
+		(unsigned long long)p->drain_timeouts,
+		(unsigned long long)p->rejected,
+		(unsigned long long)p->unattributed);
+	fprintf(out, "<div class=\"%s\">%s</div>\n", missing ? "warn" : "ok",
+		missing ? "Records may be missing (pgsc-report --check-complete)."
+		: "Nothing was lost: every record of these rounds was read.");
+}
+
+/* Grouped bars per round: syscalls new to the global list and to the
+ * session list. */
+static void
+chart(FILE *out, const struct html_page *p)
+{
+	const int W = 760, H = 260, L = 48, B = 36, T = 16, R = 150;
+	int64_t max = 1;
+	double slot, bw;
+	int step;
+
+	fputs("<h2>Convergence: syscalls new in each round</h2>\n", out);
+	if (p->nrounds == 0) {
+		fputs("<p>No rounds.</p>\n", out);
+		return;
+	}
+	for (size_t i = 0; i < p->nrounds; i++) {
+		if (p->rounds[i].nnew > max)
+			max = p->rounds[i].nnew;
+		if (p->rounds[i].nnew_sess > max)
+			max = p->rounds[i].nnew_sess;
+	}
+	slot = (double)(W - L - R) / (double)p->nrounds;
+	bw = slot * 0.38;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+		"aria-label=\"new syscalls per round\">\n", W, H, W, H);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		"fill=\"#fafbfd\"/>\n", W, H);
+	/* horizontal grid and the y axis */
+	for (int k = 0; k <= 4; k++) {
+		double y = T + (H - T - B) * (1.0 - k / 4.0);
+
+		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			"stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
+			"font-size=\"11\" text-anchor=\"end\">%.0f</text>\n",
+			L, y, W - R, y, L - 6, y + 4, max * k / 4.0);
+	}
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		"stroke=\"#444\"/>\n", L, H - B, W - R, H - B);
+	step = p->nrounds > 30 ? (int)(p->nrounds / 15) : 1;
+	for (size_t i = 0; i < p->nrounds; i++) {
+		const struct html_round *r = &p->rounds[i];
+		double x = L + slot * (double)i + slot * 0.1;
+		double hg = (double)(H - T - B) * (double)r->nnew / (double)max;
+		double hs = (double)(H - T - B) * (double)r->nnew_sess /
+			    (double)max;
+
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.1f\" fill=\"#2a6ebb\"><title>round %lld: "
+			"%lld new to the global list</title></rect>\n",
+			x, H - B - hg, bw, hg, (long long)r->id,
+			(long long)r->nnew);
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.1f\" fill=\"#e67e22\"><title>round %lld: "
+			"%lld new to the session list</title></rect>\n",
+			x + bw, H - B - hs, bw, hs, (long long)r->id,
+			(long long)r->nnew_sess);
+		if (i % (size_t)step == 0)
+			fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
+				"text-anchor=\"middle\">%lld</text>\n",
+				x + bw, H - B + 14, (long long)r->id);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
+		"text-anchor=\"middle\">round</text>\n", (L + W - R) / 2, H - 6);
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+		"fill=\"#2a6ebb\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">"
+		"global list</text>\n", W - R + 12, T + 4, W - R + 32, T + 15);
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
+		"fill=\"#e67e22\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">"
+		"session list</text>\n", W - R + 12, T + 26, W - R + 32, T + 37);
+	fputs("</svg>\n", out);
+	fprintf(out, "<p>The last round added %lld to the global list and %lld "
+		"to the session list: %s.</p>\n",
+		(long long)p->rounds[p->nrounds - 1].nnew,
+		(long long)p->rounds[p->nrounds - 1].nnew_sess,
+		p->rounds[p->nrounds - 1].nnew == 0 &&
+		p->rounds[p->nrounds - 1].nnew_sess == 0 && p->warning == NULL
+		? "converged" : "not converged");
+}
+
+/* A cell shade for @v of at most @max: white to blue, on a log scale. */
+static void
+shade(FILE *out, uint64_t v, uint64_t max)
+{
+	double f;
+	int l;
+
+	if (v == 0 || max == 0) {
+		fputs("<td>", out);
+		return;
+	}
+	f = log1p((double)v) / log1p((double)max);
+	l = 95 - (int)(f * 50.0);
+	fprintf(out, "<td style=\"background:hsl(212,60%%,%d%%)%s\">", l,
+		l < 65 ? ";color:#fff" : "");
+}
+
+static void
+matrix(FILE *out, const struct html_page *p)
+{
+	uint64_t max = 0;
+
+	fputs("<h2>Syscalls by role</h2>\n<p>G: in the global list, S: in the "
+	      "session list.  The first round, an example process and the "
+	      "arch are those of the server's records.  Counts are records "
+	      "per role.</p>\n<table>\n<tr><th class=\"n\">syscall</th>"
+	      "<th class=\"n\">arch</th><th>G</th><th>S</th>"
+	      "<th>first round</th><th class=\"n\">example process</th>"
+	      "<th>total</th>", out);
+	for (size_t c = 0; c < p->nroles; c++) {
+		fputs("<th class=\"n\">", out);
+		html_text(out, p->roles[c]);
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (size_t i = 0; i < p->nsc; i++)
+		for (size_t c = 0; c < p->nroles; c++)
+			if (p->sc[i].role_counts[c] > max)
+				max = p->sc[i].role_counts[c];
+	for (size_t i = 0; i < p->nsc; i++) {
+		const struct html_syscall *s = &p->sc[i];
+
+		fputs("<tr><td class=\"n\">", out);
+		html_text(out, s->name);
+		fputs("</td><td class=\"n\">", out);
+		html_text(out, s->arch);
+		fprintf(out, "</td><td%s>%s</td><td%s>%s</td>",
+			s->global ? " class=\"g\"" : "", s->global ? "G" : "-",
+			s->session ? " class=\"s\"" : "", s->session ? "S" : "-");
+		if (s->global) {
+			fprintf(out, "<td>%lld</td><td class=\"x\">%lld ",
+				(long long)s->first_round,
+				(long long)s->example_pid);
+			html_text(out, s->example_exe != NULL ? s->example_exe
+				  : "?");
+			fputs("</td>", out);
+		} else {
+			fputs("<td>-</td><td class=\"x\">-</td>", out);
+		}
+		fprintf(out, "<td>%llu</td>", (unsigned long long)s->all);
+		for (size_t c = 0; c < p->nroles; c++) {
+			shade(out, s->role_counts[c], max);
+			if (s->role_counts[c] > 0)
+				fprintf(out, "%llu",
+					(unsigned long long)s->role_counts[c]);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+static void
+lists(FILE *out, const struct html_page *p)
+{
+	fputs("<h2>The lines for postgresql.conf</h2>\n<pre>", out);
+	for (int k = 0; k < 2; k++) {
+		fprintf(out, "%s_syscall_allow = '", k ? "session" : "global");
+		for (size_t i = 0; i < p->nlist[k]; i++) {
+			fputs(i ? "," : "", out);
+			html_text(out, p->list[k][i]);
+		}
+		fputs("'\n", out);
+	}
+	fputs("</pre>\n", out);
+}
+
+static void
+rounds_table(FILE *out, const struct html_page *p)
+{
+	fputs("<h2>Rounds</h2>\n<table>\n<tr><th>round</th><th>records</th>"
+	      "<th>new (global)</th><th>new (session)</th><th>loss</th>"
+	      "<th class=\"n\">label</th></tr>\n", out);
+	for (size_t i = 0; i < p->nrounds; i++) {
+		const struct html_round *r = &p->rounds[i];
+
+		fprintf(out, "<tr><td>%lld</td><td>%lld</td><td>%lld</td>"
+			"<td>%lld</td><td>%lld</td><td class=\"x\">",
+			(long long)r->id, (long long)r->records,
+			(long long)r->nnew, (long long)r->nnew_sess,
+			(long long)r->loss);
+		html_text(out, r->label);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+int
+html_write(FILE *out, const struct html_page *p)
+{
+	head(out, p);
+	chart(out, p);
+	loss(out, p);
+	lists(out, p);
+	matrix(out, p);
+	rounds_table(out, p);
+	fprintf(out, "<p><small>pgsc %s</small></p>\n</body>\n</html>\n",
+		PGSC_VERSION);
+	return ferror(out) ? -EIO : 0;
+}

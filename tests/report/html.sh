@@ -1,0 +1,161 @@
+#!/bin/bash
+# html.sh - pgsc-report --format=html: one self-contained page.
+#   1. a store of three rounds (a recorded log cut in three) with hostile
+#      text planted in it (an exe, a role, a label holding tags, quotes,
+#      an escape byte) gives a page that loads nothing (a CSP of
+#      default-src 'none', no script, no src or href, no URL but the SVG
+#      namespace), whose tags balance, where every planted text shows
+#      escaped, whose G column is the JSON report's global list and whose
+#      chart has two bars per round;
+#   2. headless Chromium (Debian's chromium, no network namespace) takes a
+#      screenshot that is not blank: many colours, and the chart's two bar
+#      colours present (a stdlib PNG reader).
+#   bash tests/report/html.sh BINDIR GOLDENDIR
+set -uo pipefail
+BIN=$1
+GOLDEN=$2
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+for t in chromium python3 sqlite3; do
+	command -v $t >/dev/null || { echo "FAIL: $t missing (tools/install-deps.sh)"; exit 1; }
+done
+T=$(mktemp -d /tmp/pgsc-html.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+zcat "$GOLDEN/raw.log.gz" >"$T/raw.log"
+total=$(wc -l <"$T/raw.log")
+split -l $(( (total + 2) / 3 )) -d -a 1 "$T/raw.log" "$T/part."
+for p in 0 1 2; do
+	"$BIN/pgsc-collect" -q --db "$T/s.db" --label "part $p" --import "$T/part.$p" ||
+		bad "import of part $p failed"
+done
+[ "$(sqlite3 "$T/s.db" 'SELECT count(*) FROM rounds')" = 3 ] || bad "want 3 rounds"
+# hostile text: an example exe, a role name, a round label
+sqlite3 "$T/s.db" "UPDATE aggregates SET example_exe = '<img src=x onerror=alert(1)>\"&' || char(27) || '[31m' WHERE nr = 0;
+UPDATE aggregates SET role = '<script>alert(2)</script>' WHERE role = 'walwriter';
+UPDATE rounds SET label = '<iframe src=\"http://example.com/\"></iframe>' WHERE id = 2;" ||
+	bad "cannot plant the hostile text"
+
+"$BIN/pgsc-report" --db "$T/s.db" --format=html >"$T/report.html" 2>"$T/html.err" ||
+	bad "pgsc-report --format=html: exit $?: $(cat "$T/html.err")"
+"$BIN/pgsc-report" --db "$T/s.db" --format=json >"$T/report.json" ||
+	bad "pgsc-report --format=json failed"
+python3 - "$T/report.html" "$T/report.json" <<'PY' || bad "the page: see above"
+import html.parser, json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+rep = json.load(open(sys.argv[2]))
+errors = []
+def check(cond, what):
+    if not cond:
+        errors.append(what)
+low = page.lower()
+check("content-security-policy" in low and "default-src 'none'" in page, "no CSP default-src 'none'")
+for bad_tag in ("<script", "<img", "<iframe", "<link", "<object", "<embed", "@import", "url("):
+    check(bad_tag not in low, "the page holds %s" % bad_tag)
+# a URL in a tag could be fetched; one in (escaped) text cannot
+urls = set(u for t in re.findall(r"<[^>]*>", page) for u in re.findall(r"https?://[^\s\"'<>]+", t))
+check(urls <= {"http://www.w3.org/2000/svg"}, "URLs in tags: %s" % urls)
+# the planted text, escaped
+check("&lt;img src=x onerror=alert(1)&gt;\\x22&amp;\\x1b[31m" in page, "the hostile exe is not shown escaped")
+check("&lt;script&gt;alert(2)&lt;/script&gt;" in page, "the hostile role is not shown escaped")
+check("&lt;iframe" in page, "the hostile label is not shown escaped")
+check("\x1b" not in page, "a raw escape byte in the page")
+# tags balance
+VOID = {"meta", "br", "hr", "img", "input", "link", "rect", "line", "path", "circle"}
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []; self.attrs = []
+    def handle_starttag(self, tag, attrs):
+        self.attrs += [a for a, v in attrs]
+        if tag not in VOID: self.stack.append(tag)
+    def handle_startendtag(self, tag, attrs):
+        self.attrs += [a for a, v in attrs]
+    def handle_endtag(self, tag):
+        if tag in VOID: return
+        if not self.stack or self.stack[-1] != tag:
+            errors.append("unbalanced </%s> (open: %s)" % (tag, self.stack[-3:]))
+        else: self.stack.pop()
+p = P(); p.feed(page); p.close()
+check(not p.stack, "unclosed tags %s" % p.stack)
+check(not {"src", "href", "onerror", "onload"} & set(p.attrs), "fetching or script attributes: %s" % ({"src", "href", "onerror", "onload"} & set(p.attrs)))
+# the G column is the global list of the JSON report
+rows = re.findall(r'<tr><td class="n">([a-z0-9_]+)</td><td class="n">[^<]*</td><td( class="g")?>', page)
+g = sorted({n for n, cls in rows if cls})
+check(g == sorted(rep["global"]), "G column %d names, JSON global %d" % (len(g), len(rep["global"])))
+check(len(rows) >= len(rep["global"]), "fewer matrix rows than global names")
+# the chart: two bars per round
+bars = re.findall(r"<title>round (\d+): (\d+) new to the (global|session) list</title>", page)
+check(len(bars) == 6, "%d chart bars, want 6" % len(bars))
+check(sum(int(n) for r, n, k in bars if k == "global") == len(rep["global"]), "the global bars do not add up to the global list")
+for e in errors:
+    print("FAIL:", e)
+sys.exit(1 if errors else 0)
+PY
+
+# a store whose records are all unattributed: the page says so, exit 1
+zcat "$GOLDEN/norules.log.gz" >"$T/norules.log"
+"$BIN/pgsc-collect" -q --db "$T/n.db" --import "$T/norules.log" 2>/dev/null
+rc=0; "$BIN/pgsc-report" --db "$T/n.db" --format=html >"$T/n.html" 2>/dev/null || rc=$?
+[ $rc = 1 ] || bad "--format=html of an unattributed store: exit $rc, want 1"
+grep -q 'class="warn"><b>These lists are not usable.</b> .*examples/pgsc.rules' "$T/n.html" ||
+	bad "the page of an unattributed store has no warning"
+
+# 2. the screenshot
+mkdir -p "$T/profile"
+net=()
+command -v unshare >/dev/null && unshare -n true 2>/dev/null && net=(unshare -n)
+timeout 120 "${net[@]}" chromium --headless --no-sandbox --disable-gpu \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--no-first-run --user-data-dir="$T/profile" --window-size=1280,1800 \
+	--screenshot="$T/shot.png" "file://$T/report.html" >"$T/chromium.log" 2>&1 ||
+	bad "chromium --headless --screenshot failed: $(tail -3 "$T/chromium.log")"
+[ -s "$T/shot.png" ] || bad "no screenshot"
+python3 - "$T/shot.png" <<'PY' || bad "the screenshot is blank or lacks the chart"
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, hdr = 8, b"", None
+while pos < len(data):
+    n, typ = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if typ == b"IHDR": hdr = struct.unpack(">IIBBBBB", body)
+    elif typ == b"IDAT": idat += body
+    pos += 12 + n
+w, h, depth, ctype, _, _, interlace = hdr
+assert depth == 8 and ctype in (2, 6) and interlace == 0, hdr
+bpp = 4 if ctype == 6 else 3
+raw = zlib.decompress(idat)
+stride = w * bpp
+prev = bytearray(stride)
+colours, nonwhite, i = {}, 0, 0
+for y in range(h):
+    f = raw[i]; line = bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b = prev[x]
+        c = prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+            pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+            line[x] = (line[x] + pr) & 255
+    for x in range(0, stride, bpp):
+        px = bytes(line[x:x + 3])
+        colours[px] = colours.get(px, 0) + 1
+        if px != b"\xff\xff\xff": nonwhite += 1
+    prev = line
+blue, orange = colours.get(bytes.fromhex("2a6ebb"), 0), colours.get(bytes.fromhex("e67e22"), 0)
+share = nonwhite / (w * h)
+print("screenshot %dx%d: %d colours, %.1f%% not white, %d px of the global bar colour, %d of the session bar colour"
+      % (w, h, len(colours), 100 * share, blue, orange))
+ok = len(colours) >= 50 and share >= 0.05 and blue >= 500 and orange >= 500
+sys.exit(0 if ok else 1)
+PY
+# PGSC_HTML_SHOT=FILE keeps the screenshot (and FILE.html the page)
+if [ -n "${PGSC_HTML_SHOT:-}" ]; then
+	cp "$T/shot.png" "$PGSC_HTML_SHOT"; cp "$T/report.html" "$PGSC_HTML_SHOT.html"
+fi
+[ $fail = 0 ] && echo "html: ok"
+exit $fail

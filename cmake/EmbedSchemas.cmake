@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: PostgreSQL
 # Turn schemas/NNN_name.sql into a C array of {version, sql} pairs.
 set(body "/* generated from the schemas directory - do not edit */\n#include <stddef.h>\n")
 string(APPEND body "struct pgsc_schema { int version; const char *sql; };\n")

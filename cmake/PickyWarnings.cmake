@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: PostgreSQL
 # Picky warnings for our own targets (curl's habit: strict by default,
 # -Werror on request).
 set(PGSC_WARNINGS -Wall -Wextra -Wshadow -Wstrict-prototypes

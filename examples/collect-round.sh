@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # collect-round.sh - one manual pgsc collection round, step by step.
 #
 #   sudo PGDATA=/srv/pg/data bash examples/collect-round.sh [LABEL]

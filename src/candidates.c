@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* candidates.c - pgsc-report --candidates: a pgsc-scan JSON file against
  * the syscalls the store observed per role (docs/static.md). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* decode.c - decode one audit record line into a struct pgsc_record. */
 /*
  * We decode arch, syscall, code, pid, exe and comm ourselves rather than

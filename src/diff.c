@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* diff.c - allow-list pairs (store, GUC, JSON) and their differences. */
 /*
  * Every input is untrusted: a GUC file or a JSON report may come from a

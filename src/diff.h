@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* diff.h - list pairs, their differences and syscall families (pgsc-diff). */
 /*
  * The first part is written as public interface (pgsc_* names, opaque

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* effective.c - the effective action of every listed syscall in a filter. */
 /*
  * A filter context (global or session) has a default action and four

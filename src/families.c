@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* families.c - syscalls that do one job under several names. */
 #include <errno.h>
 #include <seccomp.h>

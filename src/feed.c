@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* feed.c - split bytes into lines and assemble events through libauparse. */
 /*
  * libauparse 3.0.9 is quadratic on SECCOMP-only streams: a SECCOMP record

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* filter.c - build and load seccomp filters, read GUC files (pgsc-exec). */
 #include <errno.h>
 #include <seccomp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* gucfile.c - the one reader of PostgreSQL configuration files. */
 /*
  * It follows PostgreSQL 15's src/backend/utils/misc/guc-file.l, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* import.c - pgsc_import(): audit log files into a new round of the store. */
 /*
  * The flow is DESIGN §2: bytes -> feed (libauparse) -> records -> process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* live.c - pgsc_live(): follow the audit stream as a daemon or around a command. */
 /*
  * Three sources feed the same path as an import (feed -> process tree):

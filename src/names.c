@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* names.c - syscall numbers to names per audit arch, through libseccomp. */
 /*
  * Names always come from the record's own arch= (DESIGN §4): i386 122 is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* netlink.c - the kernel's audit stream over netlink, and audit status. */
 #include <errno.h>
 #include <poll.h>

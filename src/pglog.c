@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pglog.c - PostgreSQL server logs (csvlog, jsonlog, stderr) as backend-type hints. */
 /*
  * When an audit log carries no process-tree information, a PostgreSQL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pgsc-int.h - internal declarations shared by the files in src/. */
 #ifndef PGSC_INT_H
 #define PGSC_INT_H

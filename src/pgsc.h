@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pgsc.h - public interface of the pgsc core library. */
 /*
  * pgsc turns the kernel's SECCOMP audit records into seccomp allow lists

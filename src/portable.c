@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* portable.c - lists for another arch: existence, family mapping, GUC checks. */
 /*
  * A list is collected on one arch and loaded on another.  A name that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* privsep.c - least privilege for pgsc-collect: drop root, the self-filter. */
 /*
  * pgsc-collect reads text that unprivileged processes choose (comm, exe,

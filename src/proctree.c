@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* proctree.c - the process tree from the audit stream, roles, aggregates. */
 /*
  * SECCOMP records carry pid, comm and exe but no ppid, so the tree comes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* report.c - lists from the store: GUC lines, JSON provenance, a table,
  * a systemd drop-in, an OCI seccomp profile, the effective filters. */
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* report_html.c - pgsc-report --format=html: one self-contained page. */
 /*
  * The page loads nothing: no script, no external style, font or image; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* scandis.c - disassembly for pgsc-scan (capstone, x86-64): function
  * starts, call edges, syscall sites and their numbers. */
 #include <capstone/capstone.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* scanelf.c - ELF objects for pgsc-scan: symbols, relocated slots,
  * executable sections, and DT_NEEDED resolved as the loader would. */
 #include <errno.h>

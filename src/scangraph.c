@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* scangraph.c - pgsc-scan's whole-server call graph: the objects the
  * server loads, imports resolved across them, reachability from the
  * server's own code, the shortest reason chain of each syscall, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* scanjson.c - pgsc-scan's output: the JSON document (schema in
  * docs/static.md) and the text summary; pgsc_scan(). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* store.c - the SQLite store: open, migrate, and the writes of a round. */
 /*
  * The store knows nothing about parsing: it takes rounds, sources,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* util.c - small helpers: causes, hashing, buffers, sets, escaping. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # demo.sh - the main job end to end on a fresh Debian 12 machine:
 # build pgsc, start a private auditd (unless one runs already), load the
 # pgsc audit rules, run PostgreSQL 15 under pgsc-exec's log-all filter

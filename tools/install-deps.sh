@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # install-deps.sh - install every Debian 12 package pgsc needs to build,
 # test and run its demo.  Idempotent; run as root.
 set -euo pipefail

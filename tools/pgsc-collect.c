@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pgsc-collect - import audit logs into a pgsc store, one round per run. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pgsc-diff - compare two pairs of allow lists. */
 #include <errno.h>
 #include <getopt.h>

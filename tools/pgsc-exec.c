@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pgsc-exec - load a seccomp filter and exec a command under it. */
 #include <errno.h>
 #include <fcntl.h>

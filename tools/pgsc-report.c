@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pgsc-report - print allow lists from a pgsc store; check GUC lines. */
 #include <errno.h>
 #include <getopt.h>

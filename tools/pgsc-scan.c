@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pgsc-scan - the static candidate syscalls of an installed PostgreSQL
  * server: its binary, its modules and every library they need. */
 #include <errno.h>

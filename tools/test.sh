@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # test.sh - set up a fresh Debian 12 machine and run every pgsc test:
 # unit, golden and live (real kernel, private auditd, real PostgreSQL),
 # then the unit and golden tests again under ASan/UBSan, and a bounded

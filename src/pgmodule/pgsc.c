@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* pgsc.c - the pgsc PostgreSQL module: seccomp filters for stock PostgreSQL 15. */
 /*
  * Loaded with shared_preload_libraries = 'pgsc'.  It gives the semantics

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - the bad-input catalogue (tests/fixtures/bad/): every class of
 # malformed or hostile input is rejected and counted by reason, reported
 # with its file and line, never crashes anything, and never costs a valid

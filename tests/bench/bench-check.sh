@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # bench-check.sh - what the store check of pgsc-report/pgsc-diff costs
 # (issue 10): a store of 1M SECCOMP records (synthetic, from a real
 # record's shape: PROCS processes, fork records, 60 syscalls), then the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/bench/bench-live.sh BINDIR [WORKDIR] - pgsc's live collector benchmark.
 #
 # A program that prints figures, not a pass/fail test: it exits 0 whatever

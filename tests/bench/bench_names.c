@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* bench_names.c - memory under hostile syscall numbers (issue 10): feeds
  * 2M SECCOMP lines, each with a distinct invalid syscall= number, through
  * the feed and the decoder (the path of pgsc-collect --import), and prints

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - golden tests of pgsc-diff: list pairs against expected outputs.
 #   bash tests/diff/run.sh BINDIR DIR
 # DIR holds the fixtures (*.guc, *.json); the expected outputs are the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - the files in examples/ are real configs: load or check each.
 #   bash tests/examples/run.sh BINDIR EXAMPLESDIR
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - pgsc-exec never crashes (issue 15): a list under which it could
 # not exec the command or exit is refused up front (2) naming the missing
 # calls; a command that cannot be executed exits 127, also from under a

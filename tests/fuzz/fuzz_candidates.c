@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_candidates.c - libFuzzer harness for the reader of pgsc-scan's
  * JSON (candidates.c, pgsc-report --candidates): any text either fails
  * with a cause naming the file and a line, or gives candidates. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_decode.c - libFuzzer harness for pgsc_record_decode(). */
 #include <stddef.h>
 #include <stdint.h>

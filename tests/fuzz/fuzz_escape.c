@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_escape.c - libFuzzer harness for the JSON and text escapers: no
  * input may produce a raw control byte or break out of a string. */
 #include <stddef.h>

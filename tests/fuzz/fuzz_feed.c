@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_feed.c - libFuzzer harness for the whole parsing path: bytes
  * through the feed (libauparse and the fast path), the process tree and
  * the aggregates, split at an input-chosen point. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_gucfile.c - libFuzzer harness for the GUC-file reader (gucfile.c):
  * every entry has a line number that never goes down and stays within the
  * input's lines, a lower-case name that PostgreSQL's lexer takes (letters,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_lists.c - libFuzzer harness for the list readers: the GUC and
  * JSON readers of pgsc_lists_load() (pgsc-diff's inputs) and the
  * --check-guc checker.  Names that come out must be [a-z0-9_]+, and no

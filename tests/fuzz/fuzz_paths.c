@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_paths.c - libFuzzer harness: one truth for both parse paths.  The
  * same bytes go through the fast path and the auparse-only path
  * (--no-fast-path); both must deliver the same SECCOMP records and reject

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_pglog.c - libFuzzer harness for the PostgreSQL log hint parser. */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_scan.c - libFuzzer harness for pgsc-scan's ELF reader and
  * disassembler (scanelf.c, scandis.c): any bytes loaded as an object,
  * then its functions, edges and syscall sites; and the ld.so.cache

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* probe.c - a tiny program the golden recordings run below the server.
  * Run with an
  * argument it renames itself (comm) to that hostile string first. */

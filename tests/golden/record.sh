@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # record.sh - record the golden fixtures with the real kernel, a private
 # auditd and PostgreSQL 15 under pgsc-exec.  Run as root from a built tree:
 #   bash tests/golden/record.sh BUILD_DIR

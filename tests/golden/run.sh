@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - golden tests: real recorded audit logs against .ref outputs.
 #   bash tests/golden/run.sh BINDIR GOLDENDIR [--update]
 # For every NAME.log.gz (recorded by record.sh) it checks that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # upgrade.sh - a server stays a server across its own binary's
 # replacement (issue 10).  Every recorded log with a server is rewritten
 # as if the postgres binary had been replaced half-way through: from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* gucdump.c - print what gucfile.c reads from a configuration file, one
  * "S name hexvalue", "I directive hexvalue" or "E line why" per entry, for
  * tests/gucfile/run.sh to compare with postgres -C. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - the one GUC-file reader (src/gucfile.c) against PostgreSQL 15:
 # a cluster made by initdb (as postgres, in a private directory), its
 # postgresql.conf plus pgsc's lines from a real report plus quoting edge

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/hardening/biglog.sh COPIES LOG.gz... - a large real audit log on stdout.
 #
 # The recorded fixtures (tests/golden/*.log.gz) are small.  This writes

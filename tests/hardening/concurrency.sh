@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/hardening/concurrency.sh BINDIR GOLDENDIR - readers and writers at once.
 #
 #   reports-import  pgsc-report and pgsc-diff run in a loop while

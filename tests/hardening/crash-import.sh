@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/hardening/crash-import.sh BINDIR GOLDENDIR - kill -9 during --import.
 #
 # A large real log (tests/hardening/biglog.sh: the recorded fixtures

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/hardening/crash-live-auditd.sh BINDIR - kill -9 during a live
 # file: follow of a real auditd's log.
 #

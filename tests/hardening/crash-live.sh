@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/hardening/crash-live.sh BINDIR GOLDENDIR - kill -9 during live file: follow.
 #
 # A writer appends a large real log (tests/hardening/biglog.sh) to a file

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/hardening/diskfull.sh BINDIR GOLDENDIR - the store on a full disk.
 #
 # Runs as root: the store lives on a private tmpfs (mount -t tmpfs -o

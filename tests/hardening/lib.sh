@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: PostgreSQL
 # tests/hardening/lib.sh - helpers shared by the hardening tests.
 #
 # Sourced by crash-import.sh, crash-live.sh, diskfull.sh and

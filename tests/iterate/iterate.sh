@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/iterate/iterate.sh BINDIR - the iterate loop on PostgreSQL's own
 # regression suite (reduced schedule), its proof run, and a negative control.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: PostgreSQL
 # tests/lib/auditd.sh - start and stop a private auditd for pgsc's tests.
 #
 # Sourced by the live tests, the demo and the benchmark.  Only one process

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/live/live-core.sh BINDIR - end-to-end test of pgsc on a live system.
 #
 # Runs as root (ctest: "bash tests/live/live-core.sh BINDIR", BINDIR holding

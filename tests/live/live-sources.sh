@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/live/live-sources.sh BINDIR - live tests of pgsc-collect's sources.
 #
 # Runs as root (ctest: "bash tests/live/live-sources.sh BINDIR", BINDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* nl_smoke.c - live test of src/netlink.c against the real kernel (root).
  *
  *   nl_smoke [N]               take over from a dead daemon, register,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/live/nl_smoke.sh [NL_SMOKE] [N] - live test of src/netlink.c (root).
 #
 # Holding the audit lock ($PGSC_AUDIT_LOCK, /run/pgsc-audit.lock) for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* storm.c - make an exactly known number of SECCOMP records.
  *   storm CALLS [PROCS [DELAY_MS]]
  * Forks PROCS processes (default 1); each loads a filter that allows

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/live/upgrade-live.sh BINDIR - a server stays a server across its
 # own binary's replacement (issue 10), on the real kernel.
 #

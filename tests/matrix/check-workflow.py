@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: PostgreSQL
 """tests/matrix/check-workflow.py WORKFLOW.yml MATRIX-SCRIPT
 
 Structural check of a GitHub Actions workflow with the standard library

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/matrix/run.sh BINDIR - the cross-glibc matrix as a ctest (label
 # "matrix").
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/module/module-audit.sh MODDIR PG_CONFIG - the module's actions are audited.
 #
 # Runs as root, holding the audit lock (tests/lib/auditd.sh) for a private

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/module/module.sh MODDIR PG_CONFIG - tests of the pgsc PostgreSQL module.
 #
 # Runs as root (ctest label "module").  MODDIR is the PGXS build directory

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - the Debian packages, built and installed as a user would:
 #   1. dpkg-buildpackage -b -us -uc on a copy of the source tree builds
 #      pgsc and postgresql-15-pgsc (pg_buildext); lintian finds no error;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # html.sh - pgsc-report --format=html: one self-contained page.
 #   1. a store of three rounds (a recorded log cut in three) with hostile
 #      text planted in it (an exe, a role, a label holding tags, quotes,

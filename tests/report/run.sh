@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - pgsc-report beyond the plain lists: --arch and --portable,
 # --check-guc, the systemd, oci and effective formats, escaped errors.
 #   bash tests/report/run.sh BINDIR DIR

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/scan/recall.sh BINDIR - the static candidates of the installed
 # PostgreSQL 15 (pgsc-scan) against the syscalls the same server makes in
 # this run.

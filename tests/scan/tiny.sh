@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/scan/tiny.sh BINDIR - pgsc-scan on a program built here, whose
 # syscalls are known from its source:
 #   - raw_getppid(): "syscall" with rax = SYS_getppid (a direct site);

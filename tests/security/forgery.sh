@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/security/forgery.sh BINDIR - a user's own "postgres" against
 # --server-user (docs/security.md, section 2).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/security/security.sh BINDIR - least privilege (docs/security.md).
 #
 # Runs as root with a private auditd (tests/lib/auditd.sh, the audit lock

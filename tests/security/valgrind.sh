@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/security/valgrind.sh BINDIR GOLDENDIR SUPP - the importer, the
 # reports and pgsc-diff under valgrind's memcheck on a real recorded log.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # damage.sh - a store is checked before it is trusted (issue 10): copies of
 # a real store, truncated or with bits flipped, are given to pgsc-report
 # and pgsc-diff.  Every copy that fails SQLite's own integrity_check (the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # readonly.sh - readers without write access (issue 10, docs/security.md
 # §6).  The store lives in a root-owned 0755 directory; user nobody can
 # write neither the directory nor the store.

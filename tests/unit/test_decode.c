@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_decode.c - unit tests for decode.c: pgsc_record_decode() and
  * pgsc_reject_name(). */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_diff.c - unit tests for pgsc-diff: the families data (families.def,
  * families.c), the equivalence logic, the GUC and JSON readers with
  * hostile inputs, and the three output formats (diff.c). */

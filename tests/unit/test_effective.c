@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_effective.c - unit tests for effective.c: precedence, '*', names. */
 #include <stdarg.h>
 #include <stddef.h>

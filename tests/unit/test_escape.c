@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_escape.c - unit tests for the escaping of untrusted text (util.c):
  * pgsc_json_escape(), pgsc_text_escape(), pgsc_guc_name_ok(). */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_names.c - unit tests for names.c: syscall and arch names. */
 #include <stdarg.h>
 #include <stddef.h>

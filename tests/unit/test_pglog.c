@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_pglog.c - unit tests for pglog.c (PostgreSQL server logs as hints). */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_portable.c - unit tests for portable.c and the existence rule of
  * families.c: "exists on an arch" checked against the filters libseccomp
  * itself builds, the family mapping of --arch/--portable, arch names and

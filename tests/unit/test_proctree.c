@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_proctree.c - unit tests for proctree.c: ancestry, roles, PID reuse,
  * children whose records come before their fork record, process titles. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_store.c - unit tests for store.c, import.c and report.c: opening
  * and migrating a store, importing a small real log once, reporting. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: PostgreSQL */
 /* test_util.c - unit tests for util.c: util_exe_is() (a binary replaced
  * under a running server, issue 10) and util_open_regular(). */
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # run.sh - exit codes that tell the truth (issue 15): a report of a log
 # recorded without the rules and imported without hints exits 1 and says
 # what to do; --status and --check-complete never call it converged or

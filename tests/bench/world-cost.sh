@@ -112,7 +112,7 @@ DATA=$("$WORLD" cluster "$WD/c" --port 54474) || die "pgsc-check-world cluster f
 echo "world-cost: steps $STEPS; work directory $WD"
 rc=0
 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$WD/it" --db "$WD/lists.db" --source netlink \
-	--max-rounds 5 --steps "$STEPS" --baseline -- "$WORLD" run >"$WD/iterate.out" 2>&1 || rc=$?
+	--max-rounds 5 --steps "$STEPS" --baseline --server-match "$WD/c/data" -- "$WORLD" run >"$WD/iterate.out" 2>&1 || rc=$?
 grep -E '^pgsc-iterate: (round|proof|converged|PROOF)' "$WD/iterate.out" || true
 [ "$rc" = 0 ] || echo "world-cost: pgsc-iterate exited $rc (the figures are still printed)"
 more=()

@@ -20,9 +20,12 @@
 #      It must converge within 5 rounds; the proof (defaults error) must
 #      give 0 SECCOMP records of the servers and per-test results
 #      identical to the baseline run with no filter, step by step,
-#   4. checks that the proof store holds no SECCOMP record of a postgres
-#      executable at all (attributed or not), that its rounds lost nothing
-#      (pgsc-report --check-complete), and that the TAP clusters really ran
+#      The proof counts the server trees of this run only (--server-match
+#      the cluster's and the source tree's paths): on a shared machine
+#      another test's server, also run as postgres, can log to the same
+#      audit daemon.
+#   4. checks that the proof's rounds lost nothing (pgsc-report
+#      --check-complete), and that the TAP clusters really ran
 #      under the filter (records of walsender and walreceiver processes in
 #      the rounds' store),
 #   5. provenance: pgsc-check-world provenance names the round of
@@ -118,7 +121,9 @@ note "audit lock after $((T_LOCKED - T_PREP)) s"
 
 # ---------------------------------------------------------------- loop --
 rc=0
-"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/it" --db "$W/pgsc.db" \
+WCACHE=${PGSC_WORLD_CACHE:-/var/cache/pgsc-world}
+MATCH=(--server-match "$W/c/data" --server-match "$WCACHE/src/")
+"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/it" --db "$W/pgsc.db" "${MATCH[@]}" \
 	--max-rounds "$MAXR" --source netlink --steps "$STEPS" --baseline -- "$WORLD" run \
 	>"$W/iterate.out" 2>&1 || rc=$?
 cat "$W/iterate.out"
@@ -160,11 +165,7 @@ grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the ser
 grep -q '"walsender": [1-9]' "$W/lists.json" || fail "no walsender records in the store: TEMP_CONFIG did not reach the TAP clusters"
 grep -q '"walreceiver": [1-9]' "$W/lists.json" || fail "no walreceiver records in the store"
 
-# The proof store: no SECCOMP record of a postgres executable at all
-# (attributed to a server or not), and nothing lost while it was collected.
-"$BINDIR/pgsc-report" --db "$W/it/proof.db" --format=json >"$W/proof.json" || fail "pgsc-report on the proof store failed"
-! grep -q '"example_exe": "/usr/lib/postgresql/15/bin/postgres"' "$W/proof.json" ||
-	fail "the proof store holds SECCOMP records of postgres: $(grep '"example_exe": "/usr/lib/postgresql/15/bin/postgres"' "$W/proof.json" | head -3)"
+# The proof store: nothing lost while it was collected.
 "$BINDIR/pgsc-report" --db "$W/it/proof.db" --check-complete >"$W/proof.complete" 2>&1 ||
 	fail "the proof rounds may have lost records: $(cat "$W/proof.complete")"
 T_LOOP=$(date +%s)
@@ -202,7 +203,7 @@ awk -v v="$victim" -F"'" '/^pgsc\.(global|session)_syscall_allow = / {
 } { print }' "$W/neg.guc" >"$W/neg.lists"
 ! grep -qE "^pgsc\.(global|session)_syscall_allow = '(.*,)?$victim(,.*)?'" "$W/neg.lists" || fail "could not remove $victim"
 rc=0
-PGSC_ITERATE_EXPECT_RC=0 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/neg" --proof-only \
+PGSC_ITERATE_EXPECT_RC=0 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/neg" --proof-only "${MATCH[@]}" \
 	--lists "$W/neg.lists" --source netlink --steps "$REPL" -- "$WORLD" run >"$W/neg.out" 2>&1 || rc=$?
 sed 's/^/    /' "$W/neg.out" | head -40
 [ "$rc" = 3 ] || fail "pgsc-iterate --proof-only with '$victim' removed exited $rc, expected 3 (proof failed)"

@@ -56,7 +56,7 @@ figures() {
 		rss=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ { print int($2 / 1024) }' "$it/time-log-1-$t" 2>/dev/null | tail -n 1)
 		[ -z "$rss" ] || [ "$rss" -le "$maxrss" ] || maxrss=$rss
 		sa=$((sa + a)) sb=$((sb + b)) sc=$((sc + c)) srec=$((srec + ${rec:-0}))
-		printf '%-40s %8d %8d %8d %7s %7s %10s %9s %8s\n' "$t" "$a" "$b" "$c" \
+		printf '%-40.40s %8d %8d %8d %7s %7s %10s %9s %8s\n' "$t" "$a" "$b" "$c" \
 			"$(ratio "$b" "$a" $((1 + $#)))" "$(ratio "$c" "$a" 1)" "${rec:--}" "${rps:--}" "${rss:--}"
 	done
 	printf '%-40s %8d %8d %8d %7s %7s %10s %9s %8s\n' TOTAL "$sa" "$sb" "$sc" \

@@ -34,6 +34,15 @@ PKGS=(
 	libkrb5-dev
 	# tools/pg-regress-suite: apt-get source unpacks with dpkg-source
 	dpkg-dev
+	# tools/pgsc-check-world: the PLs the world tests, the TAP tests' Perl
+	# modules, and what configure (pg_config --configure's flags) and the
+	# build of the test parts need
+	postgresql-plperl-15 postgresql-plpython3-15 postgresql-pltcl-15
+	libipc-run-perl libio-pty-perl
+	bison flex gettext libreadline-dev zlib1g-dev libssl-dev libxml2-dev
+	libxslt1-dev libicu-dev liblz4-dev libzstd-dev libpam0g-dev
+	libldap2-dev libselinux1-dev libperl-dev python3-dev tcl-dev
+	libsystemd-dev uuid-dev
 	# tools/glibc-matrix: the Debian 13 root (debootstrap, trixie's keys in
 	# debian-archive-keyring); the workflow check is python3 stdlib
 	debootstrap debian-archive-keyring python3

@@ -1,0 +1,234 @@
+#!/bin/bash
+# tests/world/world.sh BINDIR - a reduced PostgreSQL test world through
+# pgsc's whole procedure: collect, converge, prove under error, and a
+# negative control on replication.
+#
+# Runs as root (ctest label "world", RUN_SERIAL).  It
+#   1. prepares the source tree (tools/pgsc-check-world prepare: the Debian
+#      source package, configured like Debian's build, the test parts
+#      built; cached in /var/cache/pgsc-world),
+#   2. creates the installcheck cluster (pgsc-check-world cluster),
+#   3. takes the audit lock (tests/lib/auditd.sh audit_lock) for the whole
+#      test, checks that no other audit daemon is registered, and runs
+#      tools/pgsc-iterate --steps STEPS --baseline --source netlink
+#      (pgsc-collect is the kernel's audit daemon) with the world runner
+#      as workload:
+#      the regression suite (a few tests), an isolation schedule subset,
+#      contrib/postgres_fdw, TAP src/test/recovery 001_stream_rep and
+#      src/test/subscription 001_rep_changes (each step a round of the
+#      store, labelled).  Every TAP cluster loads pgsc through TEMP_CONFIG.
+#      It must converge within 5 rounds; the proof (defaults error) must
+#      give 0 SECCOMP records of the servers and per-test results
+#      identical to the baseline run with no filter, step by step,
+#      The proof counts the server trees of this run only (--server-match
+#      the cluster's and the source tree's paths): on a shared machine
+#      another test's server, also run as postgres, can log to the same
+#      audit daemon.
+#   4. checks that the proof's rounds lost nothing (pgsc-report
+#      --check-complete), and that the TAP clusters really ran
+#      under the filter (records of walsender and walreceiver processes in
+#      the rounds' store),
+#   5. provenance: pgsc-check-world provenance names the round of
+#      contrib/postgres_fdw for connect,
+#   6. negative control: the syscall that the store attributes only to
+#      walsender or walreceiver processes in the rounds of the replication
+#      step (the most records; from the JSON report, not a fixed name) is
+#      removed from both lists, and the proof
+#      is run again on 001_stream_rep only: it must fail, the TAP test
+#      must fail, and the denials of that syscall must be in the audit
+#      stream (the negative proof's store), from postgres, attributed to a
+#      walsender or walreceiver.
+# Why netlink and not a private auditd with --source file: on this shared
+# machine auditd's log showed kernel serial gaps in most rounds (records
+# may be missing), and pgsc-iterate rightly never counts such a round as
+# converged; pgsc reading the kernel itself saw none.
+# Missing dependencies are failures, never skips.  PGSC_WORLD_KEEP=1 keeps
+# the work directory.
+set -euo pipefail
+export LC_ALL=C
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "world-test: $*"; }
+
+[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: world.sh BINDIR (holding pgsc-collect and pgsc-report)"
+BINDIR=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRCROOT=$(cd "$HERE/../.." && pwd)
+PGBIN=/usr/lib/postgresql/15/bin
+MAXR=${PGSC_WORLD_MAX_ROUNDS:-5}
+STEPS=${PGSC_WORLD_STEPS:-regress:test_setup+boolean+int4+text+copydml+insert,isolation:deadlock-simple+eval-plan-qual+lock-update-delete+insert-conflict-do-update,contrib/postgres_fdw,src/test/recovery:001_stream_rep,src/test/subscription:001_rep_changes}
+REPL=src/test/recovery:001_stream_rep
+T0=$(date +%s)
+
+# ---------------------------------------------------------------- deps --
+[ "$(id -u)" = 0 ] || fail "must run as root"
+for t in auditd auditctl scmp_sys_resolver runuser flock sqlite3 awk sed grep cmp make prove; do
+	command -v "$t" >/dev/null || fail "required program '$t' is missing"
+done
+for t in initdb pg_ctl postgres psql; do
+	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
+done
+for t in pgsc-collect pgsc-report; do
+	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
+done
+PKGLIB=$("$PGBIN/pg_config" --pkglibdir 2>/dev/null || echo /usr/lib/postgresql/15/lib)
+[ -f "$PKGLIB/pgsc.so" ] ||
+	fail "the module is not installed ($PKGLIB/pgsc.so): cmake --build BUILD --target pgsc-module-install"
+if [ -f "$BINDIR/pgmodule/pgsc.so" ] && ! cmp -s "$BINDIR/pgmodule/pgsc.so" "$PKGLIB/pgsc.so"; then
+	echo "WARN: $PKGLIB/pgsc.so differs from this build's pgmodule/pgsc.so (install it: --target pgsc-module-install)" >&2
+fi
+id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
+[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only"
+ITER=$SRCROOT/tools/pgsc-iterate
+WORLD=$SRCROOT/tools/pgsc-check-world
+[ -x "$ITER" ] && [ -x "$WORLD" ] || fail "tools/pgsc-iterate or tools/pgsc-check-world missing in $SRCROOT"
+"$WORLD" prepare >/dev/null || fail "pgsc-check-world prepare failed (network for the first download; see its messages)"
+T_PREP=$(date +%s)
+note "source tree ready after $((T_PREP - T0)) s"
+
+W=$(mktemp -d /tmp/pgsc-world-test.XXXXXX)
+chmod 755 "$W"
+RESULT=fail
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	set +e
+	if [ -f "$W/c/data/postmaster.pid" ]; then
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/c/data" -m immediate -w -t 30 stop >/dev/null 2>&1
+	fi
+	if [ "${PGSC_WORLD_KEEP:-0}" = 1 ]; then
+		echo "world-test: work directory kept: $W" >&2
+	else
+		rm -rf "$W"
+		[ "$RESULT" = pass ] || echo "world-test: rerun with PGSC_WORLD_KEEP=1 to keep $W" >&2
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ------------------------------------------------------------- cluster --
+DATA=$("$WORLD" cluster "$W/c" --port 54473) || fail "pgsc-check-world cluster failed"
+
+# shellcheck source=../lib/auditd.sh
+. "$HERE/../lib/auditd.sh"
+audit_lock || fail "could not get the audit lock"
+owner=$(audit_foreign_daemon)
+[ -z "$owner" ] || fail "pid $owner ($(cat "/proc/$owner/comm" 2>/dev/null)) is the kernel's audit daemon; pgsc-collect must be (netlink)"
+export PGSC_AUDIT_LOCK_HELD=1
+T_LOCKED=$(date +%s)
+note "audit lock after $((T_LOCKED - T_PREP)) s"
+
+# ---------------------------------------------------------------- loop --
+rc=0
+WCACHE=${PGSC_WORLD_CACHE:-/var/cache/pgsc-world}
+MATCH=(--server-match "$W/c/data" --server-match "$WCACHE/src/")
+"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/it" --db "$W/pgsc.db" "${MATCH[@]}" \
+	--max-rounds "$MAXR" --source netlink --steps "$STEPS" --baseline -- "$WORLD" run \
+	>"$W/iterate.out" 2>&1 || rc=$?
+cat "$W/iterate.out"
+[ "$rc" != 1 ] || fail "pgsc-iterate did not converge within $MAXR rounds"
+[ "$rc" = 0 ] || fail "pgsc-iterate exited $rc (3: the proof failed)"
+n=$(sed -n 's/^pgsc-iterate: converged after round \([0-9][0-9]*\)$/\1/p' "$W/iterate.out")
+[ -n "$n" ] && [ "$n" -ge 2 ] && [ "$n" -le "$MAXR" ] || fail "no 'converged after round N' (2 <= N <= $MAXR) in the output"
+nsteps=$(tr ',' '\n' <<<"$STEPS" | grep -c .)
+rounds=$(sqlite3 "$W/pgsc.db" "SELECT count(*) FROM rounds")
+[ "$rounds" = $((n * nsteps)) ] || fail "the store has $rounds rounds, expected $n rounds x $nsteps steps"
+"$BINDIR/pgsc-report" --db "$W/pgsc.db" --status >"$W/status" ||
+	fail "pgsc-report --status does not exit 0 after convergence: $(cat "$W/status")"
+# Every step of the last round: 0 new.
+awk -v a=$(((n - 1) * nsteps + 1)) '$1 ~ /^[0-9]+$/ && $1 >= a && $7 != 0 { bad = 1 } END { exit bad }' "$W/status" ||
+	fail "a step of the last round has new syscalls in --status: $(cat "$W/status")"
+grep -q "round $n: contrib/postgres_fdw" "$W/status" || fail "no round labelled 'round $n: contrib/postgres_fdw' in --status"
+
+# Per step: the suites really ran, and gave the same results under error
+# as with no filter.
+total=0
+while read -r step; do
+	tag=$(tr '/:+' '___' <<<"$step")
+	bs=$W/it/baseline-1-$tag/status ps=$W/it/proof-1-$tag/status
+	[ -s "$bs" ] && [ -s "$ps" ] || fail "no status file of step $step (baseline or proof)"
+	cmp -s "$bs" "$ps" || fail "step $step: per-test results differ between the baseline and the proof: $(diff "$bs" "$ps" | head)"
+	ok=$(grep -c ' ok$' "$ps" || true)
+	[ "$ok" -ge 1 ] || fail "step $step: no test passed: the suite did not really run"
+	total=$((total + $(grep -c . "$ps")))
+done < <(tr ',' '\n' <<<"$STEPS")
+grep -q '^src/test/recovery/001_stream_rep.pl ok$' "$W/it/proof-1-src_test_recovery_001_stream_rep/status" ||
+	fail "001_stream_rep did not pass under error"
+grep -q '^contrib/postgres_fdw/postgres_fdw ok$' "$W/it/proof-1-contrib_postgres_fdw/status" ||
+	fail "postgres_fdw did not pass under error"
+grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$W/iterate.out" ||
+	fail "the proof run did not report 0 SECCOMP records"
+
+# The TAP clusters ran under the filter: walsender and walreceiver records.
+"$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=json >"$W/lists.json" || fail "pgsc-report --format=json failed"
+grep -q '"walsender": [1-9]' "$W/lists.json" || fail "no walsender records in the store: TEMP_CONFIG did not reach the TAP clusters"
+grep -q '"walreceiver": [1-9]' "$W/lists.json" || fail "no walreceiver records in the store"
+
+# The proof store: nothing lost while it was collected.
+"$BINDIR/pgsc-report" --db "$W/it/proof.db" --check-complete >"$W/proof.complete" 2>&1 ||
+	fail "the proof rounds may have lost records: $(cat "$W/proof.complete")"
+T_LOOP=$(date +%s)
+note "loop: converged after round $n ($nsteps steps a round); proof: $total tests, identical to the baseline, 0 denials ($((T_LOOP - T_LOCKED)) s)"
+
+# ---------------------------------------------------------- provenance --
+"$WORLD" provenance --db "$W/pgsc.db" --bindir "$BINDIR" >"$W/provenance" || fail "pgsc-check-world provenance failed"
+grep -qE '^connect +yes +yes +[0-9]+ +round 1: contrib/postgres_fdw$' "$W/provenance" ||
+	fail "provenance does not say connect came from contrib/postgres_fdw: $(grep '^connect ' "$W/provenance")"
+
+# ----------------------------------------------------- negative control --
+# Syscalls that, in the rounds of the replication step, the store
+# attributes only to walsender or walreceiver processes (the roles of the
+# server tree; unrelated processes do not count); the one with the most
+# records.  (Over the whole store the only such name is getegid, which a
+# walsender survives: glibc's getegid() cannot fail, a denied call gives
+# gid 4294967295 in a tar header, and 001_stream_rep passes.  In the
+# replication step, connect, getsockopt and poll are the walreceiver's.)
+rr=$(awk -v l="round $n: $REPL" 'NR == 1 { c = index($0, "label") } $1 ~ /^[0-9]+$/ && c > 0 { x = substr($0, c); sub(/^round [0-9]+: /, "", x); if (x == substr(l, index(l, ": ") + 2)) r = r (r == "" ? "" : ",") $1 } END { print r }' "$W/status")
+[ -n "$rr" ] || fail "no round of the step $REPL in --status"
+: >"$W/repl.json"
+for r in ${rr//,/ }; do
+	"$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=json --round "$r" >>"$W/repl.json" || fail "pgsc-report --round $r failed"
+done
+pick=$(awk '/^    \{"name": / && /"arch": "x86_64"/ {
+	name = $0; sub(/^    \{"name": "/, "", name); sub(/".*/, "", name)
+	r = $0; sub(/.*"roles": \{/, "", r); sub(/\}.*/, "", r)
+	n = split(r, kv, /, /)
+	for (i = 1; i <= n; i++) {
+		k = kv[i]; sub(/^"/, "", k); v = k; sub(/".*/, "", k); sub(/.*: /, "", v)
+		if (k == "unrelated" || k == "standalone") continue
+		if (k != "walsender" && k != "walreceiver") other[name] = 1
+		cnt[name] += v
+	}
+} END { for (x in cnt) if (!(x in other) && cnt[x] > best) { best = cnt[x]; bname = x } if (bname != "") print bname, best }' "$W/repl.json")
+[ -n "$pick" ] || fail "no syscall the store attributes only to walsender or walreceiver in the rounds of $REPL"
+victim=${pick% *}
+nr=$(scmp_sys_resolver -a x86_64 "$victim") || fail "scmp_sys_resolver does not know $victim"
+note "negative control: removing '$victim' (x86_64 $nr; ${pick#* } records in the rounds of $REPL, walsender/walreceiver only) from both lists"
+"$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=guc --guc-prefix=pgsc. >"$W/neg.guc"
+awk -v v="$victim" -F"'" '/^pgsc\.(global|session)_syscall_allow = / {
+	n = split($2, a, ","); out = ""
+	for (i = 1; i <= n; i++) if (a[i] != v) out = out (out == "" ? "" : ",") a[i]
+	print $1 "'\''" out "'\''"; next
+} { print }' "$W/neg.guc" >"$W/neg.lists"
+! grep -qE "^pgsc\.(global|session)_syscall_allow = '(.*,)?$victim(,.*)?'" "$W/neg.lists" || fail "could not remove $victim"
+rc=0
+# A standby that cannot stream makes the test wait for its timeout: 60 s.
+PG_TEST_TIMEOUT_DEFAULT=60 PGSC_ITERATE_EXPECT_RC=0 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/neg" --proof-only "${MATCH[@]}" \
+	--lists "$W/neg.lists" --source netlink --steps "$REPL" -- "$WORLD" run >"$W/neg.out" 2>&1 || rc=$?
+sed 's/^/    /' "$W/neg.out" | head -40
+[ "$rc" = 3 ] || fail "pgsc-iterate --proof-only with '$victim' removed exited $rc, expected 3 (proof failed)"
+grep -q '^src/test/recovery/001_stream_rep.pl FAILED$' "$W/neg/proof-1-src_test_recovery_001_stream_rep/status" ||
+	fail "001_stream_rep did not fail without '$victim': $(cat "$W/neg/proof-1-src_test_recovery_001_stream_rep/status")"
+"$BINDIR/pgsc-report" --db "$W/neg/proof.db" --format=json >"$W/neg.json" || fail "pgsc-report on the negative proof store failed"
+line=$(grep -E "^    \{\"name\": \"$victim\", \"arch\": \"x86_64\", \"nr\": $nr," "$W/neg.json" || true)
+[ -n "$line" ] || fail "no SECCOMP record of $victim (x86_64 $nr) in the negative proof's store"
+grep -qE '"(walsender|walreceiver)": [1-9]' <<<"$line" ||
+	fail "pgsc did not attribute the denied $victim to a walsender or walreceiver: $line"
+grep -q '"example_exe": "/usr/lib/postgresql/15/bin/postgres"' <<<"$line" || fail "the denied $victim was not made by postgres: $line"
+hits=$(sed 's/.*"count": \([0-9]*\).*/\1/' <<<"$line")
+note "negative control: 001_stream_rep FAILED, $hits denials of $victim recorded, attributed to $(grep -oE "\"name\": \"$victim\".*" "$W/neg.json" | grep -oE '"(walsender|walreceiver)": [0-9]+' | tr '\n' ' ')"
+note "time: $(($(date +%s) - T0)) s in all, $((T_LOCKED - T_PREP)) s waiting for the audit lock, $((T_PREP - T0)) s preparing"
+RESULT=pass
+note PASS

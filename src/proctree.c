@@ -53,6 +53,7 @@ struct proc {
 	struct proc *parent;
 	uint64_t birth_serial;
 	double birth_t;
+	double key_birth;           /* its birth in the store once stored */
 	double first_t, last_t, exe_t;
 	char *exe, *comm, *title, *argv;
 	unsigned forked : 1;        /* its fork record was seen */
@@ -73,6 +74,7 @@ struct proc {
 	const char *role;           /* interned; set at finish or rollup */
 	const char *fixed;          /* role carried over from an earlier round */
 	unsigned seeded : 1;
+	unsigned stored : 1;        /* written under key_birth (proc_birth()) */
 	unsigned fork_known : 1;    /* seeded from a row whose fork record was
 				     * seen, whether its parent is in memory
 				     * or not */
@@ -1180,6 +1182,8 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	p->birth_t = pi->birth;
 	p->last_t = pi->last;
 	p->seeded = 1;
+	p->stored = 1;
+	p->key_birth = pi->birth;
 	note_uid(t, p, pi->uid);
 	set_str(t, &p->exe, pi->exe);
 	set_str(t, &p->comm, pi->comm);
@@ -1201,9 +1205,28 @@ role_provisional(const char *r)
 	       strcmp(r, PGSC_ROLE_UNRELATED) == 0;
 }
 
+/*
+ * A process's birth in the store (processes and open_counts are keyed by
+ * pid and birth): the time of its fork record, or of its first record
+ * when no fork record was seen, until a commit writes it; from then on
+ * the birth it was written under, whatever comes later.  A child whose
+ * records come before its parent's fork record (always for posix_spawn
+ * and vfork children) used to be written under its first record's time
+ * while provisional, then under the fork's once the fork record adopted
+ * it, and its first row stayed behind as a live process with no parent.
+ * A restart seeded that ghost once the real process had exited (or was
+ * pruned); it took the pid, and the records of the pid's next process
+ * that came before their fork record were counted to it, as
+ * unattributed: the crash-live "unattributed|126" failure (pg_ctl's
+ * spawn of 126 records in the recorded log; tests
+ * test_restart_adopted_exited, test_restart_adopted_pruned).  An import
+ * writes each process once, at the end: births there are fork times.
+ */
 static double
 proc_birth(const struct proc *p)
 {
+	if (p->stored)
+		return p->key_birth;
 	return p->forked ? p->birth_t : p->first_t;
 }
 
@@ -1428,7 +1451,7 @@ proctree_each_proc(struct proctree *t,
 		   int (*cb)(void *arg, const struct proc_info *p), void *arg)
 {
 	for (size_t i = 0; i < t->nall; i++) {
-		const struct proc *p = t->all[i];
+		struct proc *p = t->all[i];
 		struct proc_info pi;
 		int rc;
 
@@ -1447,7 +1470,10 @@ proctree_each_proc(struct proctree *t,
 		pi.pid = p->pid;
 		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;
 		pi.parent_known = p->parent != NULL;
-		pi.birth = p->forked ? p->birth_t : p->first_t;
+		pi.birth = proc_birth(p);
+		/* from now on the process is this row (proc_birth()) */
+		p->key_birth = pi.birth;
+		p->stored = 1;
 		pi.birth_serial = p->forked ? p->birth_serial : 0;
 		pi.last = p->last_t;
 		pi.exe = p->exe;

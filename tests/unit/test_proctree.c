@@ -1406,6 +1406,18 @@ saved_proc_replace_cb(void *arg, const struct proc_info *p)
 	return saved_proc_cb(arg, p);
 }
 
+/* A live commit: the open counts replaced, the processes upserted. */
+static void
+commit(struct saved *sv)
+{
+	for (size_t i = 0; i < sv->nopen; i++)
+		free((char *)(uintptr_t)sv->open[i].role);
+	sv->nopen = 0;
+	assert_int_equal(proctree_each_open(tree, open_cb, sv), 0);
+	assert_int_equal(proctree_each_proc(tree, saved_proc_replace_cb, sv),
+			 0);
+}
+
 static void
 stale_part1(struct saved *sv)
 {
@@ -1463,6 +1475,89 @@ test_restart_stale_provisional(void **state)
 	free(sv);
 }
 
+/*
+ * The crash-live "unattributed|126" failure (issue 10), as pg_ctl's
+ * posix_spawn child makes it in the recorded log: the child's records
+ * come before its parent's clone3 record.  Commit A sees the child
+ * provisional (row born at its first record); the fork record adopts it;
+ * it exits; commit B; the kill.  The adopted process is exited now, with
+ * its counts still open (or pruned), so nothing in memory holds the pid
+ * when the restart reads the processes table.  The row of commit A must
+ * not come back as a live process: when the pid is reused (the next copy
+ * of the workload) and the new child's records again come first, it
+ * would take them, and they would go to "unattributed" instead of
+ * "unrelated".  With @prune the adopted process is forgotten before
+ * commit B, as a live collector does after a commit.
+ */
+static void
+adopted_part1(struct saved *sv, int prune)
+{
+	sc(50, 7000, "pg_ctl", PGCTL_EXE, NR_WAIT4);
+	sc_n(100, 7001, "pg_ctl", PGCTL_EXE, NR_RT_SIGACTION, 3);
+	if (sv != NULL) /* commit A */
+		assert_int_equal(proctree_each_proc(tree,
+						    saved_proc_replace_cb, sv),
+				 0);
+	fork_ev(99, NR_CLONE3, 6999, 7000, "pg_ctl", PGCTL_EXE, 7001, NULL);
+	sc_n(101, 7001, "pg_ctl", PGCTL_EXE, NR_BRK, 2);
+	exit_ev_exe(150, 7000, 7001, "pg_ctl", PGCTL_EXE, NULL);
+	if (prune) {
+		/* a live collector prunes right after a commit */
+		sc(60000, 7000, "pg_ctl", PGCTL_EXE, NR_WAIT4);
+		if (sv != NULL)
+			commit(sv);
+		assert_true(proctree_prune(tree, 30.0) > 0);
+	}
+}
+
+/* The pid comes again, a new spawn whose records come first again. */
+static void
+adopted_part2(void)
+{
+	sc_n(90000, 7001, "pg_ctl", PGCTL_EXE, NR_UNAME, 4);
+	fork_ev(89999, NR_CLONE3, 6999, 7000, "pg_ctl", PGCTL_EXE, 7001, NULL);
+	sc_n(90001, 7001, "pg_ctl", PGCTL_EXE, NR_UNAME, 1);
+	exit_ev_exe(90002, 7000, 7001, "pg_ctl", PGCTL_EXE, NULL);
+}
+
+static void
+restart_adopted(void **state, int prune)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+
+	assert_non_null(sv);
+	adopted_part1(NULL, prune);
+	adopted_part2();
+	finish();
+	assert_int_equal(count("unrelated", NR_UNAME), 5);
+	assert_int_equal(count("unrelated", NR_RT_SIGACTION), 3);
+	teardown(state);
+	setup(state);
+
+	adopted_part1(sv, prune);
+	/* commit B, then the kill */
+	commit(sv);
+	restart_from(sv, NULL);
+	adopted_part2();
+	finish();
+	assert_int_equal(count("unrelated", NR_UNAME), 5);
+	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_UNAME), 0);
+	saved_free(sv);
+	free(sv);
+}
+
+static void
+test_restart_adopted_exited(void **state)
+{
+	restart_adopted(state, 0);
+}
+
+static void
+test_restart_adopted_pruned(void **state)
+{
+	restart_adopted(state, 1);
+}
+
 int
 main(void)
 {
@@ -1500,6 +1595,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_server_user_restart, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_restart_stale_provisional,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_adopted_exited,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_adopted_pruned,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,
 						teardown),

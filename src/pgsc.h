@@ -33,6 +33,7 @@ extern "C" {
 #define PGSC_COMM_MAX 64
 #define PGSC_EXE_MAX 4096
 #define PGSC_TITLE_MAX 1024
+#define PGSC_NODE_MAX 255     /* longer node= names are cut */
 #define PGSC_LINE_MAX (64 * 1024)
 
 enum pgsc_rec_type {
@@ -67,6 +68,7 @@ struct pgsc_record {
 	int msec;               /* timestamp milliseconds */
 	uint64_t serial;        /* event serial */
 	int has_node;           /* a node= prefix was present */
+	char node[PGSC_NODE_MAX + 1]; /* its name, "" without node= */
 
 	int64_t pid, ppid;      /* -1 when absent */
 	int64_t uid;            /* uid= (the kernel's, real uid), -1 when absent */

@@ -48,7 +48,12 @@ struct pend {
 
 struct proc {
 	int64_t pid;
-	int64_t ppid_hint;          /* ppid= of this process's SYSCALL records */
+	const char *node;           /* interned node= name; NULL: the local
+				     * host; UNBOUND: seeded, not known yet */
+	int64_t ppid_hint;          /* first ppid= of its SYSCALL records */
+	int64_t ppid_other;         /* a later, different ppid=, -1: none */
+	char *cluster;              /* cluster_name its postgres children's
+				     * titles taught (learn_cluster()) */
 	int64_t uid;                /* last uid= of its records, -1: none */
 	struct proc *parent;
 	uint64_t birth_serial;
@@ -93,6 +98,7 @@ struct agg {
 
 struct event {
 	int has_syscall;
+	const char *node;
 	uint32_t arch;
 	int64_t syscall, pid, ppid, exit, uid;
 	int success, has_exit;
@@ -107,8 +113,9 @@ struct proctree {
 	struct proc **all;
 	size_t nall, capall;
 
-	/* pid -> current process, open addressing (linear probing) */
-	struct { int64_t pid; struct proc *p; } *map;
+	/* (node, pid) -> current process, open addressing (linear
+	 * probing); node is an interned pointer */
+	struct { int64_t pid; const char *node; struct proc *p; } *map;
 	size_t mapcap, mapn;
 
 	/* provisional processes in creation order, for settling */
@@ -121,6 +128,7 @@ struct proctree {
 
 	struct strset roles;        /* interned role names */
 	struct strset exes;         /* interned example_exe of aggregates */
+	struct strset nodes;        /* interned node= names */
 
 	struct agg *aggs;           /* open addressing */
 	size_t aggcap, aggn;
@@ -128,6 +136,13 @@ struct proctree {
 	int oom;
 	int finished;
 };
+
+static const char *title_rest(const char *title);
+static const char *title_cluster(const char *rest, size_t *n);
+static const char *title_role_in(const char *title, const char *cluster,
+				 size_t clen);
+static const char *role_of(struct proctree *t, struct proc *p, int memo,
+			   int depth);
 
 /* ---------------------------------------------------------------- */
 
@@ -178,16 +193,34 @@ pid_hash(int64_t pid)
 	return k;
 }
 
+/*
+ * Processes are keyed by node and pid: records with another node= come
+ * from another host (a remote auditd's, forwarded), whose pids say
+ * nothing about ours, so a record is never counted to a process of
+ * another node (docs/security.md).  Records without node= are the local
+ * host's (node NULL).  The store does not keep the node yet (issue 13):
+ * a process seeded from it is UNBOUND until its first record names one.
+ */
+static const char unbound_node[] = "(seeded)";
+#define UNBOUND unbound_node
+
+static uint64_t
+key_hash(const char *node, int64_t pid)
+{
+	return pid_hash(pid ^ (int64_t)((uint64_t)(uintptr_t)node *
+					0x9e3779b97f4a7c15ULL));
+}
+
 static struct proc *
-map_get(struct proctree *t, int64_t pid)
+map_get(struct proctree *t, const char *node, int64_t pid)
 {
 	size_t j;
 
 	if (t->mapcap == 0)
 		return NULL;
-	j = pid_hash(pid) & (t->mapcap - 1);
+	j = key_hash(node, pid) & (t->mapcap - 1);
 	while (t->map[j].p != NULL) {
-		if (t->map[j].pid == pid)
+		if (t->map[j].pid == pid && t->map[j].node == node)
 			return t->map[j].p;
 		j = (j + 1) & (t->mapcap - 1);
 	}
@@ -208,7 +241,8 @@ map_put(struct proctree *t, struct proc *p)
 		for (size_t i = 0; i < t->mapcap; i++) {
 			if (t->map[i].p == NULL)
 				continue;
-			j = pid_hash(t->map[i].pid) & (ncap - 1);
+			j = key_hash(t->map[i].node, t->map[i].pid) &
+			    (ncap - 1);
 			while (nm[j].p != NULL)
 				j = (j + 1) & (ncap - 1);
 			nm[j] = t->map[i];
@@ -217,35 +251,38 @@ map_put(struct proctree *t, struct proc *p)
 		t->map = nm;
 		t->mapcap = ncap;
 	}
-	j = pid_hash(p->pid) & (t->mapcap - 1);
+	j = key_hash(p->node, p->pid) & (t->mapcap - 1);
 	while (t->map[j].p != NULL) {
-		if (t->map[j].pid == p->pid) {
+		if (t->map[j].pid == p->pid && t->map[j].node == p->node) {
 			t->map[j].p = p;
 			return 0;
 		}
 		j = (j + 1) & (t->mapcap - 1);
 	}
 	t->map[j].pid = p->pid;
+	t->map[j].node = p->node;
 	t->map[j].p = p;
 	t->mapn++;
 	return 0;
 }
 
-/* Remove @pid's entry, shifting later entries of its cluster back. */
+/* Remove the entry of (@node, @pid), shifting later entries of its
+ * cluster back. */
 static void
-map_del(struct proctree *t, int64_t pid)
+map_del(struct proctree *t, const char *node, int64_t pid)
 {
 	size_t mask = t->mapcap - 1, i, j;
 
 	if (t->mapcap == 0)
 		return;
-	i = pid_hash(pid) & mask;
-	while (t->map[i].p != NULL && t->map[i].pid != pid)
+	i = key_hash(node, pid) & mask;
+	while (t->map[i].p != NULL &&
+	       (t->map[i].pid != pid || t->map[i].node != node))
 		i = (i + 1) & mask;
 	if (t->map[i].p == NULL)
 		return;
 	for (j = (i + 1) & mask; t->map[j].p != NULL; j = (j + 1) & mask) {
-		size_t home = pid_hash(t->map[j].pid) & mask;
+		size_t home = key_hash(t->map[j].node, t->map[j].pid) & mask;
 		/* may the entry at j move to i?  Not if its home is
 		 * cyclically in (i, j]. */
 		int stays = i <= j ? (i < home && home <= j)
@@ -258,11 +295,45 @@ map_del(struct proctree *t, int64_t pid)
 	}
 	t->map[i].p = NULL;
 	t->map[i].pid = 0;
+	t->map[i].node = NULL;
 	t->mapn--;
 }
 
+/* The process of (@node, @pid), or a seeded one of @pid whose node is not
+ * known yet (bound to @node now, when @bind). */
 static struct proc *
-proc_new(struct proctree *t, int64_t pid, double when)
+lookup(struct proctree *t, const char *node, int64_t pid, int bind)
+{
+	struct proc *p = map_get(t, node, pid);
+
+	if (p != NULL || node == UNBOUND)
+		return p;
+	p = map_get(t, UNBOUND, pid);
+	if (p == NULL || !bind)
+		return p;
+	map_del(t, UNBOUND, pid);
+	p->node = node;
+	if (map_get(t, node, pid) == NULL && map_put(t, p) < 0)
+		t->oom = 1;
+	return p;
+}
+
+/* The interned node of a record, NULL for the local host. */
+static const char *
+rec_node(struct proctree *t, const struct pgsc_record *r)
+{
+	const char *n;
+
+	if (!r->has_node)
+		return NULL;
+	n = strset_intern(&t->nodes, r->node);
+	if (n == NULL)
+		t->oom = 1;
+	return n;
+}
+
+static struct proc *
+proc_new(struct proctree *t, const char *node, int64_t pid, double when)
 {
 	struct proc *p;
 
@@ -279,7 +350,9 @@ proc_new(struct proctree *t, int64_t pid, double when)
 	if (p == NULL)
 		goto oom;
 	p->pid = pid;
+	p->node = node;
 	p->ppid_hint = -1;
+	p->ppid_other = -1;
 	p->uid = -1;
 	p->first_t = p->last_t = when;
 	if (map_put(t, p) < 0) {
@@ -389,13 +462,13 @@ settle_old(struct proctree *t)
 
 /* The live process for @pid, or a new provisional one. */
 static struct proc *
-current(struct proctree *t, int64_t pid, double when)
+current(struct proctree *t, const char *node, int64_t pid, double when)
 {
-	struct proc *p = map_get(t, pid);
+	struct proc *p = lookup(t, node, pid, 1);
 
 	if (p != NULL && !p->exited)
 		return p;
-	p = proc_new(t, pid, when);
+	p = proc_new(t, node, pid, when);
 	if (p == NULL)
 		return NULL;
 	p->provisional = 1;
@@ -415,6 +488,21 @@ note_uid(const struct proctree *t, struct proc *p, int64_t uid)
 		p->foreign = (uint64_t)uid != t->hints.server_uid;
 }
 
+/* A ppid= of one of its SYSCALL records: the first one, and a later one
+ * that differs (a reparenting, or a forgery), are kept: a title places a
+ * process only when every parent observed is that server's postmaster
+ * (title_parent_ok()). */
+static void
+note_ppid(struct proc *p, int64_t ppid)
+{
+	if (ppid < 0)
+		return;
+	if (p->ppid_hint < 0)
+		p->ppid_hint = ppid;
+	else if (ppid != p->ppid_hint)
+		p->ppid_other = ppid;
+}
+
 static void
 note_exe(struct proctree *t, struct proc *p, const char *exe,
 	 const char *comm, double when)
@@ -431,7 +519,7 @@ static void
 seccomp_record(struct proctree *t, const struct pgsc_record *r)
 {
 	double when = rec_time(r);
-	struct proc *p = current(t, r->pid, when);
+	struct proc *p = current(t, rec_node(t, r), r->pid, when);
 
 	if (p == NULL)
 		return;
@@ -538,8 +626,20 @@ has_tool_ancestor(const struct proc *p)
 }
 
 static int
+hinted_pid(const struct proctree *t, int64_t pid)
+{
+	for (size_t i = 0; i < t->hints.n_postmaster_pids; i++)
+		if (t->hints.postmaster_pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* --postmaster-pid names pids of this host: not another node's. */
+static int
 hinted_postmaster(const struct proctree *t, const struct proc *p)
 {
+	if (p->node != NULL && p->node != UNBOUND)
+		return 0;
 	for (size_t i = 0; i < t->hints.n_postmaster_pids; i++)
 		if (t->hints.postmaster_pids[i] == p->pid)
 			return 1;
@@ -581,14 +681,85 @@ descendant_of(struct proctree *t, const char *ar)
 	return intern(t, buf);
 }
 
+/*
+ * A postgres child's title teaches its parent (if that is a postmaster:
+ * the server) its cluster_name, when it is an auxiliary process's title
+ * (title_cluster(): never a client's).  The first one counts.
+ */
+static void
+learn_cluster(struct proctree *t, struct proc *p)
+{
+	const char *c;
+	size_t n = 0;
+
+	if (p->title == NULL || p->parent == NULL || p->parent->cluster != NULL ||
+	    !is_pg(p) || !is_pg(p->parent))
+		return;
+	c = title_cluster(title_rest(p->title), &n);
+	if (c == NULL)
+		return;
+	p->parent->cluster = strndup(c, n);
+	if (p->parent->cluster == NULL)
+		t->oom = 1;
+}
+
+/* The role a postmaster's postgres child's title names, parsed with the
+ * server's cluster name; NULL without a server title. */
+static const char *
+child_title_role(struct proctree *t, struct proc *p)
+{
+	const char *c;
+
+	if (p->title == NULL)
+		return NULL;
+	learn_cluster(t, p);
+	c = p->parent != NULL ? p->parent->cluster : NULL;
+	return title_role_in(p->title, c, c != NULL ? strlen(c) : 0);
+}
+
+/*
+ * May a title (alone) place @p, a postgres process whose parent is not in
+ * memory, in a server?  Only when no parent observed says otherwise:
+ * every ppid= of its SYSCALL records (the first, and a later different
+ * one) must be a postmaster we know, named by --postmaster-pid or in
+ * memory with that role.  A process whose exit record shows ppid=1 is
+ * nobody's checkpointer, whatever its title (docs/security.md).
+ */
+static int
+title_parent_ok(struct proctree *t, struct proc *p, int depth)
+{
+	int64_t pp[2] = { p->ppid_hint, p->ppid_other };
+
+	if (p->parent != NULL)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		struct proc *q;
+
+		if (pp[k] < 0)
+			continue;
+		if ((p->node == NULL || p->node == UNBOUND) &&
+		    hinted_pid(t, pp[k]))
+			continue;
+		q = map_get(t, p->node, pp[k]);
+		if (q == NULL && p->node == UNBOUND)
+			q = map_get(t, NULL, pp[k]);
+		if (q == NULL && p->node == NULL)
+			q = map_get(t, UNBOUND, pp[k]);
+		if (q == NULL || q == p || !is_pg(q) ||
+		    strcmp(role_of(t, q, 0, depth + 1), PGSC_ROLE_POSTMASTER) != 0)
+			return 0;
+	}
+	return 1;
+}
+
 /* The type of a postmaster's postgres child. */
 static const char *
-backend_type(struct proctree *t, const struct proc *p)
+backend_type(struct proctree *t, struct proc *p)
 {
 	const char *r = NULL;
 
 	if (p->title != NULL)
-		r = pgsc_title_role(p->title);
+		r = child_title_role(t, p);
 	if (r == NULL)
 		r = pglog_type(t, p);
 	if (r != NULL && strcmp(r, "standalone backend") == 0)
@@ -637,7 +808,8 @@ role_of(struct proctree *t, struct proc *p, int memo, int depth)
 				r = PGSC_ROLE_STANDALONE;
 			else if (lt != NULL)
 				r = intern(t, lt);
-			else if (p->title != NULL && pgsc_title_role(p->title))
+			else if (p->title != NULL && pgsc_title_role(p->title) &&
+				 title_parent_ok(t, p, depth))
 				r = intern(t, pgsc_title_role(p->title));
 			else
 				r = PGSC_ROLE_UNATTRIBUTED;
@@ -749,9 +921,18 @@ try_rollup(struct proctree *t, struct proc *p)
 	p->parent->has_pg_child = 1;
 	if (strcmp(role_of(t, p->parent, 0, 0), PGSC_ROLE_POSTMASTER) != 0)
 		return;
-	r = pgsc_title_role(p->title);
+	r = child_title_role(t, p);
 	if (r == NULL)
 		return;
+	/* "X: ..." before the server's cluster name is known: X may be the
+	 * cluster (a walsender's title then reads as a client's), so the
+	 * role may still change; proctree_prune() folds it later */
+	if (p->parent->cluster == NULL && title_rest(p->title) != NULL) {
+		const char *w = title_rest(p->title), *sp = strchr(w, ' ');
+
+		if (sp != NULL && sp > w && sp[-1] == ':')
+			return;
+	}
 	fold(t, p, intern(t, r));
 }
 
@@ -782,21 +963,20 @@ do_fork(struct proctree *t, struct event *e)
 	if (name != NULL && strcmp(name, "clone") == 0 &&
 	    (e->a0 & CLONE_THREAD_FLAG))
 		return;
-	parent = current(t, e->pid, e->t);
+	parent = current(t, e->node, e->pid, e->t);
 	if (parent == NULL)
 		return;
-	if (parent->ppid_hint < 0)
-		parent->ppid_hint = e->ppid;
+	note_ppid(parent, e->ppid);
 	note_exe(t, parent, e->exe, e->comm, e->t);
 	note_uid(t, parent, e->uid);
 
-	cur = map_get(t, e->exit);
+	cur = lookup(t, e->node, e->exit, 1);
 	if (cur != NULL && !cur->forked && cur->first_t + 0.0005 >= e->t &&
 	    (cur->parent == NULL)) {
 		/* the child's records came first: adopt them */
 		child = cur;
 	} else {
-		child = proc_new(t, e->exit, e->t);
+		child = proc_new(t, e->node, e->exit, e->t);
 		if (child == NULL)
 			return;
 		if (cur != NULL && cur->provisional && !cur->forked) {
@@ -862,11 +1042,10 @@ apply_event(struct proctree *t, struct event *e)
 	if (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0) {
 		if (e->success != 1)
 			return;
-		p = current(t, e->pid, e->t);
+		p = current(t, e->node, e->pid, e->t);
 		if (p == NULL)
 			return;
-		if (p->ppid_hint < 0)
-			p->ppid_hint = e->ppid;
+		note_ppid(p, e->ppid);
 		/* exe= of the execve record is the new program */
 		p->execd = 1;
 		note_uid(t, p, e->uid);
@@ -879,15 +1058,16 @@ apply_event(struct proctree *t, struct event *e)
 	}
 	/* exit (a thread's) does not end the process: only exit_group */
 	if (strcmp(name, "exit_group") == 0) {
-		p = current(t, e->pid, e->t);
+		p = current(t, e->node, e->pid, e->t);
 		if (p == NULL)
 			return;
-		if (p->ppid_hint < 0)
-			p->ppid_hint = e->ppid;
+		note_ppid(p, e->ppid);
 		note_exe(t, p, e->exe, e->comm, e->t);
 		note_uid(t, p, e->uid);
-		if (e->title != NULL)
+		if (e->title != NULL) {
 			set_str(t, &p->title, e->title);
+			learn_cluster(t, p);
+		}
 		if (e->t > p->last_t)
 			p->last_t = e->t;
 		p->exited = 1;
@@ -895,9 +1075,9 @@ apply_event(struct proctree *t, struct event *e)
 		return;
 	}
 	/* any other audited syscall still tells us who the caller is */
-	p = map_get(t, e->pid);
-	if (p != NULL && !p->exited && p->ppid_hint < 0)
-		p->ppid_hint = e->ppid;
+	p = lookup(t, e->node, e->pid, 1);
+	if (p != NULL && !p->exited)
+		note_ppid(p, e->ppid);
 }
 
 void
@@ -922,6 +1102,7 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 			ev_clear(&t->ev);
 		}
 		t->ev.has_syscall = 1;
+		t->ev.node = rec_node(t, r);
 		t->ev.arch = r->arch;
 		t->ev.syscall = r->syscall;
 		t->ev.pid = r->pid;
@@ -982,6 +1163,7 @@ proctree_free(struct proctree *t)
 		free(p->comm);
 		free(p->title);
 		free(p->argv);
+		free(p->cluster);
 		free(p->sys);
 		free(p->pend);
 		free(p);
@@ -993,6 +1175,7 @@ proctree_free(struct proctree *t)
 	ev_clear(&t->ev);
 	strset_free(&t->roles);
 	strset_free(&t->exes);
+	strset_free(&t->nodes);
 	free(t);
 }
 
@@ -1003,6 +1186,7 @@ proc_free(struct proc *p)
 	free(p->comm);
 	free(p->title);
 	free(p->argv);
+	free(p->cluster);
 	free(p->sys);
 	free(p->pend);
 	free(p);
@@ -1062,8 +1246,8 @@ proctree_prune(struct proctree *t, double keep)
 			fold(t, p, role_of(t, p, 0, 0));
 		if (p->parent != NULL)
 			p->parent->nkids--;
-		if (map_get(t, p->pid) == p)
-			map_del(t, p->pid);
+		if (map_get(t, p->node, p->pid) == p)
+			map_del(t, p->node, p->pid);
 		proc_free(p);
 		n++;
 	}
@@ -1110,7 +1294,8 @@ proctree_proc_titles(struct proctree *t)
 		int fd;
 		double start;
 
-		if (p->exited || p->title != NULL || !is_pg(p))
+		if (p->exited || p->title != NULL || !is_pg(p) ||
+		    (p->node != NULL && p->node != UNBOUND))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%lld/exe", (long long)p->pid);
 		n = readlink(path, exe, sizeof(exe) - 1);
@@ -1157,8 +1342,10 @@ proctree_proc_titles(struct proctree *t)
 		while (n > 0 && buf[n - 1] == ' ')
 			n--;
 		buf[n] = '\0';
-		if (pgsc_title_role(buf) != NULL)
+		if (pgsc_title_role(buf) != NULL) {
 			set_str(t, &p->title, buf);
+			learn_cluster(t, p);
+		}
 	}
 }
 
@@ -1168,8 +1355,8 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	struct proc *p, *par = NULL;
 
 	if (pi->parent_known && pi->ppid >= 0)
-		par = map_get(t, pi->ppid);
-	p = proc_new(t, pi->pid, pi->birth);
+		par = map_get(t, UNBOUND, pi->ppid);
+	p = proc_new(t, UNBOUND, pi->pid, pi->birth);
 	if (p == NULL)
 		return -ENOMEM;
 	p->parent = par;
@@ -1240,7 +1427,7 @@ proc_birth(const struct proc *p)
 int
 proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 {
-	struct proc *p, *q = map_get(t, pi->pid);
+	struct proc *p, *q = map_get(t, UNBOUND, pi->pid);
 	int rc;
 
 	/*
@@ -1258,7 +1445,7 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	rc = proctree_seed(t, pi);
 	if (rc < 0)
 		return rc;
-	p = map_get(t, pi->pid);
+	p = map_get(t, UNBOUND, pi->pid);
 	p->records = pi->records;
 	p->exited = pi->exited ? 1 : 0;
 	if (p->fixed != NULL && p->parent != NULL && role_provisional(p->fixed))
@@ -1271,13 +1458,14 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	}
 	if (p->parent != NULL && is_pg(p) && is_pg(p->parent))
 		p->parent->has_pg_child = 1;
+	learn_cluster(t, p);
 	return t->oom ? -ENOMEM : 0;
 }
 
 int
 proctree_seed_count(struct proctree *t, const struct proc_count *c)
 {
-	struct proc *p = map_get(t, c->pid);
+	struct proc *p = map_get(t, UNBOUND, c->pid);
 
 	if (p == NULL || !p->seeded || proc_birth(p) != c->birth ||
 	    c->count == 0)
@@ -1503,72 +1691,143 @@ word_eq(const char *s, const char *w)
 	return strncmp(s, w, n) == 0 && (s[n] == '\0' || s[n] == ' ');
 }
 
+static const struct { const char *prefix, *role; } aux_titles[] = {
+	{ "autovacuum launcher", "autovacuum launcher" },
+	{ "autovacuum worker", "autovacuum worker" },
+	{ "background writer", "background writer" },
+	{ "checkpointer", "checkpointer" },
+	{ "walwriter", "walwriter" },
+	{ "walreceiver", "walreceiver" },
+	{ "archiver", "archiver" },
+	{ "startup", "startup" },
+	{ "logger", "logger" },
+	{ "stats collector", "stats collector" },
+	{ "logical replication launcher", "logical replication launcher" },
+	{ "logical replication worker", "logical replication worker" },
+	{ "logical replication apply worker", "logical replication worker" },
+	{ "logical replication tablesync worker", "logical replication worker" },
+	{ "parallel worker", "parallel worker" },
+};
+
+/* What follows "postgres: " (or "postmaster: "); NULL for another title. */
+static const char *
+title_rest(const char *title)
+{
+	if (title == NULL)
+		return NULL;
+	if (strncmp(title, "postgres: ", 10) == 0)
+		return title + 10;
+	if (strncmp(title, "postmaster: ", 12) == 0)
+		return title + 12;
+	return NULL;
+}
+
+static const char *
+aux_role(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(aux_titles); i++)
+		if (word_eq(s, aux_titles[i].prefix))
+			return aux_titles[i].role;
+	return NULL;
+}
+
+/*
+ * Is there a client's host word ("[local]", or "addr(port)") at or after
+ * the third word of @s?  A client backend's title is "user database host
+ * activity" (PostgreSQL 15, BackendInitialize()), the host word always
+ * there; the user and database names may hold spaces, so the host word
+ * may come later, never earlier.  No auxiliary process has one.
+ */
+static int
+has_host_word(const char *s)
+{
+	const char *w2 = s;
+
+	for (int k = 0; k < 2 && w2 != NULL; k++) {
+		w2 = strchr(w2, ' ');
+		if (w2 != NULL)
+			w2++;
+	}
+	if (w2 == NULL)
+		return 0;
+	for (const char *h = w2; h != NULL && *h != '\0'; ) {
+		size_t hl = strcspn(h, " ");
+
+		if ((hl == 7 && strncmp(h, "[local]", 7) == 0) ||
+		    (hl > 2 && h[hl - 1] == ')' && memchr(h, '(', hl) != NULL))
+			return 1;
+		h = strchr(h, ' ');
+		if (h != NULL)
+			h++;
+	}
+	return 0;
+}
+
+/*
+ * The cluster name a title of an auxiliary process shows: "C: AUX..."
+ * with C one word and AUX an auxiliary process's name, and no client's
+ * host word anywhere.  A client backend's title always has a host word,
+ * so no client can teach a cluster name (a role "a:" on a database
+ * "checkpointer" is "a: checkpointer [local] idle").  Returns C and its
+ * length in *@n, or NULL.
+ */
+static const char *
+title_cluster(const char *rest, size_t *n)
+{
+	const char *sp;
+
+	if (rest == NULL || (sp = strchr(rest, ' ')) == NULL ||
+	    sp - rest < 2 || sp[-1] != ':')
+		return NULL;
+	if (aux_role(sp + 1) == NULL || has_host_word(rest))
+		return NULL;
+	*n = (size_t)(sp - 1 - rest);
+	return rest;
+}
+
+/*
+ * The backend type a title names, with @cluster (@clen bytes; NULL when
+ * none is known) the cluster_name of the server the process belongs to:
+ * "postgres: " then "CLUSTER: " when that server has one, then
+ *   "walsender user [database] host activity",
+ *   "user database host activity" (a client backend),
+ *   an auxiliary process's name ("checkpointer", "autovacuum worker db"),
+ *   anything else: a background worker's type.
+ * The user and database names are the client's: they are never read as
+ * a cluster name or a backend type.  One ambiguity is PostgreSQL's own:
+ * a client whose role is named "walsender" shows the title of a
+ * walsender (docs/roles.md).
+ */
+static const char *
+title_role_in(const char *title, const char *cluster, size_t clen)
+{
+	const char *s = title_rest(title), *r;
+
+	if (s == NULL)
+		return NULL;
+	if (cluster != NULL && strncmp(s, cluster, clen) == 0 &&
+	    s[clen] == ':' && s[clen + 1] == ' ')
+		s += clen + 2;
+	if (*s == '\0')
+		return NULL;
+	if (word_eq(s, "walsender") && has_host_word(s))
+		return "walsender";
+	if (has_host_word(s))
+		return "client backend";
+	r = aux_role(s);
+	return r != NULL ? r : "background worker";
+}
+
+/*
+ * Without knowing the server: the cluster name only from the title
+ * itself, when it is an auxiliary process's ("postgres: main: walwriter").
+ */
 const char *
 pgsc_title_role(const char *title)
 {
-	static const struct { const char *prefix, *role; } aux[] = {
-		{ "autovacuum launcher", "autovacuum launcher" },
-		{ "autovacuum worker", "autovacuum worker" },
-		{ "background writer", "background writer" },
-		{ "checkpointer", "checkpointer" },
-		{ "walwriter", "walwriter" },
-		{ "walreceiver", "walreceiver" },
-		{ "archiver", "archiver" },
-		{ "startup", "startup" },
-		{ "logger", "logger" },
-		{ "stats collector", "stats collector" },
-		{ "logical replication launcher", "logical replication launcher" },
-		{ "logical replication worker", "logical replication worker" },
-		{ "logical replication apply worker", "logical replication worker" },
-		{ "logical replication tablesync worker", "logical replication worker" },
-		{ "parallel worker", "parallel worker" },
-	};
-	const char *s = title, *sp;
-	const char *w[4];
-	int nw = 0;
+	const char *c;
+	size_t n = 0;
 
-	if (title == NULL)
-		return NULL;
-	if (strncmp(s, "postgres: ", 10) == 0)
-		s += 10;
-	else if (strncmp(s, "postmaster: ", 12) == 0)
-		s += 12;
-	else
-		return NULL;
-	/* cluster_name: "postgres: main: checkpointer" */
-	sp = strchr(s, ' ');
-	if (sp != NULL && sp > s && sp[-1] == ':')
-		s = sp + 1;
-	if (*s == '\0')
-		return NULL;
-	if (word_eq(s, "walsender"))
-		return "walsender";
-	/* A client backend is "user db host activity", host "[local]" or
-	 * "addr(port)".  Test it before the auxiliary names: user and
-	 * database names are chosen by users, and a role named
-	 * "checkpointer" must not pass a session for an auxiliary process. */
-	for (const char *p = s; *p && nw < 4; ) {
-		w[nw++] = p;
-		p = strchr(p, ' ');
-		if (p == NULL)
-			break;
-		p++;
-	}
-	/* The host word may come later when a user or database name holds
-	 * spaces ("postgres: app user db [local] idle"). */
-	for (const char *p = strchr(s, ' '); p != NULL && nw >= 3;
-	     p = strchr(p + 1, ' ')) {
-		const char *h = p + 1;
-		size_t hl = strcspn(h, " ");
-
-		if (h == s || h < w[2])
-			continue;
-		if ((hl == 7 && strncmp(h, "[local]", 7) == 0) ||
-		    (hl > 2 && h[hl - 1] == ')' && memchr(h, '(', hl) != NULL))
-			return "client backend";
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(aux); i++)
-		if (word_eq(s, aux[i].prefix))
-			return aux[i].role;
-	return "background worker";
+	c = title_cluster(title_rest(title), &n);
+	return title_role_in(title, c, n);
 }

@@ -59,6 +59,7 @@ struct proc_row {
 static struct proc_row procs[256];
 static size_t nprocs;
 static int cur_uid = 101;       /* uid= of the records made below; -1: none */
+static const char *cur_node;    /* node= of the records made below; NULL: none */
 
 /* "uid=N " for the records, or nothing when cur_uid < 0 */
 static const char *
@@ -88,8 +89,10 @@ record_line(const char *line)
 static void
 hdr(char *buf, size_t sz, const char *type, long ms, uint64_t ser)
 {
-	snprintf(buf, sz, "type=%s msg=audit(%lld.%03ld:%llu): ", type,
-		 T0 + ms / 1000, ms % 1000, (unsigned long long)ser);
+	snprintf(buf, sz, "%s%s%stype=%s msg=audit(%lld.%03ld:%llu): ",
+		 cur_node ? "node=" : "", cur_node ? cur_node : "",
+		 cur_node ? " " : "", type, T0 + ms / 1000, ms % 1000,
+		 (unsigned long long)ser);
 }
 
 /* A standalone SECCOMP record (one event), as the feed delivers it. */
@@ -328,6 +331,7 @@ setup(void **state)
 	serial = 1000;
 	nrows = nprocs = 0;
 	cur_uid = 101;
+	cur_node = NULL;
 	return proctree_new(NULL, &tree);
 }
 
@@ -703,6 +707,152 @@ test_server_user(void **state)
 	assert_int_equal(count("standalone", NR_FSYNC), 1);
 }
 
+/* ---------------------------------------------------------------- */
+/* Forged identities (issue 10; docs/security.md).  Each puts ptrace
+ * into the records; it must reach no role of the server.             */
+
+static uint64_t
+ptrace_in_server(void)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].nr == NR_PTRACE &&
+		    pgsc_role_in_server(rows[i].role))
+			n += rows[i].count;
+	return n;
+}
+
+/*
+ * A record with another node= on a local backend's pid: another host's
+ * process (or a forgery written into a log that gathers several hosts),
+ * never that backend, even with --postmaster-pid and --server-user.  Its
+ * exit does not end the backend either.
+ */
+static void
+test_forgery_node(void **state)
+{
+	static const int64_t pm[] = { PM };
+	struct proctree_hints h = { pm, 1, NULL, 1, 101 };
+
+	rerun(state, &h);
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_PREAD64, 2);
+	cur_node = "evil";
+	pg(102, 5600, NR_PTRACE, 3);
+	exit_ev(103, PM, 5600, "postgres: checkpointer ");
+	/* and a process of that node with the --postmaster-pid */
+	pg(104, PM, NR_PTRACE, 1);
+	cur_node = NULL;
+	pg(110, 5600, NR_PREAD64, 1);
+	exit_ev(200, PM, 5600, "postgres: alice db [local] idle");
+	finish();
+	assert_int_equal(count("client backend", NR_PREAD64), 3);
+	assert_int_equal(count("client backend", NR_PTRACE), 0);
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(ptrace_in_server(), 0);
+	assert_int_equal(count_all(NR_PTRACE), 4);
+}
+
+/*
+ * A postgres process with no postgres parent, whose exit record shows
+ * ppid=1, and the title of a checkpointer: its title alone must not make
+ * it the server's checkpointer, with or without --postmaster-pid and
+ * --server-user (it runs as the server's uid).  A real checkpointer whose
+ * fork was not seen but whose ppid= is the postmaster still is one.
+ */
+static void
+forged_orphan(void)
+{
+	start_postmaster();
+	pg(100, 9000, NR_PTRACE, 3);
+	exit_ev(101, 1, 9000, "postgres: checkpointer ");
+	/* a checkpointer that existed before its fork could be seen */
+	pg(102, 5602, NR_FSYNC, 2);
+	exit_ev(103, PM, 5602, "postgres: checkpointer ");
+	finish();
+}
+
+static void
+test_forgery_title_orphan(void **state)
+{
+	static const int64_t pm[] = { PM };
+	struct proctree_hints h = { pm, 1, NULL, 1, 101 };
+
+	forged_orphan();
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(ptrace_in_server(), 0);
+	assert_int_equal(count("checkpointer", NR_FSYNC), 2);
+	rerun(state, &h);
+	forged_orphan();
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(ptrace_in_server(), 0);
+	assert_int_equal(count("checkpointer", NR_FSYNC), 2);
+	/* a parent seen to be something else: a title never places it */
+	rerun(state, &h);
+	start_postmaster();
+	pg(100, 9000, NR_PTRACE, 3);
+	fork_ev(99, NR_CLONE, 1, 8999, "bash", "/usr/bin/bash", 9000, NULL);
+	exit_ev(101, 8999, 9000, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(ptrace_in_server(), 0);
+}
+
+/*
+ * A client's own role and database names: role "a:" on a database
+ * "checkpointer" is "postgres: a: checkpointer [local] idle", a client
+ * backend, not a checkpointer of a cluster "a".  With a server that has
+ * a cluster name, learnt from its auxiliary processes, the same holds,
+ * and a walsender's title is read with that name.
+ */
+static void
+test_forgery_client_names(void **state)
+{
+	(void)state;
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_PTRACE, 3);
+	exit_ev(102, PM, 5600, "postgres: a: checkpointer [local] idle");
+	fork_ev(110, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5601, NULL);
+	pg(111, 5601, NR_FSYNC, 1);
+	exit_ev(112, PM, 5601, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(count("client backend", NR_PTRACE), 3);
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(count("checkpointer", NR_FSYNC), 1);
+
+	/* a server with cluster_name "main" */
+	rerun(state, NULL);
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_PTRACE, 3);
+	exit_ev(102, PM, 5600,
+		"postgres: main: a: checkpointer [local] idle");
+	fork_ev(103, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5603, NULL);
+	pg(104, 5603, NR_PTRACE, 1);
+	exit_ev(105, PM, 5603, "postgres: main: checkpointer db "
+		"10.0.0.1(5) idle");
+	/* a walsender ends before the server's auxiliary processes */
+	fork_ev(106, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5604, NULL);
+	pg(107, 5604, NR_SENDTO, 2);
+	exit_ev(108, PM, 5604,
+		"postgres: main: walsender rep [local] streaming 0/3000000");
+	fork_ev(110, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5601, NULL);
+	pg(111, 5601, NR_FSYNC, 1);
+	fork_ev(112, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5602, NULL);
+	pg(113, 5602, NR_UNAME, 1);
+	exit_ev(200, PM, 5601, "postgres: main: checkpointer ");
+	exit_ev(201, PM, 5602, "postgres: main: walwriter ");
+	finish();
+	assert_int_equal(count("client backend", NR_PTRACE), 4);
+	assert_int_equal(ptrace_in_server(), 4);
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(count("checkpointer", NR_FSYNC), 1);
+	assert_int_equal(count("walwriter", NR_UNAME), 1);
+	assert_int_equal(count("walsender", NR_SENDTO), 2);
+}
+
 /* A postgres process with no fork record but a known postgres child is
  * a postmaster too; its children are then classified by title. */
 static void
@@ -876,6 +1026,10 @@ test_title_role(void **state)
 		{ "postgres: logger ", "logger" },
 		{ "postgres: TimescaleDB Background Worker Scheduler",
 		  "background worker" },
+		/* a role "a:" on a database "checkpointer" */
+		{ "postgres: a: checkpointer [local] idle", "client backend" },
+		{ "postgres: a: walsender [local] idle", "client backend" },
+		{ "postgres: main: checkpointer", "checkpointer" },
 		/* a user named checkpointer is still a client backend */
 		{ "postgres: checkpointer db [local] idle", "client backend" },
 		{ "postgres: walwriter walwriter 10.1.1.1(1) idle",
@@ -1594,6 +1748,12 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_server_user_restart, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_forgery_node, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forgery_title_orphan,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forgery_client_names,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_stale_provisional,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_adopted_exited,

@@ -30,6 +30,9 @@
 
 #define PEND_MAX 4096
 #define SETTLE_SECS 10.0
+/* proctree_prune(): a process outside the servers with no record for
+ * this long (stream time) is taken as gone (docs/robustness.md) */
+#define FORGET_SECS 3600.0
 #define CLONE_THREAD_FLAG 0x00010000ULL
 #define MAX_DEPTH 256
 
@@ -1003,6 +1006,11 @@ do_fork(struct proctree *t, struct event *e)
 				child->exe_t = cur->exe_t;
 			}
 			cur->exited = 1;
+		} else if (cur != NULL && cur != child) {
+			/* the kernel gave its pid to a new process: the
+			 * old holder is gone, whether its exit was seen
+			 * or not (killed by a signal: no exit_group) */
+			cur->exited = 1;
 		}
 	}
 	child->parent = parent;
@@ -1211,6 +1219,30 @@ maybe_thread(const struct proc *p)
 }
 
 /*
+ * A process that is not seen to exit but has made no record for
+ * FORGET_SECS of stream time, outside the servers (not a postgres
+ * program, no role in a server, no child in memory), is taken as gone:
+ * processes killed by a signal make no exit_group record, and those that
+ * ran before collection started may exit unseen, so without this every
+ * such pid ever seen would stay in memory (2M distinct pids took 1.68 GB,
+ * issue 10).  It is marked exited, so that the next commit stores it so
+ * (a restart must not seed it as live: it would take the pid), and goes
+ * at the prune after that.  A later record of its pid starts a new
+ * process, as after an exit.  Postgres processes are never forgotten:
+ * their roles are read through them; an entry of one that died unseen
+ * goes when the kernel gives its pid to a new process (do_fork()).
+ */
+static int
+forgettable(struct proctree *t, struct proc *p)
+{
+	return !p->exited && !p->provisional && !p->in_fifo &&
+	       p->nkids == 0 && p->npend == 0 && !p->role_busy &&
+	       !is_pg(p) && !p->has_pg_child &&
+	       p->last_t + FORGET_SECS < t->now &&
+	       !pgsc_role_in_server(role_of(t, p, 0, 0));
+}
+
+/*
  * Forget processes that exited more than @keep seconds of stream time ago,
  * after folding their counts into the aggregates under the role they have
  * now.  A live collector calls this right after a commit, which wrote each
@@ -1223,8 +1255,9 @@ maybe_thread(const struct proc *p)
  * memory (their roles are read through ->parent).  @keep should be well
  * above SETTLE_SECS: a late fork record must still find its parent.
  * A pruned pid starts afresh at its next record, as after an exit.
- * Entries taken for threads (maybe_thread()) go after @keep too.
- * Returns how many processes were forgotten.
+ * Entries taken for threads (maybe_thread()) go after @keep too, and
+ * processes taken as gone (forgettable()) at the prune after the one that
+ * marked them.  Returns how many processes were forgotten.
  */
 size_t
 proctree_prune(struct proctree *t, double keep)
@@ -1236,6 +1269,11 @@ proctree_prune(struct proctree *t, double keep)
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
 
+		if (forgettable(t, p)) {
+			p->exited = 1;
+			t->all[k++] = p;
+			continue;
+		}
 		if ((!p->exited && !maybe_thread(p)) || p->provisional ||
 		    p->in_fifo || p->nkids > 0 || p->npend > 0 ||
 		    p->role_busy || p->last_t + keep >= t->now) {

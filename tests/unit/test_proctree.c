@@ -1245,6 +1245,74 @@ counts_cb(void *arg, const struct role_agg *a)
 	return 0;
 }
 
+/*
+ * Processes that are never seen to exit (killed by a signal, or older
+ * than the collection) must not stay in memory for ever: 20,000 distinct
+ * pids of a program outside the servers, one a second, none exiting, are
+ * forgotten an hour (stream time) after their last record, their counts
+ * kept; a postmaster whose pid is still alive is kept however idle; a
+ * backend killed unseen (no exit_group) goes once its pid is reused.
+ */
+static int
+pm_rows_cb(void *arg, const struct proc_info *p)
+{
+	if (p->pid == PM) {
+		assert_string_equal(p->role, "postmaster");
+		++*(int *)arg;
+	}
+	return 0;
+}
+
+static void
+test_prune_forgets_unexited(void **state)
+{
+	int pm_rows = 0;
+
+	const int n = 20000;
+	size_t max = 0;
+
+	(void)state;
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_SENDTO, 1);
+	for (int i = 0; i < n; i++) {
+		long ms = 1000L + 1000L * i;
+
+		sc(ms, 100000 + i, "true", "/usr/bin/true", NR_UNAME);
+		if (i == 5000) {
+			/* 5600 was killed: its pid goes to a new backend */
+			fork_ev(ms, NR_CLONE, 5511, PM, "postgres", PG_EXE,
+				5600, NULL);
+			pg(ms + 1, 5600, NR_READ, 1);
+			exit_ev(ms + 2, PM, 5600,
+				"postgres: alice db [local] idle");
+		}
+		if (i % 100 == 99) {
+			/* a commit writes them, then the prune */
+			assert_int_equal(proctree_each_proc(tree, pm_rows_cb,
+							    &pm_rows), 0);
+			proctree_prune(tree, PRUNE_KEEP);
+			if (proctree_nprocs(tree) > max)
+				max = proctree_nprocs(tree);
+		}
+	}
+	print_message("forget: at most %zu processes in memory of %d\n", max,
+		      n);
+	/* an hour of pids, one a second, plus one batch */
+	assert_true(max <= 3600 + 300);
+	assert_int_equal(proctree_finish(tree), 0);
+	assert_int_equal(proctree_each_agg(tree, agg_cb, NULL), 0);
+	assert_int_equal(count_all(NR_UNAME), n);
+	assert_int_equal(count("postmaster", NR_ACCEPT), 3);
+	/* killed unseen: no title, its type unknown */
+	assert_int_equal(count(PGSC_ROLE_BACKEND_UNKNOWN, NR_SENDTO), 1);
+	assert_int_equal(count("client backend", NR_READ), 1);
+	/* the postmaster, idle since, is still the same process */
+	pm_rows = 0;
+	assert_int_equal(proctree_each_proc(tree, pm_rows_cb, &pm_rows), 0);
+	assert_int_equal(pm_rows, 1);
+}
+
 /* What a commit stores: open counts and processes, copied. */
 struct saved {
 	struct proc_count open[256];
@@ -1764,6 +1832,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_keeps_parents, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_prune_forgets_unexited,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_reattributes,
 						setup, teardown),
 		cmocka_unit_test(test_title_role),

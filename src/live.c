@@ -593,7 +593,8 @@ open_add(void *arg, const struct proc_count *c)
 	n = &lv->open[lv->nopen];
 	*n = *c;
 	n->role = strset_intern(&lv->base_roles, c->role);
-	if (n->role == NULL)
+	n->node = c->node ? strset_intern(&lv->base_roles, c->node) : NULL;
+	if (n->role == NULL || (c->node != NULL && n->node == NULL))
 		return -ENOMEM;
 	lv->nopen++;
 	return 0;

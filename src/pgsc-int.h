@@ -125,6 +125,7 @@ struct proc_info {
 	uint64_t records;
 	int exited;                /* its exit (or the reuse of its pid) was seen */
 	int64_t uid;               /* last uid= of its records, -1 when none */
+	const char *node;          /* node= of its records, NULL: local host */
 };
 int proctree_new(const struct proctree_hints *hints, struct proctree **out);
 void proctree_free(struct proctree *t);
@@ -155,6 +156,7 @@ size_t proctree_nprocs(const struct proctree *t);
  * (open_counts) so that a restarted collector can give them back. */
 struct proc_count {
 	int64_t pid;
+	const char *node;          /* as proc_info.node */
 	double birth;              /* as proc_info.birth */
 	const char *role;          /* the role they were committed under */
 	uint32_t arch;

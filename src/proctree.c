@@ -52,7 +52,7 @@ struct pend {
 struct proc {
 	int64_t pid;
 	const char *node;           /* interned node= name; NULL: the local
-				     * host; UNBOUND: seeded, not known yet */
+				     * host */
 	int64_t ppid_hint;          /* first ppid= of its SYSCALL records */
 	int64_t ppid_other;         /* a later, different ppid=, -1: none */
 	char *cluster;              /* cluster_name its postgres children's
@@ -201,11 +201,9 @@ pid_hash(int64_t pid)
  * from another host (a remote auditd's, forwarded), whose pids say
  * nothing about ours, so a record is never counted to a process of
  * another node (docs/security.md).  Records without node= are the local
- * host's (node NULL).  The store does not keep the node yet (issue 13):
- * a process seeded from it is UNBOUND until its first record names one.
+ * host's (node NULL).  The store keeps the node of each process
+ * (schemas/005_process_node.sql), so a restart seeds it under it.
  */
-static const char unbound_node[] = "(seeded)";
-#define UNBOUND unbound_node
 
 static uint64_t
 key_hash(const char *node, int64_t pid)
@@ -302,37 +300,24 @@ map_del(struct proctree *t, const char *node, int64_t pid)
 	t->mapn--;
 }
 
-/* The process of (@node, @pid), or a seeded one of @pid whose node is not
- * known yet (bound to @node now, when @bind). */
-static struct proc *
-lookup(struct proctree *t, const char *node, int64_t pid, int bind)
-{
-	struct proc *p = map_get(t, node, pid);
-
-	if (p != NULL || node == UNBOUND)
-		return p;
-	p = map_get(t, UNBOUND, pid);
-	if (p == NULL || !bind)
-		return p;
-	map_del(t, UNBOUND, pid);
-	p->node = node;
-	if (map_get(t, node, pid) == NULL && map_put(t, p) < 0)
-		t->oom = 1;
-	return p;
-}
-
-/* The interned node of a record, NULL for the local host. */
+/* The interned node @name, NULL for the local host (NULL or ""). */
 static const char *
-rec_node(struct proctree *t, const struct pgsc_record *r)
+node_intern(struct proctree *t, const char *name)
 {
 	const char *n;
 
-	if (!r->has_node)
+	if (name == NULL || *name == '\0')
 		return NULL;
-	n = strset_intern(&t->nodes, r->node);
+	n = strset_intern(&t->nodes, name);
 	if (n == NULL)
 		t->oom = 1;
 	return n;
+}
+
+static const char *
+rec_node(struct proctree *t, const struct pgsc_record *r)
+{
+	return r->has_node ? node_intern(t, r->node) : NULL;
 }
 
 static struct proc *
@@ -467,7 +452,7 @@ settle_old(struct proctree *t)
 static struct proc *
 current(struct proctree *t, const char *node, int64_t pid, double when)
 {
-	struct proc *p = lookup(t, node, pid, 1);
+	struct proc *p = map_get(t, node, pid);
 
 	if (p != NULL && !p->exited)
 		return p;
@@ -641,7 +626,7 @@ hinted_pid(const struct proctree *t, int64_t pid)
 static int
 hinted_postmaster(const struct proctree *t, const struct proc *p)
 {
-	if (p->node != NULL && p->node != UNBOUND)
+	if (p->node != NULL)
 		return 0;
 	for (size_t i = 0; i < t->hints.n_postmaster_pids; i++)
 		if (t->hints.postmaster_pids[i] == p->pid)
@@ -740,14 +725,9 @@ title_parent_ok(struct proctree *t, struct proc *p, int depth)
 
 		if (pp[k] < 0)
 			continue;
-		if ((p->node == NULL || p->node == UNBOUND) &&
-		    hinted_pid(t, pp[k]))
+		if (p->node == NULL && hinted_pid(t, pp[k]))
 			continue;
 		q = map_get(t, p->node, pp[k]);
-		if (q == NULL && p->node == UNBOUND)
-			q = map_get(t, NULL, pp[k]);
-		if (q == NULL && p->node == NULL)
-			q = map_get(t, UNBOUND, pp[k]);
 		if (q == NULL || q == p || !is_pg(q) ||
 		    strcmp(role_of(t, q, 0, depth + 1), PGSC_ROLE_POSTMASTER) != 0)
 			return 0;
@@ -973,7 +953,7 @@ do_fork(struct proctree *t, struct event *e)
 	note_exe(t, parent, e->exe, e->comm, e->t);
 	note_uid(t, parent, e->uid);
 
-	cur = lookup(t, e->node, e->exit, 1);
+	cur = map_get(t, e->node, e->exit);
 	if (cur != NULL && !cur->forked && cur->first_t + 0.0005 >= e->t &&
 	    (cur->parent == NULL)) {
 		/* the child's records came first: adopt them */
@@ -1083,7 +1063,7 @@ apply_event(struct proctree *t, struct event *e)
 		return;
 	}
 	/* any other audited syscall still tells us who the caller is */
-	p = lookup(t, e->node, e->pid, 1);
+	p = map_get(t, e->node, e->pid);
 	if (p != NULL && !p->exited)
 		note_ppid(p, e->ppid);
 }
@@ -1333,7 +1313,7 @@ proctree_proc_titles(struct proctree *t)
 		double start;
 
 		if (p->exited || p->title != NULL || !is_pg(p) ||
-		    (p->node != NULL && p->node != UNBOUND))
+		    p->node != NULL)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%lld/exe", (long long)p->pid);
 		n = readlink(path, exe, sizeof(exe) - 1);
@@ -1391,10 +1371,11 @@ int
 proctree_seed(struct proctree *t, const struct proc_info *pi)
 {
 	struct proc *p, *par = NULL;
+	const char *node = node_intern(t, pi->node);
 
 	if (pi->parent_known && pi->ppid >= 0)
-		par = map_get(t, UNBOUND, pi->ppid);
-	p = proc_new(t, UNBOUND, pi->pid, pi->birth);
+		par = map_get(t, node, pi->ppid);
+	p = proc_new(t, node, pi->pid, pi->birth);
 	if (p == NULL)
 		return -ENOMEM;
 	p->parent = par;
@@ -1465,7 +1446,7 @@ proc_birth(const struct proc *p)
 int
 proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 {
-	struct proc *p, *q = map_get(t, UNBOUND, pi->pid);
+	struct proc *p, *q = map_get(t, node_intern(t, pi->node), pi->pid);
 	int rc;
 
 	/*
@@ -1483,7 +1464,7 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	rc = proctree_seed(t, pi);
 	if (rc < 0)
 		return rc;
-	p = map_get(t, UNBOUND, pi->pid);
+	p = map_get(t, node_intern(t, pi->node), pi->pid);
 	p->records = pi->records;
 	p->exited = pi->exited ? 1 : 0;
 	if (p->fixed != NULL && p->parent != NULL && role_provisional(p->fixed))
@@ -1503,7 +1484,7 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 int
 proctree_seed_count(struct proctree *t, const struct proc_count *c)
 {
-	struct proc *p = map_get(t, UNBOUND, c->pid);
+	struct proc *p = map_get(t, node_intern(t, c->node), c->pid);
 
 	if (p == NULL || !p->seeded || proc_birth(p) != c->birth ||
 	    c->count == 0)
@@ -1623,6 +1604,7 @@ proctree_each_open(struct proctree *t,
 		if (p->nsys == 0 && p->npend == 0)
 			continue;
 		c.pid = p->pid;
+		c.node = p->node;
 		c.birth = proc_birth(p);
 		c.role = intern(t, role_of(t, p, 0, 0));
 		c.pending = 0;
@@ -1694,6 +1676,7 @@ proctree_each_proc(struct proctree *t,
 		    !(p->forked && !p->exited && !maybe_thread(p)))
 			continue;
 		pi.pid = p->pid;
+		pi.node = p->node;
 		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;
 		pi.parent_known = p->parent != NULL;
 		pi.birth = proc_birth(p);

@@ -1335,6 +1335,7 @@ open_cb(void *arg, const struct proc_count *c)
 	assert_true(sv->nopen < ARRAY_SIZE(sv->open));
 	sv->open[sv->nopen] = *c;
 	sv->open[sv->nopen].role = strdup(c->role);
+	sv->open[sv->nopen].node = dup_or_null(c->node);
 	sv->nopen++;
 	return 0;
 }
@@ -1352,15 +1353,19 @@ saved_proc_cb(void *arg, const struct proc_info *p)
 	q->comm = dup_or_null(p->comm);
 	q->title = dup_or_null(p->title);
 	q->role = dup_or_null(p->role);
+	q->node = dup_or_null(p->node);
 	return 0;
 }
 
 static void
 saved_free(struct saved *sv)
 {
-	for (size_t i = 0; i < sv->nopen; i++)
+	for (size_t i = 0; i < sv->nopen; i++) {
 		free((char *)(uintptr_t)sv->open[i].role);
+		free((char *)(uintptr_t)sv->open[i].node);
+	}
 	for (size_t i = 0; i < sv->nprocs; i++) {
+		free((char *)(uintptr_t)sv->procs[i].node);
 		free((char *)(uintptr_t)sv->procs[i].exe);
 		free((char *)(uintptr_t)sv->procs[i].comm);
 		free((char *)(uintptr_t)sv->procs[i].title);
@@ -1622,6 +1627,7 @@ saved_proc_replace_cb(void *arg, const struct proc_info *p)
 		free((char *)(uintptr_t)q->comm);
 		free((char *)(uintptr_t)q->title);
 		free((char *)(uintptr_t)q->role);
+		free((char *)(uintptr_t)q->node);
 		sv->procs[i] = sv->procs[--sv->nprocs];
 		break;
 	}
@@ -1632,8 +1638,10 @@ saved_proc_replace_cb(void *arg, const struct proc_info *p)
 static void
 commit(struct saved *sv)
 {
-	for (size_t i = 0; i < sv->nopen; i++)
+	for (size_t i = 0; i < sv->nopen; i++) {
 		free((char *)(uintptr_t)sv->open[i].role);
+		free((char *)(uintptr_t)sv->open[i].node);
+	}
 	sv->nopen = 0;
 	assert_int_equal(proctree_each_open(tree, open_cb, sv), 0);
 	assert_int_equal(proctree_each_proc(tree, saved_proc_replace_cb, sv),
@@ -1768,6 +1776,56 @@ restart_adopted(void **state, int prune)
 	free(sv);
 }
 
+/*
+ * A local process and another node's with the same pid, both alive at
+ * the kill: the store keeps each one's node, so the restart seeds both
+ * and each keeps its own records and role.
+ */
+static void
+node_part(int part)
+{
+	if (part == 1) {
+		fork_ev(10, NR_CLONE, 1, 7000, "bash", "/usr/bin/bash", 7001,
+			NULL);
+		sc(11, 7001, "sh", DASH_EXE, NR_BRK);
+		cur_node = "other";
+		sc(12, 7001, "x", "/usr/bin/x", NR_READ);
+		cur_node = NULL;
+		return;
+	}
+	sc(20, 7001, "sh", DASH_EXE, NR_UNAME);
+	cur_node = "other";
+	sc(21, 7001, "x", "/usr/bin/x", NR_FSYNC);
+	cur_node = NULL;
+}
+
+static void
+test_restart_node(void **state)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+
+	assert_non_null(sv);
+	for (int killed = 0; killed < 2; killed++) {
+		if (killed) {
+			teardown(state);
+			setup(state);
+		}
+		node_part(1);
+		if (killed) {
+			commit(sv);
+			restart_from(sv, NULL);
+		}
+		node_part(2);
+		finish();
+		assert_int_equal(count("unrelated", NR_BRK), 1);
+		assert_int_equal(count("unrelated", NR_UNAME), 1);
+		assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_READ), 1);
+		assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_FSYNC), 1);
+	}
+	saved_free(sv);
+	free(sv);
+}
+
 static void
 test_restart_adopted_exited(void **state)
 {
@@ -1826,6 +1884,8 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_adopted_exited,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_node, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_restart_adopted_pruned,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,

@@ -136,6 +136,11 @@ struct proctree {
 	struct agg *aggs;           /* open addressing */
 	size_t aggcap, aggn;
 
+	/* the last exit_group applied without a title (late_title()) */
+	struct proc *exit_p;
+	uint64_t exit_serial;
+	const char *exit_node;
+
 	int oom;
 	int finished;
 };
@@ -1059,6 +1064,11 @@ apply_event(struct proctree *t, struct event *e)
 		if (e->t > p->last_t)
 			p->last_t = e->t;
 		p->exited = 1;
+		if (e->title == NULL) {
+			t->exit_p = p;
+			t->exit_serial = e->serial;
+			t->exit_node = e->node;
+		}
 		try_rollup(t, p);
 		return;
 	}
@@ -1066,6 +1076,49 @@ apply_event(struct proctree *t, struct event *e)
 	p = map_get(t, e->node, e->pid);
 	if (p != NULL && !p->exited)
 		note_ppid(p, e->ppid);
+}
+
+/*
+ * A PROCTITLE record after its event was applied: a live collector whose
+ * commit was due hands over an event auparse still held (src/feed.c) when
+ * the rest of it has not come for a commit interval (a writer that paused
+ * mid-event: crash-live under load), and the title of an exit_group comes
+ * alone.  It is the title of the last exit_group applied without one when
+ * the serial is the same; after a restart (the hand-over, the commit, the
+ * kill), of the one seeded process that exited at its time without a
+ * title.  Without it a backend stayed "backend" (157 records in one
+ * crash-live run).
+ */
+static void
+late_title(struct proctree *t, const struct pgsc_record *r)
+{
+	const char *node = rec_node(t, r);
+	struct proc *p = NULL;
+	double when = rec_time(r);
+
+	if (r->title[0] == '\0')
+		return;
+	if (t->exit_p != NULL && t->exit_serial == r->serial &&
+	    t->exit_node == node) {
+		p = t->exit_p;
+	} else if (t->exit_p == NULL) {
+		for (size_t i = 0; i < t->nall; i++) {
+			struct proc *q = t->all[i];
+
+			if (!q->seeded || !q->exited || q->title != NULL ||
+			    q->node != node || q->last_t != when)
+				continue;
+			if (p != NULL)
+				return; /* two candidates: none */
+			p = q;
+		}
+	}
+	if (p == NULL || p->title != NULL)
+		return;
+	set_str(t, &p->title, r->title);
+	learn_cluster(t, p);
+	t->exit_p = NULL;
+	try_rollup(t, p);
 }
 
 void
@@ -1109,6 +1162,10 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 		set_str(t, &t->ev.argv, r->title);
 		break;
 	case PGSC_REC_PROCTITLE:
+		if (!t->ev.has_syscall) {
+			late_title(t, r);
+			break;
+		}
 		set_str(t, &t->ev.title, r->title);
 		break;
 	default:
@@ -1266,6 +1323,8 @@ proctree_prune(struct proctree *t, double keep)
 			p->parent->nkids--;
 		if (map_get(t, p->node, p->pid) == p)
 			map_del(t, p->node, p->pid);
+		if (t->exit_p == p)
+			t->exit_p = NULL;
 		proc_free(p);
 		n++;
 	}

@@ -1826,6 +1826,56 @@ test_restart_node(void **state)
 	free(sv);
 }
 
+/*
+ * An exit_group event split by the feed's forced hand-over (a writer that
+ * paused mid-event while a commit was due): its PROCTITLE comes after the
+ * event was applied.  The title still types the backend, also when a
+ * commit and a kill came in between.  Without it the backend stayed
+ * "backend" (157 records in a crash-live run under load).
+ */
+static void
+late_part(int part, uint64_t *ser)
+{
+	if (part == 1) {
+		start_postmaster();
+		fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600,
+			NULL);
+		pg(101, 5600, NR_PREAD64, 2);
+		*ser = ++serial;
+		syscall_line(102, *ser, NR_EXIT_GROUP, "a0=0", PM, 5600,
+			     "postgres", PG_EXE);
+		proctree_event_end(tree);
+		return;
+	}
+	proctitle_line(102, *ser, "postgres: alice db [local] idle");
+	proctree_event_end(tree);
+}
+
+static void
+test_late_title(void **state)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+	uint64_t ser = 0;
+
+	assert_non_null(sv);
+	late_part(1, &ser);
+	late_part(2, &ser);
+	finish();
+	assert_int_equal(count("client backend", NR_PREAD64), 2);
+	teardown(state);
+	setup(state);
+
+	late_part(1, &ser);
+	commit(sv);
+	restart_from(sv, NULL);
+	late_part(2, &ser);
+	finish();
+	assert_int_equal(count("client backend", NR_PREAD64), 2);
+	assert_int_equal(count(PGSC_ROLE_BACKEND_UNKNOWN, NR_PREAD64), 0);
+	saved_free(sv);
+	free(sv);
+}
+
 static void
 test_restart_adopted_exited(void **state)
 {
@@ -1885,6 +1935,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_restart_adopted_exited,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_node, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_late_title, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_restart_adopted_pruned,
 						setup, teardown),

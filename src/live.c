@@ -916,7 +916,8 @@ tail_poll(struct live *lv, int *got, int *more, double deadline)
 		struct stat sb;
 		int rc;
 
-		if (*got && util_now() >= deadline) {
+		if (*got && (util_now() >= deadline ||
+			     proctree_prune_due(lv->tree))) {
 			*more = 1;
 			return 0;
 		}
@@ -1522,6 +1523,9 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			break;
 		}
 		now = util_now();
+		/* a bound on memory, not only on time (proctree_prune_due()) */
+		if (proctree_prune_due(lv.tree))
+			next_commit = now;
 		if ((child_done || eof) && !draining)
 			draining = 1;
 		if (draining == 1) {
@@ -1604,7 +1608,10 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			 * event's records together). */
 			if (busy_since == 0)
 				busy_since = now;
-			if (now - busy_since < interval) {
+			/* ... but not when memory calls for the commit:
+			 * reading on would fill it (proctree_prune_due()) */
+			if (now - busy_since < interval &&
+			    !proctree_prune_due(lv.tree)) {
 				next_commit = now + 0.05;
 				continue;
 			}

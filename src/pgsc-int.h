@@ -151,6 +151,9 @@ int proctree_each_proc(struct proctree *t,
  * counts folded into the aggregates; a live collector calls it after each
  * commit.  Returns how many went. */
 size_t proctree_prune(struct proctree *t, double keep);
+/* Has the tree grown enough since the last prune that a commit (and its
+ * prune) should come now rather than at the commit interval? */
+int proctree_prune_due(const struct proctree *t);
 size_t proctree_nprocs(const struct proctree *t);
 /* The counts of a process not folded yet, as a live commit stores them
  * (open_counts) so that a restarted collector can give them back. */

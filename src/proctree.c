@@ -1556,6 +1556,13 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 		p->argv = p->title;
 		p->title = NULL;
 	}
+	/* a role its title alone gave (no fork record seen) is computed
+	 * again from the title and the ppid= kept in its row: a later
+	 * ppid= may still revoke it (title_parent_ok()), as it does in an
+	 * uninterrupted run */
+	if (p->fixed != NULL && !pi->parent_known && p->title != NULL &&
+	    is_pg(p))
+		p->fixed = NULL;
 	if (p->parent != NULL && is_pg(p) && is_pg(p->parent))
 		p->parent->has_pg_child = 1;
 	learn_cluster(t, p);

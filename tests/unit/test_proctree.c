@@ -1876,6 +1876,47 @@ test_late_title(void **state)
 	free(sv);
 }
 
+/*
+ * A postgres process whose fork was not seen, typed by its title (a live
+ * collector reads it from /proc while the process runs) at a commit, then
+ * killed; after the restart its exit record shows ppid=1: the title no
+ * longer places it (title_parent_ok()), after a restart as without one.
+ * Without recomputing, the committed "checkpointer" stayed (a
+ * crash-live-auditd run: another cluster's background writer and
+ * walwriter on the shared machine).
+ */
+static void
+test_restart_title_revoked(void **state)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+
+	assert_non_null(sv);
+	pg(100, 9000, NR_PTRACE, 3);
+	exit_ev(200, 1, 9000, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_PTRACE), 3);
+	teardown(state);
+	setup(state);
+
+	pg(100, 9000, NR_PTRACE, 3);
+	commit(sv);
+	/* what the commit wrote with the title /proc gave */
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		if (sv->procs[i].pid != 9000)
+			continue;
+		free((char *)(uintptr_t)sv->procs[i].title);
+		free((char *)(uintptr_t)sv->procs[i].role);
+		sv->procs[i].title = strdup("postgres: checkpointer ");
+		sv->procs[i].role = strdup("checkpointer");
+	}
+	restart_from(sv, NULL);
+	exit_ev(200, 1, 9000, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	saved_free(sv);
+	free(sv);
+}
+
 static void
 test_restart_adopted_exited(void **state)
 {
@@ -1938,6 +1979,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_late_title, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_restart_title_revoked,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_adopted_pruned,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,

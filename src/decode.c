@@ -320,6 +320,17 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 		return PGSC_REJ_BAD_TIME;
 	if (off < 0)
 		return PGSC_REJ_NO_HEADER;
+	rec->node[0] = '\0';
+	if (rec->has_node) {
+		/* "node=NAME type=": the process tree keys processes by it */
+		const char *sp = memchr(line, ' ', len); /* header() found it */
+		size_t n = sp != NULL ? (size_t)(sp - (line + 5)) : 0;
+
+		if (n > PGSC_NODE_MAX)
+			n = PGSC_NODE_MAX;
+		memcpy(rec->node, line + 5, n);
+		rec->node[n] = '\0';
+	}
 	if (rec->type == PGSC_REC_OTHER || rec->type == PGSC_REC_EOE)
 		return 0;
 

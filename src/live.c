@@ -598,7 +598,8 @@ open_add(void *arg, const struct proc_count *c)
 	n = &lv->open[lv->nopen];
 	*n = *c;
 	n->role = strset_intern(&lv->base_roles, c->role);
-	if (n->role == NULL)
+	n->node = c->node ? strset_intern(&lv->base_roles, c->node) : NULL;
+	if (n->role == NULL || (c->node != NULL && n->node == NULL))
 		return -ENOMEM;
 	lv->nopen++;
 	return 0;
@@ -920,7 +921,8 @@ tail_poll(struct live *lv, int *got, int *more, double deadline)
 		struct stat sb;
 		int rc;
 
-		if (*got && util_now() >= deadline) {
+		if (*got && (util_now() >= deadline ||
+			     proctree_prune_due(lv->tree))) {
 			*more = 1;
 			return 0;
 		}
@@ -1526,6 +1528,9 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			break;
 		}
 		now = util_now();
+		/* a bound on memory, not only on time (proctree_prune_due()) */
+		if (proctree_prune_due(lv.tree))
+			next_commit = now;
 		if ((child_done || eof) && !draining)
 			draining = 1;
 		if (draining == 1) {
@@ -1608,7 +1613,10 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 			 * event's records together). */
 			if (busy_since == 0)
 				busy_since = now;
-			if (now - busy_since < interval) {
+			/* ... but not when memory calls for the commit:
+			 * reading on would fill it (proctree_prune_due()) */
+			if (now - busy_since < interval &&
+			    !proctree_prune_due(lv.tree)) {
 				next_commit = now + 0.05;
 				continue;
 			}

@@ -184,6 +184,7 @@ struct proc_info {
 	uint64_t records;
 	int exited;                /* its exit (or the reuse of its pid) was seen */
 	int64_t uid;               /* last uid= of its records, -1 when none */
+	const char *node;          /* node= of its records, NULL: local host */
 };
 int proctree_new(const struct proctree_hints *hints, struct proctree **out);
 void proctree_free(struct proctree *t);
@@ -209,11 +210,15 @@ int proctree_each_proc(struct proctree *t,
  * counts folded into the aggregates; a live collector calls it after each
  * commit.  Returns how many went. */
 size_t proctree_prune(struct proctree *t, double keep);
+/* Has the tree grown enough since the last prune that a commit (and its
+ * prune) should come now rather than at the commit interval? */
+int proctree_prune_due(const struct proctree *t);
 size_t proctree_nprocs(const struct proctree *t);
 /* The counts of a process not folded yet, as a live commit stores them
  * (open_counts) so that a restarted collector can give them back. */
 struct proc_count {
 	int64_t pid;
+	const char *node;          /* as proc_info.node */
 	double birth;              /* as proc_info.birth */
 	const char *role;          /* the role they were committed under */
 	uint32_t arch;

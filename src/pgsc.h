@@ -34,6 +34,7 @@ extern "C" {
 #define PGSC_COMM_MAX 64
 #define PGSC_EXE_MAX 4096
 #define PGSC_TITLE_MAX 1024
+#define PGSC_NODE_MAX 255     /* longer node= names are cut */
 #define PGSC_LINE_MAX (64 * 1024)
 /* The latest record time accepted: 9999-12-31 23:59:59 UTC.  Beyond it
  * libauparse loses records silently (near 2^63), and times stop being
@@ -73,6 +74,7 @@ struct pgsc_record {
 	int msec;               /* timestamp milliseconds */
 	uint64_t serial;        /* event serial */
 	int has_node;           /* a node= prefix was present */
+	char node[PGSC_NODE_MAX + 1]; /* its name, "" without node= */
 
 	int64_t pid, ppid;      /* -1 when absent */
 	int64_t uid;            /* uid= (the kernel's, real uid), -1 when absent */

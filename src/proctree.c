@@ -31,6 +31,12 @@
 
 #define PEND_MAX 4096
 #define SETTLE_SECS 10.0
+/* proctree_prune(): a process outside the servers with no record for
+ * this long (stream time) is taken as gone (docs/robustness.md) */
+#define FORGET_SECS 3600.0
+/* proctree_prune_due(): processes made since the last prune that call
+ * for a commit (and its prune) before the commit interval is up */
+#define PRUNE_GROWTH 8192
 #define CLONE_THREAD_FLAG 0x00010000ULL
 #define MAX_DEPTH 256
 
@@ -49,11 +55,17 @@ struct pend {
 
 struct proc {
 	int64_t pid;
-	int64_t ppid_hint;          /* ppid= of this process's SYSCALL records */
+	const char *node;           /* interned node= name; NULL: the local
+				     * host */
+	int64_t ppid_hint;          /* first ppid= of its SYSCALL records */
+	int64_t ppid_other;         /* a later, different ppid=, -1: none */
+	char *cluster;              /* cluster_name its postgres children's
+				     * titles taught (learn_cluster()) */
 	int64_t uid;                /* last uid= of its records, -1: none */
 	struct proc *parent;
 	uint64_t birth_serial;
 	double birth_t;
+	double key_birth;           /* its birth in the store once stored */
 	double first_t, last_t, exe_t;
 	char *exe, *comm, *title, *argv;
 	unsigned forked : 1;        /* its fork record was seen */
@@ -74,6 +86,7 @@ struct proc {
 	const char *role;           /* interned; set at finish or rollup */
 	const char *fixed;          /* role carried over from an earlier round */
 	unsigned seeded : 1;
+	unsigned stored : 1;        /* written under key_birth (proc_birth()) */
 	unsigned fork_known : 1;    /* seeded from a row whose fork record was
 				     * seen, whether its parent is in memory
 				     * or not */
@@ -92,6 +105,7 @@ struct agg {
 
 struct event {
 	int has_syscall;
+	const char *node;
 	uint32_t arch;
 	int64_t syscall, pid, ppid, exit, uid;
 	int success, has_exit;
@@ -106,8 +120,9 @@ struct proctree {
 	struct proc **all;
 	size_t nall, capall;
 
-	/* pid -> current process, open addressing (linear probing) */
-	struct { int64_t pid; struct proc *p; } *map;
+	/* (node, pid) -> current process, open addressing (linear
+	 * probing); node is an interned pointer */
+	struct { int64_t pid; const char *node; struct proc *p; } *map;
 	size_t mapcap, mapn;
 
 	/* provisional processes in creation order, for settling */
@@ -120,13 +135,28 @@ struct proctree {
 
 	struct strset roles;        /* interned role names */
 	struct strset exes;         /* interned example_exe of aggregates */
+	struct strset nodes;        /* interned node= names */
 
 	struct agg *aggs;           /* open addressing */
 	size_t aggcap, aggn;
 
+	size_t nall_pruned;         /* processes in memory after the last prune */
+
+	/* the last exit_group applied without a title (late_title()) */
+	struct proc *exit_p;
+	uint64_t exit_serial;
+	const char *exit_node;
+
 	int oom;
 	int finished;
 };
+
+static const char *title_rest(const char *title);
+static const char *title_cluster(const char *rest, size_t *n);
+static const char *title_role_in(const char *title, const char *cluster,
+				 size_t clen);
+static const char *role_of(struct proctree *t, struct proc *p, int memo,
+			   int depth);
 
 /* ---------------------------------------------------------------- */
 
@@ -177,16 +207,32 @@ pid_hash(int64_t pid)
 	return k;
 }
 
+/*
+ * Processes are keyed by node and pid: records with another node= come
+ * from another host (a remote auditd's, forwarded), whose pids say
+ * nothing about ours, so a record is never counted to a process of
+ * another node (docs/security.md).  Records without node= are the local
+ * host's (node NULL).  The store keeps the node of each process
+ * (schemas/005_process_node.sql), so a restart seeds it under it.
+ */
+
+static uint64_t
+key_hash(const char *node, int64_t pid)
+{
+	return pid_hash(pid ^ (int64_t)((uint64_t)(uintptr_t)node *
+					0x9e3779b97f4a7c15ULL));
+}
+
 static struct proc *
-map_get(struct proctree *t, int64_t pid)
+map_get(struct proctree *t, const char *node, int64_t pid)
 {
 	size_t j;
 
 	if (t->mapcap == 0)
 		return NULL;
-	j = pid_hash(pid) & (t->mapcap - 1);
+	j = key_hash(node, pid) & (t->mapcap - 1);
 	while (t->map[j].p != NULL) {
-		if (t->map[j].pid == pid)
+		if (t->map[j].pid == pid && t->map[j].node == node)
 			return t->map[j].p;
 		j = (j + 1) & (t->mapcap - 1);
 	}
@@ -207,7 +253,8 @@ map_put(struct proctree *t, struct proc *p)
 		for (size_t i = 0; i < t->mapcap; i++) {
 			if (t->map[i].p == NULL)
 				continue;
-			j = pid_hash(t->map[i].pid) & (ncap - 1);
+			j = key_hash(t->map[i].node, t->map[i].pid) &
+			    (ncap - 1);
 			while (nm[j].p != NULL)
 				j = (j + 1) & (ncap - 1);
 			nm[j] = t->map[i];
@@ -216,35 +263,38 @@ map_put(struct proctree *t, struct proc *p)
 		t->map = nm;
 		t->mapcap = ncap;
 	}
-	j = pid_hash(p->pid) & (t->mapcap - 1);
+	j = key_hash(p->node, p->pid) & (t->mapcap - 1);
 	while (t->map[j].p != NULL) {
-		if (t->map[j].pid == p->pid) {
+		if (t->map[j].pid == p->pid && t->map[j].node == p->node) {
 			t->map[j].p = p;
 			return 0;
 		}
 		j = (j + 1) & (t->mapcap - 1);
 	}
 	t->map[j].pid = p->pid;
+	t->map[j].node = p->node;
 	t->map[j].p = p;
 	t->mapn++;
 	return 0;
 }
 
-/* Remove @pid's entry, shifting later entries of its cluster back. */
+/* Remove the entry of (@node, @pid), shifting later entries of its
+ * cluster back. */
 static void
-map_del(struct proctree *t, int64_t pid)
+map_del(struct proctree *t, const char *node, int64_t pid)
 {
 	size_t mask = t->mapcap - 1, i, j;
 
 	if (t->mapcap == 0)
 		return;
-	i = pid_hash(pid) & mask;
-	while (t->map[i].p != NULL && t->map[i].pid != pid)
+	i = key_hash(node, pid) & mask;
+	while (t->map[i].p != NULL &&
+	       (t->map[i].pid != pid || t->map[i].node != node))
 		i = (i + 1) & mask;
 	if (t->map[i].p == NULL)
 		return;
 	for (j = (i + 1) & mask; t->map[j].p != NULL; j = (j + 1) & mask) {
-		size_t home = pid_hash(t->map[j].pid) & mask;
+		size_t home = key_hash(t->map[j].node, t->map[j].pid) & mask;
 		/* may the entry at j move to i?  Not if its home is
 		 * cyclically in (i, j]. */
 		int stays = i <= j ? (i < home && home <= j)
@@ -257,11 +307,32 @@ map_del(struct proctree *t, int64_t pid)
 	}
 	t->map[i].p = NULL;
 	t->map[i].pid = 0;
+	t->map[i].node = NULL;
 	t->mapn--;
 }
 
+/* The interned node @name, NULL for the local host (NULL or ""). */
+static const char *
+node_intern(struct proctree *t, const char *name)
+{
+	const char *n;
+
+	if (name == NULL || *name == '\0')
+		return NULL;
+	n = strset_intern(&t->nodes, name);
+	if (n == NULL)
+		t->oom = 1;
+	return n;
+}
+
+static const char *
+rec_node(struct proctree *t, const struct pgsc_record *r)
+{
+	return r->has_node ? node_intern(t, r->node) : NULL;
+}
+
 static struct proc *
-proc_new(struct proctree *t, int64_t pid, double when)
+proc_new(struct proctree *t, const char *node, int64_t pid, double when)
 {
 	struct proc *p;
 
@@ -278,7 +349,9 @@ proc_new(struct proctree *t, int64_t pid, double when)
 	if (p == NULL)
 		goto oom;
 	p->pid = pid;
+	p->node = node;
 	p->ppid_hint = -1;
+	p->ppid_other = -1;
 	p->uid = -1;
 	p->first_t = p->last_t = when;
 	if (map_put(t, p) < 0) {
@@ -342,7 +415,7 @@ sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
 			hi = mid;
 	}
 	if (p->nsys == p->capsys) {
-		size_t ncap = p->capsys ? p->capsys * 2 : 16;
+		size_t ncap = p->capsys ? p->capsys * 2 : 4;
 		struct sysent *ns = realloc(p->sys, ncap * sizeof(*ns));
 
 		if (ns == NULL) {
@@ -388,13 +461,13 @@ settle_old(struct proctree *t)
 
 /* The live process for @pid, or a new provisional one. */
 static struct proc *
-current(struct proctree *t, int64_t pid, double when)
+current(struct proctree *t, const char *node, int64_t pid, double when)
 {
-	struct proc *p = map_get(t, pid);
+	struct proc *p = map_get(t, node, pid);
 
 	if (p != NULL && !p->exited)
 		return p;
-	p = proc_new(t, pid, when);
+	p = proc_new(t, node, pid, when);
 	if (p == NULL)
 		return NULL;
 	p->provisional = 1;
@@ -414,6 +487,21 @@ note_uid(const struct proctree *t, struct proc *p, int64_t uid)
 		p->foreign = (uint64_t)uid != t->hints.server_uid;
 }
 
+/* A ppid= of one of its SYSCALL records: the first one, and a later one
+ * that differs (a reparenting, or a forgery), are kept: a title places a
+ * process only when every parent observed is that server's postmaster
+ * (title_parent_ok()). */
+static void
+note_ppid(struct proc *p, int64_t ppid)
+{
+	if (ppid < 0)
+		return;
+	if (p->ppid_hint < 0)
+		p->ppid_hint = ppid;
+	else if (ppid != p->ppid_hint)
+		p->ppid_other = ppid;
+}
+
 static void
 note_exe(struct proctree *t, struct proc *p, const char *exe,
 	 const char *comm, double when)
@@ -430,7 +518,7 @@ static void
 seccomp_record(struct proctree *t, const struct pgsc_record *r)
 {
 	double when = rec_time(r);
-	struct proc *p = current(t, r->pid, when);
+	struct proc *p = current(t, rec_node(t, r), r->pid, when);
 
 	if (p == NULL)
 		return;
@@ -443,7 +531,7 @@ seccomp_record(struct proctree *t, const struct pgsc_record *r)
 	note_uid(t, p, r->uid);
 	if (p->provisional) {
 		if (p->npend == p->cappend) {
-			size_t ncap = p->cappend ? p->cappend * 2 : 32;
+			size_t ncap = p->cappend ? p->cappend * 2 : 8;
 			struct pend *np;
 
 			if (p->npend >= PEND_MAX) {
@@ -537,8 +625,20 @@ has_tool_ancestor(const struct proc *p)
 }
 
 static int
+hinted_pid(const struct proctree *t, int64_t pid)
+{
+	for (size_t i = 0; i < t->hints.n_postmaster_pids; i++)
+		if (t->hints.postmaster_pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* --postmaster-pid names pids of this host: not another node's. */
+static int
 hinted_postmaster(const struct proctree *t, const struct proc *p)
 {
+	if (p->node != NULL)
+		return 0;
 	for (size_t i = 0; i < t->hints.n_postmaster_pids; i++)
 		if (t->hints.postmaster_pids[i] == p->pid)
 			return 1;
@@ -580,14 +680,80 @@ descendant_of(struct proctree *t, const char *ar)
 	return intern(t, buf);
 }
 
+/*
+ * A postgres child's title teaches its parent (if that is a postmaster:
+ * the server) its cluster_name, when it is an auxiliary process's title
+ * (title_cluster(): never a client's).  The first one counts.
+ */
+static void
+learn_cluster(struct proctree *t, struct proc *p)
+{
+	const char *c;
+	size_t n = 0;
+
+	if (p->title == NULL || p->parent == NULL || p->parent->cluster != NULL ||
+	    !is_pg(p) || !is_pg(p->parent))
+		return;
+	c = title_cluster(title_rest(p->title), &n);
+	if (c == NULL)
+		return;
+	p->parent->cluster = strndup(c, n);
+	if (p->parent->cluster == NULL)
+		t->oom = 1;
+}
+
+/* The role a postmaster's postgres child's title names, parsed with the
+ * server's cluster name; NULL without a server title. */
+static const char *
+child_title_role(struct proctree *t, struct proc *p)
+{
+	const char *c;
+
+	if (p->title == NULL)
+		return NULL;
+	learn_cluster(t, p);
+	c = p->parent != NULL ? p->parent->cluster : NULL;
+	return title_role_in(p->title, c, c != NULL ? strlen(c) : 0);
+}
+
+/*
+ * May a title (alone) place @p, a postgres process whose parent is not in
+ * memory, in a server?  Only when no parent observed says otherwise:
+ * every ppid= of its SYSCALL records (the first, and a later different
+ * one) must be a postmaster we know, named by --postmaster-pid or in
+ * memory with that role.  A process whose exit record shows ppid=1 is
+ * nobody's checkpointer, whatever its title (docs/security.md).
+ */
+static int
+title_parent_ok(struct proctree *t, struct proc *p, int depth)
+{
+	int64_t pp[2] = { p->ppid_hint, p->ppid_other };
+
+	if (p->parent != NULL)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		struct proc *q;
+
+		if (pp[k] < 0)
+			continue;
+		if (p->node == NULL && hinted_pid(t, pp[k]))
+			continue;
+		q = map_get(t, p->node, pp[k]);
+		if (q == NULL || q == p || !is_pg(q) ||
+		    strcmp(role_of(t, q, 0, depth + 1), PGSC_ROLE_POSTMASTER) != 0)
+			return 0;
+	}
+	return 1;
+}
+
 /* The type of a postmaster's postgres child. */
 static const char *
-backend_type(struct proctree *t, const struct proc *p)
+backend_type(struct proctree *t, struct proc *p)
 {
 	const char *r = NULL;
 
 	if (p->title != NULL)
-		r = pgsc_title_role(p->title);
+		r = child_title_role(t, p);
 	if (r == NULL)
 		r = pglog_type(t, p);
 	if (r != NULL && strcmp(r, "standalone backend") == 0)
@@ -636,7 +802,8 @@ role_of(struct proctree *t, struct proc *p, int memo, int depth)
 				r = PGSC_ROLE_STANDALONE;
 			else if (lt != NULL)
 				r = intern(t, lt);
-			else if (p->title != NULL && pgsc_title_role(p->title))
+			else if (p->title != NULL && pgsc_title_role(p->title) &&
+				 title_parent_ok(t, p, depth))
 				r = intern(t, pgsc_title_role(p->title));
 			else
 				r = PGSC_ROLE_UNATTRIBUTED;
@@ -748,9 +915,18 @@ try_rollup(struct proctree *t, struct proc *p)
 	p->parent->has_pg_child = 1;
 	if (strcmp(role_of(t, p->parent, 0, 0), PGSC_ROLE_POSTMASTER) != 0)
 		return;
-	r = pgsc_title_role(p->title);
+	r = child_title_role(t, p);
 	if (r == NULL)
 		return;
+	/* "X: ..." before the server's cluster name is known: X may be the
+	 * cluster (a walsender's title then reads as a client's), so the
+	 * role may still change; proctree_prune() folds it later */
+	if (p->parent->cluster == NULL && title_rest(p->title) != NULL) {
+		const char *w = title_rest(p->title), *sp = strchr(w, ' ');
+
+		if (sp != NULL && sp > w && sp[-1] == ':')
+			return;
+	}
 	fold(t, p, intern(t, r));
 }
 
@@ -781,21 +957,20 @@ do_fork(struct proctree *t, struct event *e)
 	if (name != NULL && strcmp(name, "clone") == 0 &&
 	    (e->a0 & CLONE_THREAD_FLAG))
 		return;
-	parent = current(t, e->pid, e->t);
+	parent = current(t, e->node, e->pid, e->t);
 	if (parent == NULL)
 		return;
-	if (parent->ppid_hint < 0)
-		parent->ppid_hint = e->ppid;
+	note_ppid(parent, e->ppid);
 	note_exe(t, parent, e->exe, e->comm, e->t);
 	note_uid(t, parent, e->uid);
 
-	cur = map_get(t, e->exit);
+	cur = map_get(t, e->node, e->exit);
 	if (cur != NULL && !cur->forked && cur->first_t + 0.0005 >= e->t &&
 	    (cur->parent == NULL)) {
 		/* the child's records came first: adopt them */
 		child = cur;
 	} else {
-		child = proc_new(t, e->exit, e->t);
+		child = proc_new(t, e->node, e->exit, e->t);
 		if (child == NULL)
 			return;
 		if (cur != NULL && cur->provisional && !cur->forked) {
@@ -821,6 +996,11 @@ do_fork(struct proctree *t, struct event *e)
 				child->comm = cur->comm ? strdup(cur->comm) : NULL;
 				child->exe_t = cur->exe_t;
 			}
+			cur->exited = 1;
+		} else if (cur != NULL && cur != child) {
+			/* the kernel gave its pid to a new process: the
+			 * old holder is gone, whether its exit was seen
+			 * or not (killed by a signal: no exit_group) */
 			cur->exited = 1;
 		}
 	}
@@ -861,11 +1041,10 @@ apply_event(struct proctree *t, struct event *e)
 	if (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0) {
 		if (e->success != 1)
 			return;
-		p = current(t, e->pid, e->t);
+		p = current(t, e->node, e->pid, e->t);
 		if (p == NULL)
 			return;
-		if (p->ppid_hint < 0)
-			p->ppid_hint = e->ppid;
+		note_ppid(p, e->ppid);
 		/* exe= of the execve record is the new program */
 		p->execd = 1;
 		note_uid(t, p, e->uid);
@@ -878,25 +1057,74 @@ apply_event(struct proctree *t, struct event *e)
 	}
 	/* exit (a thread's) does not end the process: only exit_group */
 	if (strcmp(name, "exit_group") == 0) {
-		p = current(t, e->pid, e->t);
+		p = current(t, e->node, e->pid, e->t);
 		if (p == NULL)
 			return;
-		if (p->ppid_hint < 0)
-			p->ppid_hint = e->ppid;
+		note_ppid(p, e->ppid);
 		note_exe(t, p, e->exe, e->comm, e->t);
 		note_uid(t, p, e->uid);
-		if (e->title != NULL)
+		if (e->title != NULL) {
 			set_str(t, &p->title, e->title);
+			learn_cluster(t, p);
+		}
 		if (e->t > p->last_t)
 			p->last_t = e->t;
 		p->exited = 1;
+		if (e->title == NULL) {
+			t->exit_p = p;
+			t->exit_serial = e->serial;
+			t->exit_node = e->node;
+		}
 		try_rollup(t, p);
 		return;
 	}
 	/* any other audited syscall still tells us who the caller is */
-	p = map_get(t, e->pid);
-	if (p != NULL && !p->exited && p->ppid_hint < 0)
-		p->ppid_hint = e->ppid;
+	p = map_get(t, e->node, e->pid);
+	if (p != NULL && !p->exited)
+		note_ppid(p, e->ppid);
+}
+
+/*
+ * A PROCTITLE record after its event was applied: a live collector whose
+ * commit was due hands over an event auparse still held (src/feed.c) when
+ * the rest of it has not come for a commit interval (a writer that paused
+ * mid-event: crash-live under load), and the title of an exit_group comes
+ * alone.  It is the title of the last exit_group applied without one when
+ * the serial is the same; after a restart (the hand-over, the commit, the
+ * kill), of the one seeded process that exited at its time without a
+ * title.  Without it a backend stayed "backend" (157 records in one
+ * crash-live run).
+ */
+static void
+late_title(struct proctree *t, const struct pgsc_record *r)
+{
+	const char *node = rec_node(t, r);
+	struct proc *p = NULL;
+	double when = rec_time(r);
+
+	if (r->title[0] == '\0')
+		return;
+	if (t->exit_p != NULL && t->exit_serial == r->serial &&
+	    t->exit_node == node) {
+		p = t->exit_p;
+	} else if (t->exit_p == NULL) {
+		for (size_t i = 0; i < t->nall; i++) {
+			struct proc *q = t->all[i];
+
+			if (!q->seeded || !q->exited || q->title != NULL ||
+			    q->node != node || q->last_t != when)
+				continue;
+			if (p != NULL)
+				return; /* two candidates: none */
+			p = q;
+		}
+	}
+	if (p == NULL || p->title != NULL)
+		return;
+	set_str(t, &p->title, r->title);
+	learn_cluster(t, p);
+	t->exit_p = NULL;
+	try_rollup(t, p);
 }
 
 void
@@ -921,6 +1149,7 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 			ev_clear(&t->ev);
 		}
 		t->ev.has_syscall = 1;
+		t->ev.node = rec_node(t, r);
 		t->ev.arch = r->arch;
 		t->ev.syscall = r->syscall;
 		t->ev.pid = r->pid;
@@ -939,6 +1168,10 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 		set_str(t, &t->ev.argv, r->title);
 		break;
 	case PGSC_REC_PROCTITLE:
+		if (!t->ev.has_syscall) {
+			late_title(t, r);
+			break;
+		}
 		set_str(t, &t->ev.title, r->title);
 		break;
 	default:
@@ -981,6 +1214,7 @@ proctree_free(struct proctree *t)
 		free(p->comm);
 		free(p->title);
 		free(p->argv);
+		free(p->cluster);
 		free(p->sys);
 		free(p->pend);
 		free(p);
@@ -992,6 +1226,7 @@ proctree_free(struct proctree *t)
 	ev_clear(&t->ev);
 	strset_free(&t->roles);
 	strset_free(&t->exes);
+	strset_free(&t->nodes);
 	free(t);
 }
 
@@ -1002,6 +1237,7 @@ proc_free(struct proc *p)
 	free(p->comm);
 	free(p->title);
 	free(p->argv);
+	free(p->cluster);
 	free(p->sys);
 	free(p->pend);
 	free(p);
@@ -1026,6 +1262,30 @@ maybe_thread(const struct proc *p)
 }
 
 /*
+ * A process that is not seen to exit but has made no record for
+ * FORGET_SECS of stream time, outside the servers (not a postgres
+ * program, no role in a server, no child in memory), is taken as gone:
+ * processes killed by a signal make no exit_group record, and those that
+ * ran before collection started may exit unseen, so without this every
+ * such pid ever seen would stay in memory (2M distinct pids took 1.68 GB,
+ * issue 10).  It is marked exited, so that the next commit stores it so
+ * (a restart must not seed it as live: it would take the pid), and goes
+ * at the prune after that.  A later record of its pid starts a new
+ * process, as after an exit.  Postgres processes are never forgotten:
+ * their roles are read through them; an entry of one that died unseen
+ * goes when the kernel gives its pid to a new process (do_fork()).
+ */
+static int
+forgettable(struct proctree *t, struct proc *p)
+{
+	return !p->exited && !p->provisional && !p->in_fifo &&
+	       p->nkids == 0 && p->npend == 0 && !p->role_busy &&
+	       !is_pg(p) && !p->has_pg_child &&
+	       p->last_t + FORGET_SECS < t->now &&
+	       !pgsc_role_in_server(role_of(t, p, 0, 0));
+}
+
+/*
  * Forget processes that exited more than @keep seconds of stream time ago,
  * after folding their counts into the aggregates under the role they have
  * now.  A live collector calls this right after a commit, which wrote each
@@ -1038,8 +1298,9 @@ maybe_thread(const struct proc *p)
  * memory (their roles are read through ->parent).  @keep should be well
  * above SETTLE_SECS: a late fork record must still find its parent.
  * A pruned pid starts afresh at its next record, as after an exit.
- * Entries taken for threads (maybe_thread()) go after @keep too.
- * Returns how many processes were forgotten.
+ * Entries taken for threads (maybe_thread()) go after @keep too, and
+ * processes taken as gone (forgettable()) at the prune after the one that
+ * marked them.  Returns how many processes were forgotten.
  */
 size_t
 proctree_prune(struct proctree *t, double keep)
@@ -1051,6 +1312,11 @@ proctree_prune(struct proctree *t, double keep)
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
 
+		if (forgettable(t, p)) {
+			p->exited = 1;
+			t->all[k++] = p;
+			continue;
+		}
 		if ((!p->exited && !maybe_thread(p)) || p->provisional ||
 		    p->in_fifo || p->nkids > 0 || p->npend > 0 ||
 		    p->role_busy || p->last_t + keep >= t->now) {
@@ -1061,13 +1327,32 @@ proctree_prune(struct proctree *t, double keep)
 			fold(t, p, role_of(t, p, 0, 0));
 		if (p->parent != NULL)
 			p->parent->nkids--;
-		if (map_get(t, p->pid) == p)
-			map_del(t, p->pid);
+		if (map_get(t, p->node, p->pid) == p)
+			map_del(t, p->node, p->pid);
+		if (t->exit_p == p)
+			t->exit_p = NULL;
 		proc_free(p);
 		n++;
 	}
 	t->nall = k;
+	t->nall_pruned = k;
 	return n;
+}
+
+/*
+ * Is a commit (and the prune after it) due for memory's sake?  A live
+ * collector far behind (a file: source catching up, a burst) reads a lot
+ * of stream time per commit interval, and prunes only after a commit,
+ * since whatever it forgets must be stored first: 200,000 distinct pids
+ * were all in memory at once before the first commit of a catching-up
+ * collector.  So it commits as soon as PRUNE_GROWTH processes were made
+ * since the last prune: memory is bounded by what the stream holds
+ * (tests/bench/bench-pids.sh), not by how fast it is read.
+ */
+int
+proctree_prune_due(const struct proctree *t)
+{
+	return t->nall >= t->nall_pruned + PRUNE_GROWTH;
 }
 
 /* Processes in memory (for tests and diagnostics). */
@@ -1109,7 +1394,8 @@ proctree_proc_titles(struct proctree *t)
 		int fd;
 		double start;
 
-		if (p->exited || p->title != NULL || !is_pg(p))
+		if (p->exited || p->title != NULL || !is_pg(p) ||
+		    p->node != NULL)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%lld/exe", (long long)p->pid);
 		n = readlink(path, exe, sizeof(exe) - 1);
@@ -1156,8 +1442,10 @@ proctree_proc_titles(struct proctree *t)
 		while (n > 0 && buf[n - 1] == ' ')
 			n--;
 		buf[n] = '\0';
-		if (pgsc_title_role(buf) != NULL)
+		if (pgsc_title_role(buf) != NULL) {
 			set_str(t, &p->title, buf);
+			learn_cluster(t, p);
+		}
 	}
 }
 
@@ -1165,10 +1453,11 @@ int
 proctree_seed(struct proctree *t, const struct proc_info *pi)
 {
 	struct proc *p, *par = NULL;
+	const char *node = node_intern(t, pi->node);
 
 	if (pi->parent_known && pi->ppid >= 0)
-		par = map_get(t, pi->ppid);
-	p = proc_new(t, pi->pid, pi->birth);
+		par = map_get(t, node, pi->ppid);
+	p = proc_new(t, node, pi->pid, pi->birth);
 	if (p == NULL)
 		return -ENOMEM;
 	p->parent = par;
@@ -1181,6 +1470,8 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	p->birth_t = pi->birth;
 	p->last_t = pi->last;
 	p->seeded = 1;
+	p->stored = 1;
+	p->key_birth = pi->birth;
 	note_uid(t, p, pi->uid);
 	set_str(t, &p->exe, pi->exe);
 	set_str(t, &p->comm, pi->comm);
@@ -1202,9 +1493,28 @@ role_provisional(const char *r)
 	       strcmp(r, PGSC_ROLE_UNRELATED) == 0;
 }
 
+/*
+ * A process's birth in the store (processes and open_counts are keyed by
+ * pid and birth): the time of its fork record, or of its first record
+ * when no fork record was seen, until a commit writes it; from then on
+ * the birth it was written under, whatever comes later.  A child whose
+ * records come before its parent's fork record (always for posix_spawn
+ * and vfork children) used to be written under its first record's time
+ * while provisional, then under the fork's once the fork record adopted
+ * it, and its first row stayed behind as a live process with no parent.
+ * A restart seeded that ghost once the real process had exited (or was
+ * pruned); it took the pid, and the records of the pid's next process
+ * that came before their fork record were counted to it, as
+ * unattributed: the crash-live "unattributed|126" failure (pg_ctl's
+ * spawn of 126 records in the recorded log; tests
+ * test_restart_adopted_exited, test_restart_adopted_pruned).  An import
+ * writes each process once, at the end: births there are fork times.
+ */
 static double
 proc_birth(const struct proc *p)
 {
+	if (p->stored)
+		return p->key_birth;
 	return p->forked ? p->birth_t : p->first_t;
 }
 
@@ -1218,7 +1528,7 @@ proc_birth(const struct proc *p)
 int
 proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 {
-	struct proc *p, *q = map_get(t, pi->pid);
+	struct proc *p, *q = map_get(t, node_intern(t, pi->node), pi->pid);
 	int rc;
 
 	/*
@@ -1236,7 +1546,7 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	rc = proctree_seed(t, pi);
 	if (rc < 0)
 		return rc;
-	p = map_get(t, pi->pid);
+	p = map_get(t, node_intern(t, pi->node), pi->pid);
 	p->records = pi->records;
 	p->exited = pi->exited ? 1 : 0;
 	if (p->fixed != NULL && p->parent != NULL && role_provisional(p->fixed))
@@ -1247,15 +1557,23 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 		p->argv = p->title;
 		p->title = NULL;
 	}
+	/* a role its title alone gave (no fork record seen) is computed
+	 * again from the title and the ppid= kept in its row: a later
+	 * ppid= may still revoke it (title_parent_ok()), as it does in an
+	 * uninterrupted run */
+	if (p->fixed != NULL && !pi->parent_known && p->title != NULL &&
+	    is_pg(p))
+		p->fixed = NULL;
 	if (p->parent != NULL && is_pg(p) && is_pg(p->parent))
 		p->parent->has_pg_child = 1;
+	learn_cluster(t, p);
 	return t->oom ? -ENOMEM : 0;
 }
 
 int
 proctree_seed_count(struct proctree *t, const struct proc_count *c)
 {
-	struct proc *p = map_get(t, c->pid);
+	struct proc *p = map_get(t, node_intern(t, c->node), c->pid);
 
 	if (p == NULL || !p->seeded || proc_birth(p) != c->birth ||
 	    c->count == 0)
@@ -1375,6 +1693,7 @@ proctree_each_open(struct proctree *t,
 		if (p->nsys == 0 && p->npend == 0)
 			continue;
 		c.pid = p->pid;
+		c.node = p->node;
 		c.birth = proc_birth(p);
 		c.role = intern(t, role_of(t, p, 0, 0));
 		c.pending = 0;
@@ -1429,7 +1748,7 @@ proctree_each_proc(struct proctree *t,
 		   int (*cb)(void *arg, const struct proc_info *p), void *arg)
 {
 	for (size_t i = 0; i < t->nall; i++) {
-		const struct proc *p = t->all[i];
+		struct proc *p = t->all[i];
 		struct proc_info pi;
 		int rc;
 
@@ -1446,9 +1765,13 @@ proctree_each_proc(struct proctree *t,
 		    !(p->forked && !p->exited && !maybe_thread(p)))
 			continue;
 		pi.pid = p->pid;
+		pi.node = p->node;
 		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;
 		pi.parent_known = p->parent != NULL;
-		pi.birth = p->forked ? p->birth_t : p->first_t;
+		pi.birth = proc_birth(p);
+		/* from now on the process is this row (proc_birth()) */
+		p->key_birth = pi.birth;
+		p->stored = 1;
 		pi.birth_serial = p->forked ? p->birth_serial : 0;
 		pi.last = p->last_t;
 		pi.exe = p->exe;
@@ -1478,72 +1801,143 @@ word_eq(const char *s, const char *w)
 	return strncmp(s, w, n) == 0 && (s[n] == '\0' || s[n] == ' ');
 }
 
+static const struct { const char *prefix, *role; } aux_titles[] = {
+	{ "autovacuum launcher", "autovacuum launcher" },
+	{ "autovacuum worker", "autovacuum worker" },
+	{ "background writer", "background writer" },
+	{ "checkpointer", "checkpointer" },
+	{ "walwriter", "walwriter" },
+	{ "walreceiver", "walreceiver" },
+	{ "archiver", "archiver" },
+	{ "startup", "startup" },
+	{ "logger", "logger" },
+	{ "stats collector", "stats collector" },
+	{ "logical replication launcher", "logical replication launcher" },
+	{ "logical replication worker", "logical replication worker" },
+	{ "logical replication apply worker", "logical replication worker" },
+	{ "logical replication tablesync worker", "logical replication worker" },
+	{ "parallel worker", "parallel worker" },
+};
+
+/* What follows "postgres: " (or "postmaster: "); NULL for another title. */
+static const char *
+title_rest(const char *title)
+{
+	if (title == NULL)
+		return NULL;
+	if (strncmp(title, "postgres: ", 10) == 0)
+		return title + 10;
+	if (strncmp(title, "postmaster: ", 12) == 0)
+		return title + 12;
+	return NULL;
+}
+
+static const char *
+aux_role(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(aux_titles); i++)
+		if (word_eq(s, aux_titles[i].prefix))
+			return aux_titles[i].role;
+	return NULL;
+}
+
+/*
+ * Is there a client's host word ("[local]", or "addr(port)") at or after
+ * the third word of @s?  A client backend's title is "user database host
+ * activity" (PostgreSQL 15, BackendInitialize()), the host word always
+ * there; the user and database names may hold spaces, so the host word
+ * may come later, never earlier.  No auxiliary process has one.
+ */
+static int
+has_host_word(const char *s)
+{
+	const char *w2 = s;
+
+	for (int k = 0; k < 2 && w2 != NULL; k++) {
+		w2 = strchr(w2, ' ');
+		if (w2 != NULL)
+			w2++;
+	}
+	if (w2 == NULL)
+		return 0;
+	for (const char *h = w2; h != NULL && *h != '\0'; ) {
+		size_t hl = strcspn(h, " ");
+
+		if ((hl == 7 && strncmp(h, "[local]", 7) == 0) ||
+		    (hl > 2 && h[hl - 1] == ')' && memchr(h, '(', hl) != NULL))
+			return 1;
+		h = strchr(h, ' ');
+		if (h != NULL)
+			h++;
+	}
+	return 0;
+}
+
+/*
+ * The cluster name a title of an auxiliary process shows: "C: AUX..."
+ * with C one word and AUX an auxiliary process's name, and no client's
+ * host word anywhere.  A client backend's title always has a host word,
+ * so no client can teach a cluster name (a role "a:" on a database
+ * "checkpointer" is "a: checkpointer [local] idle").  Returns C and its
+ * length in *@n, or NULL.
+ */
+static const char *
+title_cluster(const char *rest, size_t *n)
+{
+	const char *sp;
+
+	if (rest == NULL || (sp = strchr(rest, ' ')) == NULL ||
+	    sp - rest < 2 || sp[-1] != ':')
+		return NULL;
+	if (aux_role(sp + 1) == NULL || has_host_word(rest))
+		return NULL;
+	*n = (size_t)(sp - 1 - rest);
+	return rest;
+}
+
+/*
+ * The backend type a title names, with @cluster (@clen bytes; NULL when
+ * none is known) the cluster_name of the server the process belongs to:
+ * "postgres: " then "CLUSTER: " when that server has one, then
+ *   "walsender user [database] host activity",
+ *   "user database host activity" (a client backend),
+ *   an auxiliary process's name ("checkpointer", "autovacuum worker db"),
+ *   anything else: a background worker's type.
+ * The user and database names are the client's: they are never read as
+ * a cluster name or a backend type.  One ambiguity is PostgreSQL's own:
+ * a client whose role is named "walsender" shows the title of a
+ * walsender (docs/roles.md).
+ */
+static const char *
+title_role_in(const char *title, const char *cluster, size_t clen)
+{
+	const char *s = title_rest(title), *r;
+
+	if (s == NULL)
+		return NULL;
+	if (cluster != NULL && strncmp(s, cluster, clen) == 0 &&
+	    s[clen] == ':' && s[clen + 1] == ' ')
+		s += clen + 2;
+	if (*s == '\0')
+		return NULL;
+	if (word_eq(s, "walsender") && has_host_word(s))
+		return "walsender";
+	if (has_host_word(s))
+		return "client backend";
+	r = aux_role(s);
+	return r != NULL ? r : "background worker";
+}
+
+/*
+ * Without knowing the server: the cluster name only from the title
+ * itself, when it is an auxiliary process's ("postgres: main: walwriter").
+ */
 const char *
 pgsc_title_role(const char *title)
 {
-	static const struct { const char *prefix, *role; } aux[] = {
-		{ "autovacuum launcher", "autovacuum launcher" },
-		{ "autovacuum worker", "autovacuum worker" },
-		{ "background writer", "background writer" },
-		{ "checkpointer", "checkpointer" },
-		{ "walwriter", "walwriter" },
-		{ "walreceiver", "walreceiver" },
-		{ "archiver", "archiver" },
-		{ "startup", "startup" },
-		{ "logger", "logger" },
-		{ "stats collector", "stats collector" },
-		{ "logical replication launcher", "logical replication launcher" },
-		{ "logical replication worker", "logical replication worker" },
-		{ "logical replication apply worker", "logical replication worker" },
-		{ "logical replication tablesync worker", "logical replication worker" },
-		{ "parallel worker", "parallel worker" },
-	};
-	const char *s = title, *sp;
-	const char *w[4];
-	int nw = 0;
+	const char *c;
+	size_t n = 0;
 
-	if (title == NULL)
-		return NULL;
-	if (strncmp(s, "postgres: ", 10) == 0)
-		s += 10;
-	else if (strncmp(s, "postmaster: ", 12) == 0)
-		s += 12;
-	else
-		return NULL;
-	/* cluster_name: "postgres: main: checkpointer" */
-	sp = strchr(s, ' ');
-	if (sp != NULL && sp > s && sp[-1] == ':')
-		s = sp + 1;
-	if (*s == '\0')
-		return NULL;
-	if (word_eq(s, "walsender"))
-		return "walsender";
-	/* A client backend is "user db host activity", host "[local]" or
-	 * "addr(port)".  Test it before the auxiliary names: user and
-	 * database names are chosen by users, and a role named
-	 * "checkpointer" must not pass a session for an auxiliary process. */
-	for (const char *p = s; *p && nw < 4; ) {
-		w[nw++] = p;
-		p = strchr(p, ' ');
-		if (p == NULL)
-			break;
-		p++;
-	}
-	/* The host word may come later when a user or database name holds
-	 * spaces ("postgres: app user db [local] idle"). */
-	for (const char *p = strchr(s, ' '); p != NULL && nw >= 3;
-	     p = strchr(p + 1, ' ')) {
-		const char *h = p + 1;
-		size_t hl = strcspn(h, " ");
-
-		if (h == s || h < w[2])
-			continue;
-		if ((hl == 7 && strncmp(h, "[local]", 7) == 0) ||
-		    (hl > 2 && h[hl - 1] == ')' && memchr(h, '(', hl) != NULL))
-			return "client backend";
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(aux); i++)
-		if (word_eq(s, aux[i].prefix))
-			return aux[i].role;
-	return "background worker";
+	c = title_cluster(title_rest(title), &n);
+	return title_role_in(title, c, n);
 }

@@ -834,8 +834,9 @@ store_batch_new(pgsc_store *st, int64_t round, struct store_batch **out,
 			rc = prep(st, "INSERT OR REPLACE INTO processes (round_id, pid, "
 			      "birth, birth_serial, ppid, parent_known, "
 			      "last_seen, exe, comm, title, role, records, "
-			      "exited, uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-			      "?8, ?9, ?10, ?11, ?12, ?13, ?14)", &b->proc,
+			      "exited, uid, node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+			      "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+			      &b->proc,
 			      cause);
 	if (rc == 0)
 		rc = prep(st, "INSERT INTO rejects (round_id, reason, count) "
@@ -913,6 +914,7 @@ store_batch_proc(struct store_batch *b, const struct proc_info *p,
 		sqlite3_bind_int64(s, 14, p->uid);
 	else
 		sqlite3_bind_null(s, 14);
+	bind_text(s, 15, p->node);
 	return step_done(b->st, s, cause);
 }
 
@@ -978,7 +980,8 @@ procs_each(pgsc_store *st, int64_t round, const char *where,
 	snprintf(sql, sizeof(sql),
 		 "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
 		 "coalesce(birth_serial, 0), last_seen, exe, comm, title, role, "
-		 "records, exited, coalesce(uid, -1) FROM processes p WHERE "
+		 "records, exited, coalesce(uid, -1), node FROM processes p "
+		 "WHERE "
 		 "round_id = ?1 AND (%s) "
 		 "ORDER BY birth, pid", where);
 	rc = prep(st, sql, &s, cause);
@@ -1001,6 +1004,7 @@ procs_each(pgsc_store *st, int64_t round, const char *where,
 		p.records = (uint64_t)sqlite3_column_int64(s, 10);
 		p.exited = sqlite3_column_int(s, 11);
 		p.uid = sqlite3_column_int64(s, 12);
+		p.node = (const char *)sqlite3_column_text(s, 13);
 		rc = cb(arg, &p);
 		if (rc != 0)
 			break;
@@ -1031,8 +1035,8 @@ store_batch_open(struct store_batch *b, const struct proc_count *c,
 	if (b->open == NULL) {
 		rc = prep(b->st, "INSERT INTO open_counts (round_id, pid, "
 			  "birth, role, arch, nr, pending, count, first_seen, "
-			  "last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-			  "?9, ?10) ON CONFLICT (round_id, pid, birth, pending, "
+			  "last_seen, node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+			  "?8, ?9, ?10, ?11) ON CONFLICT (round_id, pid, birth, pending, "
 			  "arch, nr, first_seen) DO UPDATE SET count = count + "
 			  "?8, last_seen = max(last_seen, ?10)", &b->open, cause);
 		if (rc < 0)
@@ -1049,6 +1053,7 @@ store_batch_open(struct store_batch *b, const struct proc_count *c,
 	sqlite3_bind_int64(s, 8, (int64_t)c->count);
 	sqlite3_bind_double(s, 9, c->first);
 	sqlite3_bind_double(s, 10, c->last);
+	bind_text(s, 11, c->node);
 	return step_done(b->st, s, cause);
 }
 
@@ -1078,7 +1083,7 @@ store_open_counts(pgsc_store *st, int64_t round,
 	int rc;
 
 	rc = prep(st, "SELECT pid, birth, role, arch, nr, pending, count, "
-		      "first_seen, last_seen FROM open_counts WHERE "
+		      "first_seen, last_seen, node FROM open_counts WHERE "
 		      "round_id = ?1 ORDER BY pid, birth, pending, arch, nr, "
 		      "first_seen", &s, cause);
 	if (rc < 0)
@@ -1096,6 +1101,7 @@ store_open_counts(pgsc_store *st, int64_t round,
 		c.count = (uint64_t)sqlite3_column_int64(s, 6);
 		c.first = sqlite3_column_double(s, 7);
 		c.last = sqlite3_column_double(s, 8);
+		c.node = (const char *)sqlite3_column_text(s, 9);
 		if (c.role == NULL)
 			continue;
 		rc = cb(arg, &c);

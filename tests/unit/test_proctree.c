@@ -60,6 +60,7 @@ struct proc_row {
 static struct proc_row procs[256];
 static size_t nprocs;
 static int cur_uid = 101;       /* uid= of the records made below; -1: none */
+static const char *cur_node;    /* node= of the records made below; NULL: none */
 
 /* "uid=N " for the records, or nothing when cur_uid < 0 */
 static const char *
@@ -89,8 +90,10 @@ record_line(const char *line)
 static void
 hdr(char *buf, size_t sz, const char *type, long ms, uint64_t ser)
 {
-	snprintf(buf, sz, "type=%s msg=audit(%lld.%03ld:%llu): ", type,
-		 T0 + ms / 1000, ms % 1000, (unsigned long long)ser);
+	snprintf(buf, sz, "%s%s%stype=%s msg=audit(%lld.%03ld:%llu): ",
+		 cur_node ? "node=" : "", cur_node ? cur_node : "",
+		 cur_node ? " " : "", type, T0 + ms / 1000, ms % 1000,
+		 (unsigned long long)ser);
 }
 
 /* A standalone SECCOMP record (one event), as the feed delivers it. */
@@ -329,6 +332,7 @@ setup(void **state)
 	serial = 1000;
 	nrows = nprocs = 0;
 	cur_uid = 101;
+	cur_node = NULL;
 	return proctree_new(NULL, &tree);
 }
 
@@ -704,6 +708,152 @@ test_server_user(void **state)
 	assert_int_equal(count("standalone", NR_FSYNC), 1);
 }
 
+/* ---------------------------------------------------------------- */
+/* Forged identities (issue 10; docs/security.md).  Each puts ptrace
+ * into the records; it must reach no role of the server.             */
+
+static uint64_t
+ptrace_in_server(void)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].nr == NR_PTRACE &&
+		    pgsc_role_in_server(rows[i].role))
+			n += rows[i].count;
+	return n;
+}
+
+/*
+ * A record with another node= on a local backend's pid: another host's
+ * process (or a forgery written into a log that gathers several hosts),
+ * never that backend, even with --postmaster-pid and --server-user.  Its
+ * exit does not end the backend either.
+ */
+static void
+test_forgery_node(void **state)
+{
+	static const int64_t pm[] = { PM };
+	struct proctree_hints h = { pm, 1, NULL, 1, 101 };
+
+	rerun(state, &h);
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_PREAD64, 2);
+	cur_node = "evil";
+	pg(102, 5600, NR_PTRACE, 3);
+	exit_ev(103, PM, 5600, "postgres: checkpointer ");
+	/* and a process of that node with the --postmaster-pid */
+	pg(104, PM, NR_PTRACE, 1);
+	cur_node = NULL;
+	pg(110, 5600, NR_PREAD64, 1);
+	exit_ev(200, PM, 5600, "postgres: alice db [local] idle");
+	finish();
+	assert_int_equal(count("client backend", NR_PREAD64), 3);
+	assert_int_equal(count("client backend", NR_PTRACE), 0);
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(ptrace_in_server(), 0);
+	assert_int_equal(count_all(NR_PTRACE), 4);
+}
+
+/*
+ * A postgres process with no postgres parent, whose exit record shows
+ * ppid=1, and the title of a checkpointer: its title alone must not make
+ * it the server's checkpointer, with or without --postmaster-pid and
+ * --server-user (it runs as the server's uid).  A real checkpointer whose
+ * fork was not seen but whose ppid= is the postmaster still is one.
+ */
+static void
+forged_orphan(void)
+{
+	start_postmaster();
+	pg(100, 9000, NR_PTRACE, 3);
+	exit_ev(101, 1, 9000, "postgres: checkpointer ");
+	/* a checkpointer that existed before its fork could be seen */
+	pg(102, 5602, NR_FSYNC, 2);
+	exit_ev(103, PM, 5602, "postgres: checkpointer ");
+	finish();
+}
+
+static void
+test_forgery_title_orphan(void **state)
+{
+	static const int64_t pm[] = { PM };
+	struct proctree_hints h = { pm, 1, NULL, 1, 101 };
+
+	forged_orphan();
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(ptrace_in_server(), 0);
+	assert_int_equal(count("checkpointer", NR_FSYNC), 2);
+	rerun(state, &h);
+	forged_orphan();
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(ptrace_in_server(), 0);
+	assert_int_equal(count("checkpointer", NR_FSYNC), 2);
+	/* a parent seen to be something else: a title never places it */
+	rerun(state, &h);
+	start_postmaster();
+	pg(100, 9000, NR_PTRACE, 3);
+	fork_ev(99, NR_CLONE, 1, 8999, "bash", "/usr/bin/bash", 9000, NULL);
+	exit_ev(101, 8999, 9000, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(ptrace_in_server(), 0);
+}
+
+/*
+ * A client's own role and database names: role "a:" on a database
+ * "checkpointer" is "postgres: a: checkpointer [local] idle", a client
+ * backend, not a checkpointer of a cluster "a".  With a server that has
+ * a cluster name, learnt from its auxiliary processes, the same holds,
+ * and a walsender's title is read with that name.
+ */
+static void
+test_forgery_client_names(void **state)
+{
+	(void)state;
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_PTRACE, 3);
+	exit_ev(102, PM, 5600, "postgres: a: checkpointer [local] idle");
+	fork_ev(110, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5601, NULL);
+	pg(111, 5601, NR_FSYNC, 1);
+	exit_ev(112, PM, 5601, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(count("client backend", NR_PTRACE), 3);
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(count("checkpointer", NR_FSYNC), 1);
+
+	/* a server with cluster_name "main" */
+	rerun(state, NULL);
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_PTRACE, 3);
+	exit_ev(102, PM, 5600,
+		"postgres: main: a: checkpointer [local] idle");
+	fork_ev(103, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5603, NULL);
+	pg(104, 5603, NR_PTRACE, 1);
+	exit_ev(105, PM, 5603, "postgres: main: checkpointer db "
+		"10.0.0.1(5) idle");
+	/* a walsender ends before the server's auxiliary processes */
+	fork_ev(106, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5604, NULL);
+	pg(107, 5604, NR_SENDTO, 2);
+	exit_ev(108, PM, 5604,
+		"postgres: main: walsender rep [local] streaming 0/3000000");
+	fork_ev(110, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5601, NULL);
+	pg(111, 5601, NR_FSYNC, 1);
+	fork_ev(112, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5602, NULL);
+	pg(113, 5602, NR_UNAME, 1);
+	exit_ev(200, PM, 5601, "postgres: main: checkpointer ");
+	exit_ev(201, PM, 5602, "postgres: main: walwriter ");
+	finish();
+	assert_int_equal(count("client backend", NR_PTRACE), 4);
+	assert_int_equal(ptrace_in_server(), 4);
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	assert_int_equal(count("checkpointer", NR_FSYNC), 1);
+	assert_int_equal(count("walwriter", NR_UNAME), 1);
+	assert_int_equal(count("walsender", NR_SENDTO), 2);
+}
+
 /* A postgres process with no fork record but a known postgres child is
  * a postmaster too; its children are then classified by title. */
 static void
@@ -877,6 +1027,10 @@ test_title_role(void **state)
 		{ "postgres: logger ", "logger" },
 		{ "postgres: TimescaleDB Background Worker Scheduler",
 		  "background worker" },
+		/* a role "a:" on a database "checkpointer" */
+		{ "postgres: a: checkpointer [local] idle", "client backend" },
+		{ "postgres: a: walsender [local] idle", "client backend" },
+		{ "postgres: main: checkpointer", "checkpointer" },
 		/* a user named checkpointer is still a client backend */
 		{ "postgres: checkpointer db [local] idle", "client backend" },
 		{ "postgres: walwriter walwriter 10.1.1.1(1) idle",
@@ -1092,6 +1246,74 @@ counts_cb(void *arg, const struct role_agg *a)
 	return 0;
 }
 
+/*
+ * Processes that are never seen to exit (killed by a signal, or older
+ * than the collection) must not stay in memory for ever: 20,000 distinct
+ * pids of a program outside the servers, one a second, none exiting, are
+ * forgotten an hour (stream time) after their last record, their counts
+ * kept; a postmaster whose pid is still alive is kept however idle; a
+ * backend killed unseen (no exit_group) goes once its pid is reused.
+ */
+static int
+pm_rows_cb(void *arg, const struct proc_info *p)
+{
+	if (p->pid == PM) {
+		assert_string_equal(p->role, "postmaster");
+		++*(int *)arg;
+	}
+	return 0;
+}
+
+static void
+test_prune_forgets_unexited(void **state)
+{
+	int pm_rows = 0;
+
+	const int n = 20000;
+	size_t max = 0;
+
+	(void)state;
+	start_postmaster();
+	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_SENDTO, 1);
+	for (int i = 0; i < n; i++) {
+		long ms = 1000L + 1000L * i;
+
+		sc(ms, 100000 + i, "true", "/usr/bin/true", NR_UNAME);
+		if (i == 5000) {
+			/* 5600 was killed: its pid goes to a new backend */
+			fork_ev(ms, NR_CLONE, 5511, PM, "postgres", PG_EXE,
+				5600, NULL);
+			pg(ms + 1, 5600, NR_READ, 1);
+			exit_ev(ms + 2, PM, 5600,
+				"postgres: alice db [local] idle");
+		}
+		if (i % 100 == 99) {
+			/* a commit writes them, then the prune */
+			assert_int_equal(proctree_each_proc(tree, pm_rows_cb,
+							    &pm_rows), 0);
+			proctree_prune(tree, PRUNE_KEEP);
+			if (proctree_nprocs(tree) > max)
+				max = proctree_nprocs(tree);
+		}
+	}
+	print_message("forget: at most %zu processes in memory of %d\n", max,
+		      n);
+	/* an hour of pids, one a second, plus one batch */
+	assert_true(max <= 3600 + 300);
+	assert_int_equal(proctree_finish(tree), 0);
+	assert_int_equal(proctree_each_agg(tree, agg_cb, NULL), 0);
+	assert_int_equal(count_all(NR_UNAME), n);
+	assert_int_equal(count("postmaster", NR_ACCEPT), 3);
+	/* killed unseen: no title, its type unknown */
+	assert_int_equal(count(PGSC_ROLE_BACKEND_UNKNOWN, NR_SENDTO), 1);
+	assert_int_equal(count("client backend", NR_READ), 1);
+	/* the postmaster, idle since, is still the same process */
+	pm_rows = 0;
+	assert_int_equal(proctree_each_proc(tree, pm_rows_cb, &pm_rows), 0);
+	assert_int_equal(pm_rows, 1);
+}
+
 /* What a commit stores: open counts and processes, copied. */
 struct saved {
 	struct proc_count open[256];
@@ -1114,6 +1336,7 @@ open_cb(void *arg, const struct proc_count *c)
 	assert_true(sv->nopen < ARRAY_SIZE(sv->open));
 	sv->open[sv->nopen] = *c;
 	sv->open[sv->nopen].role = strdup(c->role);
+	sv->open[sv->nopen].node = dup_or_null(c->node);
 	sv->nopen++;
 	return 0;
 }
@@ -1131,15 +1354,19 @@ saved_proc_cb(void *arg, const struct proc_info *p)
 	q->comm = dup_or_null(p->comm);
 	q->title = dup_or_null(p->title);
 	q->role = dup_or_null(p->role);
+	q->node = dup_or_null(p->node);
 	return 0;
 }
 
 static void
 saved_free(struct saved *sv)
 {
-	for (size_t i = 0; i < sv->nopen; i++)
+	for (size_t i = 0; i < sv->nopen; i++) {
 		free((char *)(uintptr_t)sv->open[i].role);
+		free((char *)(uintptr_t)sv->open[i].node);
+	}
 	for (size_t i = 0; i < sv->nprocs; i++) {
+		free((char *)(uintptr_t)sv->procs[i].node);
 		free((char *)(uintptr_t)sv->procs[i].exe);
 		free((char *)(uintptr_t)sv->procs[i].comm);
 		free((char *)(uintptr_t)sv->procs[i].title);
@@ -1401,10 +1628,25 @@ saved_proc_replace_cb(void *arg, const struct proc_info *p)
 		free((char *)(uintptr_t)q->comm);
 		free((char *)(uintptr_t)q->title);
 		free((char *)(uintptr_t)q->role);
+		free((char *)(uintptr_t)q->node);
 		sv->procs[i] = sv->procs[--sv->nprocs];
 		break;
 	}
 	return saved_proc_cb(arg, p);
+}
+
+/* A live commit: the open counts replaced, the processes upserted. */
+static void
+commit(struct saved *sv)
+{
+	for (size_t i = 0; i < sv->nopen; i++) {
+		free((char *)(uintptr_t)sv->open[i].role);
+		free((char *)(uintptr_t)sv->open[i].node);
+	}
+	sv->nopen = 0;
+	assert_int_equal(proctree_each_open(tree, open_cb, sv), 0);
+	assert_int_equal(proctree_each_proc(tree, saved_proc_replace_cb, sv),
+			 0);
 }
 
 static void
@@ -1464,6 +1706,230 @@ test_restart_stale_provisional(void **state)
 	free(sv);
 }
 
+/*
+ * The crash-live "unattributed|126" failure (issue 10), as pg_ctl's
+ * posix_spawn child makes it in the recorded log: the child's records
+ * come before its parent's clone3 record.  Commit A sees the child
+ * provisional (row born at its first record); the fork record adopts it;
+ * it exits; commit B; the kill.  The adopted process is exited now, with
+ * its counts still open (or pruned), so nothing in memory holds the pid
+ * when the restart reads the processes table.  The row of commit A must
+ * not come back as a live process: when the pid is reused (the next copy
+ * of the workload) and the new child's records again come first, it
+ * would take them, and they would go to "unattributed" instead of
+ * "unrelated".  With @prune the adopted process is forgotten before
+ * commit B, as a live collector does after a commit.
+ */
+static void
+adopted_part1(struct saved *sv, int prune)
+{
+	sc(50, 7000, "pg_ctl", PGCTL_EXE, NR_WAIT4);
+	sc_n(100, 7001, "pg_ctl", PGCTL_EXE, NR_RT_SIGACTION, 3);
+	if (sv != NULL) /* commit A */
+		assert_int_equal(proctree_each_proc(tree,
+						    saved_proc_replace_cb, sv),
+				 0);
+	fork_ev(99, NR_CLONE3, 6999, 7000, "pg_ctl", PGCTL_EXE, 7001, NULL);
+	sc_n(101, 7001, "pg_ctl", PGCTL_EXE, NR_BRK, 2);
+	exit_ev_exe(150, 7000, 7001, "pg_ctl", PGCTL_EXE, NULL);
+	if (prune) {
+		/* a live collector prunes right after a commit */
+		sc(60000, 7000, "pg_ctl", PGCTL_EXE, NR_WAIT4);
+		if (sv != NULL)
+			commit(sv);
+		assert_true(proctree_prune(tree, 30.0) > 0);
+	}
+}
+
+/* The pid comes again, a new spawn whose records come first again. */
+static void
+adopted_part2(void)
+{
+	sc_n(90000, 7001, "pg_ctl", PGCTL_EXE, NR_UNAME, 4);
+	fork_ev(89999, NR_CLONE3, 6999, 7000, "pg_ctl", PGCTL_EXE, 7001, NULL);
+	sc_n(90001, 7001, "pg_ctl", PGCTL_EXE, NR_UNAME, 1);
+	exit_ev_exe(90002, 7000, 7001, "pg_ctl", PGCTL_EXE, NULL);
+}
+
+static void
+restart_adopted(void **state, int prune)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+
+	assert_non_null(sv);
+	adopted_part1(NULL, prune);
+	adopted_part2();
+	finish();
+	assert_int_equal(count("unrelated", NR_UNAME), 5);
+	assert_int_equal(count("unrelated", NR_RT_SIGACTION), 3);
+	teardown(state);
+	setup(state);
+
+	adopted_part1(sv, prune);
+	/* commit B, then the kill */
+	commit(sv);
+	restart_from(sv, NULL);
+	adopted_part2();
+	finish();
+	assert_int_equal(count("unrelated", NR_UNAME), 5);
+	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_UNAME), 0);
+	saved_free(sv);
+	free(sv);
+}
+
+/*
+ * A local process and another node's with the same pid, both alive at
+ * the kill: the store keeps each one's node, so the restart seeds both
+ * and each keeps its own records and role.
+ */
+static void
+node_part(int part)
+{
+	if (part == 1) {
+		fork_ev(10, NR_CLONE, 1, 7000, "bash", "/usr/bin/bash", 7001,
+			NULL);
+		sc(11, 7001, "sh", DASH_EXE, NR_BRK);
+		cur_node = "other";
+		sc(12, 7001, "x", "/usr/bin/x", NR_READ);
+		cur_node = NULL;
+		return;
+	}
+	sc(20, 7001, "sh", DASH_EXE, NR_UNAME);
+	cur_node = "other";
+	sc(21, 7001, "x", "/usr/bin/x", NR_FSYNC);
+	cur_node = NULL;
+}
+
+static void
+test_restart_node(void **state)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+
+	assert_non_null(sv);
+	for (int killed = 0; killed < 2; killed++) {
+		if (killed) {
+			teardown(state);
+			setup(state);
+		}
+		node_part(1);
+		if (killed) {
+			commit(sv);
+			restart_from(sv, NULL);
+		}
+		node_part(2);
+		finish();
+		assert_int_equal(count("unrelated", NR_BRK), 1);
+		assert_int_equal(count("unrelated", NR_UNAME), 1);
+		assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_READ), 1);
+		assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_FSYNC), 1);
+	}
+	saved_free(sv);
+	free(sv);
+}
+
+/*
+ * An exit_group event split by the feed's forced hand-over (a writer that
+ * paused mid-event while a commit was due): its PROCTITLE comes after the
+ * event was applied.  The title still types the backend, also when a
+ * commit and a kill came in between.  Without it the backend stayed
+ * "backend" (157 records in a crash-live run under load).
+ */
+static void
+late_part(int part, uint64_t *ser)
+{
+	if (part == 1) {
+		start_postmaster();
+		fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600,
+			NULL);
+		pg(101, 5600, NR_PREAD64, 2);
+		*ser = ++serial;
+		syscall_line(102, *ser, NR_EXIT_GROUP, "a0=0", PM, 5600,
+			     "postgres", PG_EXE);
+		proctree_event_end(tree);
+		return;
+	}
+	proctitle_line(102, *ser, "postgres: alice db [local] idle");
+	proctree_event_end(tree);
+}
+
+static void
+test_late_title(void **state)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+	uint64_t ser = 0;
+
+	assert_non_null(sv);
+	late_part(1, &ser);
+	late_part(2, &ser);
+	finish();
+	assert_int_equal(count("client backend", NR_PREAD64), 2);
+	teardown(state);
+	setup(state);
+
+	late_part(1, &ser);
+	commit(sv);
+	restart_from(sv, NULL);
+	late_part(2, &ser);
+	finish();
+	assert_int_equal(count("client backend", NR_PREAD64), 2);
+	assert_int_equal(count(PGSC_ROLE_BACKEND_UNKNOWN, NR_PREAD64), 0);
+	saved_free(sv);
+	free(sv);
+}
+
+/*
+ * A postgres process whose fork was not seen, typed by its title (a live
+ * collector reads it from /proc while the process runs) at a commit, then
+ * killed; after the restart its exit record shows ppid=1: the title no
+ * longer places it (title_parent_ok()), after a restart as without one.
+ * Without recomputing, the committed "checkpointer" stayed (a
+ * crash-live-auditd run: another cluster's background writer and
+ * walwriter on the shared machine).
+ */
+static void
+test_restart_title_revoked(void **state)
+{
+	struct saved *sv = calloc(1, sizeof(*sv));
+
+	assert_non_null(sv);
+	pg(100, 9000, NR_PTRACE, 3);
+	exit_ev(200, 1, 9000, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_PTRACE), 3);
+	teardown(state);
+	setup(state);
+
+	pg(100, 9000, NR_PTRACE, 3);
+	commit(sv);
+	/* what the commit wrote with the title /proc gave */
+	for (size_t i = 0; i < sv->nprocs; i++) {
+		if (sv->procs[i].pid != 9000)
+			continue;
+		free((char *)(uintptr_t)sv->procs[i].title);
+		free((char *)(uintptr_t)sv->procs[i].role);
+		sv->procs[i].title = strdup("postgres: checkpointer ");
+		sv->procs[i].role = strdup("checkpointer");
+	}
+	restart_from(sv, NULL);
+	exit_ev(200, 1, 9000, "postgres: checkpointer ");
+	finish();
+	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
+	saved_free(sv);
+	free(sv);
+}
+
+static void
+test_restart_adopted_exited(void **state)
+{
+	restart_adopted(state, 0);
+}
+
+static void
+test_restart_adopted_pruned(void **state)
+{
+	restart_adopted(state, 1);
+}
+
 int
 main(void)
 {
@@ -1500,12 +1966,30 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_server_user_restart, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_forgery_node, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forgery_title_orphan,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forgery_client_names,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_stale_provisional,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_adopted_exited,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_node, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_late_title, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_restart_title_revoked,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_adopted_pruned,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_keeps_parents, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_prune_forgets_unexited,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_reattributes,
 						setup, teardown),
 		cmocka_unit_test(test_title_role),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/bench/bench-pids.sh BINDIR [WORKDIR] - memory of the live collector
 # under many distinct pids and many invalid syscall numbers (issue 10).
 #

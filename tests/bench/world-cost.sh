@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/bench/world-cost.sh - what pgsc costs on PostgreSQL's test world.
 #
 #   world-cost.sh --from ITDIR

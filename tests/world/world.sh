@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
 # tests/world/world.sh BINDIR - a reduced PostgreSQL test world through
 # pgsc's whole procedure: collect, converge, prove under error, and a
 # negative control on replication.

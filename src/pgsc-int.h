@@ -457,6 +457,7 @@ struct scan_obj {
 	uint64_t insns, sites, bad_bytes;
 };
 /* scanelf.c */
+int scanelf_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 /* Load an ELF object (a copy of @len bytes at @data, named @path).
  * Returns 0, or a negative errno with *cause naming @path. */
 int scanelf_load_mem(const char *path, const void *data, size_t len,

@@ -40,30 +40,10 @@ u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Grow @*v (elements of @size) to hold @n + 1; the first allocation holds
- * @first (small for the per-function arrays: 285,000 functions). */
-static int
-grow_from(void *v, size_t *cap, size_t n, size_t size, size_t first)
-{
-	void **pv = v;
-	size_t nc;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : first;
-	nv = reallocarray(*pv, nc, size);
-	if (nv == NULL)
-		return -ENOMEM;
-	*pv = nv;
-	*cap = nc;
-	return 0;
-}
-
 static int
 grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	return grow_from(v, cap, n, size, 256);
+	return scanelf_grow(v, cap, n, size, 256);
 }
 
 static int
@@ -261,7 +241,8 @@ add_edge(struct scan_func *f, uint32_t local, const char *import,
 		if (f->edges[i].local == local && f->edges[i].import == import &&
 		    f->edges[i].arg0 == arg0)
 			return 0;
-	if (grow_from(&f->edges, &f->capedges, f->nedges, sizeof(*f->edges),
+	/* Per-function arrays start small: 285,000 functions (docs/static.md). */
+	if (scanelf_grow(&f->edges, &f->capedges, f->nedges, sizeof(*f->edges),
 		      4) < 0)
 		return -ENOMEM;
 	f->edges[f->nedges].local = local;
@@ -276,7 +257,7 @@ add_sys(struct scan_func *f, int32_t nr)
 	for (size_t i = 0; i < f->nsys; i++)
 		if (f->sys[i] == nr)
 			return 0;
-	if (grow_from(&f->sys, &f->capsys, f->nsys, sizeof(*f->sys), 2) < 0)
+	if (scanelf_grow(&f->sys, &f->capsys, f->nsys, sizeof(*f->sys), 2) < 0)
 		return -ENOMEM;
 	f->sys[f->nsys++] = nr;
 	return 0;
@@ -580,7 +561,7 @@ pass3(struct dis *d, const cs_insn *in, void *arg)
 		t = direct_target(in);
 		m = t == 0 ? rip_operand(in) : 0;
 		if (t > in->address && t < s->f->end) {
-			if (grow_from(&s->snaps, &s->capsnaps, s->nsnaps,
+			if (scanelf_grow(&s->snaps, &s->capsnaps, s->nsnaps,
 				      sizeof(*s->snaps), 8) < 0)
 				return -ENOMEM;
 			s->snaps[s->nsnaps].dst = t;

@@ -62,9 +62,10 @@ u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Grow @*v (elements of @size) to hold @n + 1. */
-static int
-grow(void *v, size_t *cap, size_t n, size_t size)
+/* Grow @*v (elements of @size) to hold @n + 1; the first allocation holds
+ * @first.  Shared by the scan files.  Returns 0 or -ENOMEM. */
+int
+scanelf_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 {
 	void **pv = v;
 	size_t nc;
@@ -72,13 +73,19 @@ grow(void *v, size_t *cap, size_t n, size_t size)
 
 	if (n < *cap)
 		return 0;
-	nc = *cap ? *cap * 2 : 64;
+	nc = *cap ? *cap * 2 : first;
 	nv = reallocarray(*pv, nc, size);
 	if (nv == NULL)
 		return -ENOMEM;
 	*pv = nv;
 	*cap = nc;
 	return 0;
+}
+
+static int
+grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	return scanelf_grow(v, cap, n, size, 64);
 }
 
 const struct scan_sec *

@@ -56,19 +56,7 @@ struct scan {
 static int
 grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	void **pv = v;
-	size_t nc;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 32;
-	nv = reallocarray(*pv, nc, size);
-	if (nv == NULL)
-		return -ENOMEM;
-	*pv = nv;
-	*cap = nc;
-	return 0;
+	return scanelf_grow(v, cap, n, size, 32);
 }
 
 size_t

@@ -406,6 +406,7 @@ static int
 peek_more(struct logsrc *ls, size_t want, char **cause)
 {
 	while (ls->pk_len < want && !ls->eof) {
+		char *c = NULL;
 		ssize_t n;
 
 		if (ls->pk_cap < want) {
@@ -416,9 +417,24 @@ peek_more(struct logsrc *ls, size_t want, char **cause)
 			ls->pk = np;
 			ls->pk_cap = want;
 		}
-		n = dec_read(ls, ls->pk + ls->pk_len, want - ls->pk_len, cause);
-		if (n < 0)
+		n = dec_read(ls, ls->pk + ls->pk_len, want - ls->pk_len, &c);
+		if (n < 0 && n != -ENOMEM && ls->pk_len > 0) {
+			/* damage after some bytes: they are read first, the
+			 * error comes after them (src_read()) */
+			ls->err_rc = (int)n;
+			ls->err_msg = c;
+			ls->eof = 1;
+			return 0;
+		}
+		if (n < 0) {
+			if (cause != NULL) {
+				free(*cause);
+				*cause = c;
+			} else {
+				free(c);
+			}
 			return (int)n;
+		}
 		ls->pk_len += (size_t)n;
 	}
 	return 0;
@@ -1034,6 +1050,10 @@ logsrc_suspend(struct logsrc *ls)
 	ls->pk_len = ls->pk_cap = 0;
 	free(ls->raw);
 	ls->raw = NULL;
+	/* decoded again from the start: an error is met again */
+	ls->err_rc = 0;
+	free(ls->err_msg);
+	ls->err_msg = NULL;
 	ls->suspended = 1;
 }
 

@@ -213,7 +213,8 @@ good=$(records "$w/good.db")
 cp "$w/good.log" "$w/d/audit.log"
 cp "$(type -P true)" "$w/d/audit.log.1"
 printf 'This is not\nan audit log\n' >"$w/d/audit.log.2"
-head -c 20000 "$w/good.log" | gzip -c >"$w/trunc.gz"
+# a damaged older log: another log (its own first line), cut short
+zcat "$DIR/enriched.log.gz" | head -c 300000 | gzip -c >"$w/trunc.gz"
 head -c "$(($(stat -c %s "$w/trunc.gz") / 2))" "$w/trunc.gz" >"$w/d/audit.log.3.gz"
 printf 'BZh91AY&SY' >"$w/d/audit.log.4.bz2"
 { printf '\037\213\010\000'; head -c 100 /dev/urandom; } >"$w/d/audit.log.5.gz"
@@ -232,10 +233,14 @@ else
 fi
 grep -q "audit.log.4.bz2: skipped (not named" "$w/d.err" && ok "bad: a .bz2 in a directory is skipped by name" ||
 	{ bad "bad: .bz2 in a directory"; cat "$w/d.err"; }
-# the damaged file's records before the damage count, once
-trunc_zcat=$(zcat "$w/d/audit.log.3.gz" 2>/dev/null | grep -c '^type=SECCOMP ')
-[ "$got" -le $((good + trunc_zcat)) ] && ok "bad: records before the damage counted at most once" ||
-	bad "bad: $got records, more than $good + $trunc_zcat"
+# the damaged file's records before the damage count, once: as many as
+# gzip(1) itself gets out of it, imported as a plain file
+zcat "$w/d/audit.log.3.gz" >"$w/prefix.log" 2>/dev/null
+collect --db "$w/prefix.db" --import "$w/prefix.log" 2>/dev/null
+prefix=$(records "$w/prefix.db")
+[ "$prefix" -gt 0 ] && [ "$got" = $((good + prefix)) ] &&
+	ok "bad: the records before the damage are counted, once ($prefix)" ||
+	bad "bad: $got records, want $good + $prefix before the damage"
 before=$(dump "$w/d.db")
 collect --db "$w/d.db" --import "$w/d" 2>"$w/d2.err"
 rc=$?

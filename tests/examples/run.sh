@@ -58,10 +58,11 @@ if command -v systemd-analyze >/dev/null; then
 		else
 			! grep -q "pgsc-collect" "$T/verify.out"
 		fi
+		r=$?
 		if [ $layout = none ]; then
-			check "systemd unit: with no pgsc-collect installed, systemd-analyze verify says so" $?
+			check "systemd unit: with no pgsc-collect installed, systemd-analyze verify says so" $r
 		else
-			check "systemd unit: pgsc-collect found in /$layout (systemd-analyze verify --root)" $?
+			check "systemd unit: pgsc-collect found in /$layout (systemd-analyze verify --root)" $r
 		fi
 	done
 else

@@ -1177,7 +1177,9 @@ logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause)
 		if (n <= 0)
 			return n;
 		if (!ls->has_until) {
-			track(ls, buf, (size_t)n);
+			/* a plain file's hash is read back with pread() */
+			if (!ls->seekable)
+				track(ls, buf, (size_t)n);
 			return n;
 		}
 		keep = until_cut(ls, buf, (size_t)n,
@@ -1188,7 +1190,8 @@ logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause)
 				return rc;
 		}
 		if (keep > 0) {
-			track(ls, buf, keep);
+			if (!ls->seekable)
+				track(ls, buf, keep);
 			return (ssize_t)keep;
 		}
 	}

@@ -6,6 +6,8 @@
 # recorded golden logs (gzip, xz, zstd, split, time-shifted), and every
 # expected result comes from importing the plain file: an independent path.
 #   bash tests/inputs/run.sh BINDIR GOLDENDIR
+# "A && ok || bad" is used as if-then-else: ok and bad always succeed.
+# shellcheck disable=SC2015
 set -uo pipefail
 BIN=$1
 DIR=$2
@@ -70,7 +72,8 @@ for name in raw enriched; do
 		same_lists "$name/$f: the same lists as the plain file" "$db" "$w/ref.db"
 		# the compressed copy of a file already imported adds nothing
 		collect --db "$w/ref.db" --import "$w/$f" 2>"$w/$f.again"
-		if [ $? = 0 ] && grep -q "nothing new to import" "$w/$f.again"; then
+		rc=$?
+		if [ $rc = 0 ] && grep -q "nothing new to import" "$w/$f.again"; then
 			ok "$name/$f: known as the plain file already imported"
 		else
 			bad "$name/$f: a copy of an imported file was imported again"; cat "$w/$f.again"
@@ -92,7 +95,8 @@ for name in raw enriched; do
 	done
 	before=$(dump "$w/zcat-stdin.db")
 	zcat "$w/audit.log.gz" | collect --db "$w/zcat-stdin.db" --import - 2>"$w/stdin2.err"
-	if [ $? = 0 ] && [ "$(dump "$w/zcat-stdin.db")" = "$before" ] && grep -q "nothing new" "$w/stdin2.err"; then
+	rc=$?
+	if [ $rc = 0 ] && [ "$(dump "$w/zcat-stdin.db")" = "$before" ] && grep -q "nothing new" "$w/stdin2.err"; then
 		ok "$name: the same standard input twice counts once"
 	else
 		bad "$name: the same standard input twice changed the store"; cat "$w/stdin2.err"
@@ -120,7 +124,8 @@ for name in raw enriched; do
 	same_lists "$name: the directory gives the lists of the whole file" "$w/dir.db" "$w/ref.db"
 	before=$(dump "$w/dir.db")
 	collect --db "$w/dir.db" --import "$d" "$d/" 2>"$w/dir2.err"
-	if [ $? = 0 ] && [ "$(dump "$w/dir.db")" = "$before" ]; then
+	rc=$?
+	if [ $rc = 0 ] && [ "$(dump "$w/dir.db")" = "$before" ]; then
 		ok "$name: the same directory again (twice on one line) changes nothing"
 	else
 		bad "$name: the same directory again changed the store"; cat "$w/dir2.err"

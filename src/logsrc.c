@@ -238,6 +238,12 @@ raw_fill(struct logsrc *ls, char **cause)
 	return 0;
 }
 
+/*
+ * The decoders may hold output when their input is used up (zlib keeps
+ * bits in its accumulator, a match may be half copied): at the end of
+ * the input each is called once more with none, and only a call that
+ * gives nothing then means the data was cut short.
+ */
 static ssize_t
 gz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 {
@@ -247,20 +253,18 @@ gz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 	z->next_out = (unsigned char *)out;
 	z->avail_out = (uInt)cap;
 	while (z->avail_out == cap) {
-		if (z->avail_in == 0) {
+		if (z->avail_in == 0 && !ls->raw_eof) {
 			rc = raw_fill(ls, cause);
 			if (rc < 0)
 				return rc;
-			if (ls->raw_eof) {
-				if (!ls->dec_end)
-					return damaged(ls, "truncated", cause);
-				ls->eof = 1;
-				break;
-			}
 			z->next_in = ls->raw;
 			z->avail_in = (uInt)ls->raw_len;
 		}
 		if (ls->dec_end) {
+			if (z->avail_in == 0) {
+				ls->eof = 1;
+				break;
+			}
 			/* another member follows (gzip's concatenation) */
 			if (z->next_in[0] != 0x1f)
 				return damaged(ls, "bytes after the end of "
@@ -270,12 +274,16 @@ gz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 			ls->dec_end = 0;
 		}
 		rc = inflate(z, Z_NO_FLUSH);
-		if (rc == Z_STREAM_END)
+		if (rc == Z_STREAM_END) {
 			ls->dec_end = 1;
-		else if (rc == Z_MEM_ERROR)
+			continue;
+		}
+		if (rc == Z_MEM_ERROR)
 			return -ENOMEM;
-		else if (rc != Z_OK && rc != Z_BUF_ERROR)
+		if (rc != Z_OK && rc != Z_BUF_ERROR)
 			return damaged(ls, z->msg ? z->msg : "bad data", cause);
+		if (z->avail_out == cap && z->avail_in == 0 && ls->raw_eof)
+			return damaged(ls, "truncated", cause);
 	}
 	return (ssize_t)(cap - z->avail_out);
 }
@@ -329,18 +337,17 @@ zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 	int rc;
 
 	while (ob.pos == 0) {
-		if (ls->zin_len == 0) {
+		if (ls->zin_len == 0 && !ls->raw_eof) {
 			rc = raw_fill(ls, cause);
 			if (rc < 0)
 				return rc;
-			if (ls->raw_eof) {
-				if (ls->zs_last != 0)
-					return damaged(ls, "truncated", cause);
-				ls->eof = 1;
-				break;
-			}
 			ls->zin = ls->raw;
 			ls->zin_len = ls->raw_len;
+		}
+		if (ls->zin_len == 0 && ls->raw_eof && ls->zs_last == 0) {
+			/* every frame complete and flushed */
+			ls->eof = 1;
+			break;
 		}
 		ib.src = ls->zin;
 		ib.size = ls->zin_len;
@@ -363,6 +370,13 @@ zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 		}
 		ls->zin += ib.pos;
 		ls->zin_len -= ib.pos;
+		if (ob.pos == 0 && ls->zin_len == 0 && ls->raw_eof) {
+			if (ls->zs_last == 0) {
+				ls->eof = 1;
+				break;
+			}
+			return damaged(ls, "truncated", cause);
+		}
 	}
 	return (ssize_t)ob.pos;
 }

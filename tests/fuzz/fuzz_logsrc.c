@@ -7,7 +7,8 @@
  * are, so damaged compressed data and lying magic bytes are fuzzed; 1
  * gzip, 2 xz, 3 zstd, compressed here), 0x04 a pipe instead of a file,
  * 0x08 a --until taken from the next 4 bytes, 0x10 a resume at an offset
- * from the next 2 bytes.  When the harness compressed the data itself it
+ * from the next 2 bytes, 0x20 reads of a few bytes (1 to 40: a decoder
+ * holding output when its input is used up).  When the harness compressed the data itself it
  * checks an oracle: what logsrc_read() returns is the data, and the prefix
  * hash at the end of its last line is util_prefix_hash() of a plain copy.
  */
@@ -158,7 +159,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		logsrc_set_until(ls, until);
 	logsrc_suspend(ls);
 	for (;;) {
-		ssize_t n = logsrc_read(ls, buf, sizeof(buf), &cause);
+		size_t step = (mode & 0x20) ? 1 + (size_t)(mode >> 6) * 13 :
+			      sizeof(buf);
+		ssize_t n = logsrc_read(ls, buf, step, &cause);
 
 		if (n <= 0)
 			break;

@@ -237,22 +237,28 @@ test_expand_order(void **state)
 	free(diag);
 }
 
-/* Read a whole source; returns what it gave. */
+/* Read a whole source, @step bytes at most at a time. */
 static char *
-read_all(struct logsrc *ls, size_t *len)
+read_step(struct logsrc *ls, size_t *len, size_t step)
 {
 	size_t cap = 1 << 20, n = 0;
 	char *buf = malloc(cap), *cause = NULL;
 	ssize_t r;
 
 	assert_non_null(buf);
-	while ((r = logsrc_read(ls, buf + n, 4096 < cap - n ? 4096 : cap - n,
+	while ((r = logsrc_read(ls, buf + n, step < cap - n ? step : cap - n,
 				&cause)) > 0)
 		n += (size_t)r;
 	assert_int_equal(r, 0);
 	assert_null(cause);
 	*len = n;
 	return buf;
+}
+
+static char *
+read_all(struct logsrc *ls, size_t *len)
+{
+	return read_step(ls, len, 4096);
 }
 
 static void
@@ -289,6 +295,16 @@ check_format(int fmt, const char *ext)
 	assert_string_equal(h1, h2);
 	free(back);
 	logsrc_free(ls);
+	/* a decoder's output that waits when its input is used up: read a
+	 * few bytes at a time, everything still comes out */
+	for (size_t step = 1; step < 300; step += 37) {
+		assert_int_equal(logsrc_open(comp, &ls, &cause), 0);
+		back = read_step(ls, &got, step);
+		assert_int_equal(got, len);
+		assert_memory_equal(back, data, len);
+		free(back);
+		logsrc_free(ls);
+	}
 
 	/* resumed at a line boundary, as a stored source says */
 	off = (size_t)((char *)memchr(data + len / 2, '\n', len / 2) - data) + 1;

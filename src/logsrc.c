@@ -1138,7 +1138,9 @@ line_after(const char *p, size_t len, int64_t until)
 /*
  * How much of @buf to deliver under --until: up to the first line whose
  * record is later than it (ls->cut then), or up to the start of a last
- * line whose header is not complete yet (the caller puts it back).
+ * line whose header is not complete yet (the caller puts it back; the
+ * line @buf starts with was decided by logsrc_read(), so this is never
+ * all of it).
  */
 static size_t
 until_cut(struct logsrc *ls, const char *buf, size_t n, int at_end)
@@ -1187,6 +1189,24 @@ logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause)
 	for (;;) {
 		if (ls->cut)
 			return 0;
+		if (ls->has_until && !ls->line_open) {
+			/* the line that starts here, decided on its head
+			 * read ahead, whatever @cap is */
+			rc = peek_more(ls, UNTIL_HEAD, cause);
+			if (rc < 0)
+				return rc;
+			if (ls->pk_len > 0) {
+				const char *nl = memchr(ls->pk, '\n', ls->pk_len);
+				size_t len = nl ? (size_t)(nl - ls->pk) : ls->pk_len;
+
+				if (line_after(ls->pk, len < UNTIL_HEAD ? len :
+					       UNTIL_HEAD, ls->until)) {
+					ls->cut = 1;
+					return 0;
+				}
+				ls->line_open = 1;
+			}
+		}
 		n = src_read(ls, buf, cap, cause);
 		if (n <= 0)
 			return n;

@@ -16,14 +16,14 @@
 #include "pgsc-int.h"
 
 #define READ_CHUNK (1024 * 1024)
-#define FIRST_LINE_MAX (64 * 1024)
 #define MAX_SAMPLES 100
 #define EXCERPT_MAX 200
 
 struct infile {
 	const char *path;
-	int fd;
-	uint64_t size, inode;
+	struct logsrc *ls;          /* src/logsrc.c: plain, compressed, stdin */
+	size_t order;               /* its place among the operands */
+	uint64_t inode;
 	double first_t;
 	uint64_t first_serial;
 	char fingerprint[24];
@@ -53,6 +53,7 @@ struct importer {
 	struct sample samples[MAX_SAMPLES];
 	size_t nsamples;
 	uint64_t seccomp;
+	uint64_t outside;           /* --since/--until */
 	double first_event, last_event;
 };
 
@@ -62,6 +63,14 @@ imp_record(void *arg, const struct pgsc_record *rec)
 	struct importer *im = arg;
 	double t = (double)rec->sec + rec->msec / 1000.0;
 
+	/* the window selects what is counted; the process tree still
+	 * learns from every record (a backend forked before --since) */
+	if (rec->type == PGSC_REC_SECCOMP &&
+	    ((im->opts->has_since && rec->sec < im->opts->since) ||
+	     (im->opts->has_until && rec->sec > im->opts->until))) {
+		im->outside++;
+		return;
+	}
 	if (rec->type == PGSC_REC_SECCOMP) {
 		im->seccomp++;
 		if (im->first_event == 0 || t < im->first_event)
@@ -152,66 +161,35 @@ hex64(char out[24], uint64_t v)
 	snprintf(out, 24, "%016llx", (unsigned long long)v);
 }
 
-/* Open a file and identify it by its first line. */
+/* Open an input (src/logsrc.c) and identify it by its first line. */
 static int
 infile_open(struct infile *f, char **cause)
 {
-	char *buf;
-	ssize_t n;
-	struct stat sb;
-	const char *nl;
+	const char *line;
+	size_t len;
 	int type_num;
 	const char *tn;
 	size_t tl;
 	int64_t sec;
 	int msec;
+	int rc;
 
-	f->fd = util_open_regular(f->path, cause);
-	if (f->fd < 0)
-		return f->fd;
-	if (fstat(f->fd, &sb) < 0) {
-		int e = errno;
-
-		util_cause(cause, "%s: %s", f->path, strerror(e));
-		return -e;
-	}
-	f->size = (uint64_t)sb.st_size;
-	f->inode = (uint64_t)sb.st_ino;
-	f->first_t = (double)sb.st_mtime;
-	if (f->size == 0) {
+	rc = logsrc_open(f->path, &f->ls, cause);
+	if (rc < 0)
+		return rc;
+	f->path = logsrc_name(f->ls);
+	f->inode = logsrc_inode(f->ls);
+	f->first_t = logsrc_mtime(f->ls);
+	if (logsrc_empty(f->ls) ||
+	    logsrc_first_line(f->ls, &line, &len) < 0) {
+		/* empty, or one incomplete line: nothing to import yet */
 		f->skip = 1;
 		return 0;
 	}
-	buf = malloc(FIRST_LINE_MAX);
-	if (buf == NULL)
-		return -ENOMEM;
-	n = pread(f->fd, buf, FIRST_LINE_MAX, 0);
-	if (n <= 0) {
-		free(buf);
-		util_cause(cause, "%s: cannot read", f->path);
-		return -EIO;
-	}
-	nl = memchr(buf, '\n', (size_t)n);
-	if (nl == NULL && (size_t)n < FIRST_LINE_MAX) {
-		/* one incomplete line: nothing to import yet */
-		free(buf);
-		f->skip = 1;
-		return 0;
-	}
-	/*
-	 * A first line of FIRST_LINE_MAX bytes or more (a zeroed block after
-	 * a crash or a preallocation, garbage) is no reason to skip the file:
-	 * its first FIRST_LINE_MAX bytes identify it (they never change as it
-	 * grows), and the feed rejects the line as too-long and goes on at
-	 * the next newline.
-	 */
-	if (nl == NULL)
-		nl = buf + FIRST_LINE_MAX;
-	hex64(f->fingerprint, util_hash(buf, (size_t)(nl - buf), 0x70677363));
-	if (decode_header(buf, (size_t)(nl - buf), &type_num, &tn, &tl, &sec,
-			  &msec, &f->first_serial) >= 0)
+	hex64(f->fingerprint, util_hash(line, len, 0x70677363));
+	if (decode_header(line, len, &type_num, &tn, &tl, &sec, &msec,
+			  &f->first_serial) >= 0)
 		f->first_t = (double)sec + msec / 1000.0;
-	free(buf);
 	return 0;
 }
 
@@ -224,34 +202,43 @@ infile_cmp(const void *a, const void *b)
 		return x->first_t < y->first_t ? -1 : 1;
 	if (x->first_serial != y->first_serial)
 		return x->first_serial < y->first_serial ? -1 : 1;
+	/* a directory's files come oldest first (pgsc_import_expand()) */
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 
 static int
-read_file(struct importer *im, struct infile *f, char *buf, char **cause)
+read_file(struct importer *im, struct infile *f, char *buf,
+	  struct pgsc_import_stats *stats, char **cause)
 {
-	uint64_t pos = f->start;
-	int rc;
+	int rc = 0;
 
 	im->cur = f;
 	im->file_rejects = 0;
 	feed_set_source(im->feed, f->path, f->lines0, f->start);
-#ifdef POSIX_FADV_SEQUENTIAL
-	posix_fadvise(f->fd, (off_t)f->start, 0, POSIX_FADV_SEQUENTIAL);
-#endif
+	if (im->opts->has_until)
+		logsrc_set_until(f->ls, im->opts->until);
 	for (;;) {
-		ssize_t n = pread(f->fd, buf, READ_CHUNK, (off_t)pos);
+		char *why = NULL;
+		ssize_t n = logsrc_read(f->ls, buf, READ_CHUNK, &why);
 
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			util_cause(cause, "%s: %s", f->path, strerror(errno));
-			return rc;
+			rc = (int)n;
+			if (rc == -ENOMEM) {
+				free(why);
+				util_cause(cause, "%s: out of memory", f->path);
+				return rc;
+			}
+			/* damaged: what came before it is kept and counted,
+			 * the input is reported (exit status 1) */
+			fprintf(im->diag, "pgsc: %s\n", why ? why : f->path);
+			free(why);
+			stats->refused_files++;
+			break;
 		}
 		if (n == 0)
 			break;
-		pos += (uint64_t)n;
 		rc = feed_bytes(im->feed, buf, (size_t)n);
 		if (rc < 0) {
 			util_cause(cause, "%s: out of memory", f->path);
@@ -271,6 +258,7 @@ read_file(struct importer *im, struct infile *f, char *buf, char **cause)
 		fprintf(im->diag, "pgsc: %s: %llu lines rejected in all\n",
 			f->path, (unsigned long long)im->file_rejects);
 	im->cur = NULL;
+	logsrc_suspend(f->ls);
 	return 0;
 }
 
@@ -356,7 +344,7 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 		src.lines = f->end_lines;
 		src.last_serial = f->last_serial;
 		src.last_event = f->last_event;
-		rc = util_prefix_hash(f->fd, f->end_offset, src.prefix_hash);
+		rc = logsrc_prefix_hash(f->ls, f->end_offset, src.prefix_hash);
 		if (rc < 0) {
 			util_cause(cause, "%s: cannot re-read", f->path);
 			break;
@@ -425,7 +413,8 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	struct pglog *pl = NULL;
 	struct proctree_hints hints = { 0 };
 	char *buf = NULL;
-	size_t todo = 0;
+	char **list = NULL;
+	size_t todo = 0, stdin_seen = 0;
 	int rc = 0;
 
 	memset(stats, 0, sizeof(*stats));
@@ -433,48 +422,51 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	im.opts = opts;
 	im.diag = opts->diag ? opts->diag : stderr;
 
+	/* a directory is its rotated set, oldest first (src/logsrc.c) */
+	{
+		size_t refused = 0;
+
+		rc = pgsc_import_expand(paths, n, im.diag, opts->quiet, &list,
+					&n, &refused);
+		if (rc < 0)
+			return rc;
+		stats->refused_files += refused;
+	}
 	files = calloc(n ? n : 1, sizeof(*files));
-	if (files == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		files[i].fd = -1;
+	if (files == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct store_source src;
+		char *why = NULL;
 
-		files[i].path = paths[i];
-		rc = infile_open(&files[i], cause);
-		if (rc < 0)
+		files[i].path = list[i];
+		files[i].order = i;
+		if (strcmp(list[i], "-") == 0 && stdin_seen++) {
+			fprintf(im.diag, "pgsc: \"-\" (standard input) given "
+				"twice; read once\n");
+			files[i].skip = 1;
+			continue;
+		}
+		rc = infile_open(&files[i], &why);
+		if (rc == -ENOMEM) {
+			free(why);
 			goto out;
+		}
+		if (rc < 0) {
+			/* not an audit log, unreadable: reported, and the
+			 * others are imported (exit status 1) */
+			fprintf(im.diag, "pgsc: %s; not imported\n",
+				why ? why : files[i].path);
+			free(why);
+			files[i].skip = 1;
+			stats->refused_files++;
+			rc = 0;
+			continue;
+		}
 		if (files[i].skip)
 			continue;
-		rc = store_source_get(st, files[i].fingerprint, &src, cause);
-		if (rc < 0)
-			goto out;
-		if (rc == 1) {
-			char h[24];
-
-			rc = 0;
-			if (src.offset > files[i].size ||
-			    util_prefix_hash(files[i].fd, src.offset, h) < 0 ||
-			    strcmp(h, src.prefix_hash) != 0) {
-				fprintf(im.diag, "pgsc: %s: starts like an "
-					"imported file but its content differs; "
-					"skipped so nothing is counted twice\n",
-					files[i].path);
-				files[i].skip = 1;
-				stats->skipped_files++;
-				continue;
-			}
-			if (src.offset == files[i].size ||
-			    (files[i].size - src.offset) == 0) {
-				files[i].skip = 1;
-				stats->skipped_files++;
-				continue;
-			}
-			files[i].start = src.offset;
-			files[i].lines0 = src.lines;
-			files[i].seed_round = src.last_round;
-		}
 		/* the same file given twice under two names */
 		for (size_t j = 0; j < i; j++) {
 			if (!files[j].skip && strcmp(files[j].fingerprint,
@@ -484,8 +476,53 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 				break;
 			}
 		}
-		if (!files[i].skip)
-			todo++;
+		if (files[i].skip) {
+			logsrc_suspend(files[i].ls);
+			continue;
+		}
+		rc = store_source_get(st, files[i].fingerprint, &src, cause);
+		if (rc < 0)
+			goto out;
+		if (rc == 1) {
+			rc = logsrc_resume(files[i].ls, src.offset,
+					   src.prefix_hash, &why);
+			if (rc == -ENOMEM) {
+				free(why);
+				goto out;
+			}
+			if (rc < 0) {
+				fprintf(im.diag, "pgsc: %s; not imported\n",
+					why ? why : files[i].path);
+				free(why);
+				files[i].skip = 1;
+				stats->refused_files++;
+				rc = 0;
+				continue;
+			}
+			if (rc == LOGSRC_DIFFERS) {
+				fprintf(im.diag, "pgsc: %s: starts like an "
+					"imported file but its content differs; "
+					"skipped so nothing is counted twice\n",
+					files[i].path);
+				files[i].skip = 1;
+				stats->skipped_files++;
+				rc = 0;
+				continue;
+			}
+			if (rc == LOGSRC_DONE) {
+				files[i].skip = 1;
+				stats->skipped_files++;
+				rc = 0;
+				continue;
+			}
+			rc = 0;
+			files[i].start = src.offset;
+			files[i].lines0 = src.lines;
+			files[i].seed_round = src.last_round;
+		}
+		/* one decoder at a time: a file is decoded again when read */
+		logsrc_suspend(files[i].ls);
+		todo++;
 	}
 	if (todo == 0)
 		goto out;
@@ -532,10 +569,11 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	for (size_t i = 0; i < n; i++) {
 		if (files[i].skip)
 			continue;
-		rc = read_file(&im, &files[i], buf, cause);
+		rc = read_file(&im, &files[i], buf, stats, cause);
 		if (rc < 0)
 			goto out;
 	}
+	stats->outside = im.outside;
 	/*
 	 * Files that grew by an incomplete line only: nothing to import.  A
 	 * round here would hold no record, only copies of the processes
@@ -564,10 +602,10 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 out:
 	for (size_t i = 0; i < im.nsamples; i++)
 		free(im.samples[i].excerpt);
-	for (size_t i = 0; i < n; i++)
-		if (files[i].fd >= 0)
-			close(files[i].fd);
+	for (size_t i = 0; files != NULL && i < n; i++)
+		logsrc_free(files[i].ls);
 	free(files);
+	pgsc_import_expand_free(list, n);
 	free(buf);
 	feed_free(im.feed);
 	proctree_free(im.tree);

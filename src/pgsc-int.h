@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "pgsc.h"
 
@@ -50,6 +51,42 @@ int strset_has(const struct strset *s, const char *str);
 /* The set's own copy of @str, added if needed; NULL on OOM. */
 const char *strset_intern(struct strset *s, const char *str);
 void strset_free(struct strset *s);
+
+/* logsrc.c */
+enum logsrc_fmt { LOGSRC_PLAIN, LOGSRC_GZIP, LOGSRC_XZ, LOGSRC_ZSTD };
+/* What logsrc_resume() found at the stored offset. */
+enum { LOGSRC_RESUME = 0, LOGSRC_DONE = 1, LOGSRC_DIFFERS = 2 };
+#define LOGSRC_DECODE_MEMLIMIT (128 << 20) /* xz, zstd: at most 128 MiB */
+#define LOGSRC_SNIFF_MAX (1024 * 1024)     /* read to call it an audit log */
+struct logsrc;
+/* "-" is standard input.  Refuses (-EINVAL and a cause naming it) what is
+ * not an audit log; sets logsrc_empty() when there is nothing yet. */
+int logsrc_open(const char *path, struct logsrc **out, char **cause);
+void logsrc_free(struct logsrc *ls);
+const char *logsrc_name(const struct logsrc *ls);
+const char *logsrc_fmt_name(int fmt);
+int logsrc_fmt(const struct logsrc *ls);
+uint64_t logsrc_inode(const struct logsrc *ls);
+double logsrc_mtime(const struct logsrc *ls);
+int logsrc_empty(const struct logsrc *ls);
+/* The first line (at most PGSC_LINE_MAX bytes), before any other call. */
+int logsrc_first_line(const struct logsrc *ls, const char **p, size_t *len);
+/* Continue at @off if the input starts with what @hash says was read. */
+int logsrc_resume(struct logsrc *ls, uint64_t off, const char *hash,
+		  char **cause);
+/* Free the decoder until the next read (a file is read again then). */
+void logsrc_suspend(struct logsrc *ls);
+/* Stop at the first line whose record is later than @until (seconds). */
+void logsrc_set_until(struct logsrc *ls, int64_t until);
+ssize_t logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause);
+/* util_prefix_hash() of what was read: at 0, the resume offset, the end
+ * of the last whole line read, or the end of what was read. */
+int logsrc_prefix_hash(struct logsrc *ls, uint64_t off, char out[24]);
+#ifdef PGSC_UNITTEST
+int logsrc_magic(const unsigned char *b, size_t n, const char **what);
+int logsrc_log_name(const char *name, size_t *base_len, int *cls,
+		    unsigned long long *num);
+#endif
 
 /* decode.c */
 /* The record type (>= 0), or minus a reject reason: -PGSC_REJ_NO_HEADER,

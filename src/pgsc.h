@@ -196,6 +196,10 @@ struct pgsc_import_opts {
 	int quiet;                   /* no per-line diagnostics */
 	size_t max_diagnostics;      /* per file, 0 = default */
 	FILE *diag;                  /* where diagnostics go, NULL = stderr */
+	int has_since, has_until;    /* --since, --until: SECCOMP records */
+	int64_t since, until;        /*   outside [since, until] (seconds)
+				      *   are not counted; reading stops at
+				      *   the first record after until */
 };
 
 struct pgsc_import_stats {
@@ -210,6 +214,11 @@ struct pgsc_import_stats {
 	uint64_t rejected;           /* lines rejected */
 	uint64_t skipped_files;      /* files already fully imported */
 	uint64_t processes;
+	uint64_t refused_files;      /* inputs not imported: not an audit
+				      * log, unreadable, damaged (then what
+				      * came before the damage is) */
+	uint64_t outside;            /* SECCOMP records outside --since/
+				      * --until, not counted */
 };
 
 /**
@@ -221,6 +230,32 @@ struct pgsc_import_stats {
 int pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 		const char *const *files, size_t n_files,
 		struct pgsc_import_stats *stats, char **cause);
+
+/**
+ * The operands of an import as files: "-" (standard input) and files as
+ * they are, a directory replaced by its audit logs (NAME.log,
+ * NAME.log.N, NAME.log-DATE, each maybe .gz, .xz or .zst) oldest first;
+ * its other entries are skipped with a message on @diag (unless @quiet).
+ * pgsc_import() does this itself; pgsc-collect calls it first so that
+ * directories are read before its self-filter is loaded.  A directory
+ * that cannot be read or holds no log is reported and counted in
+ * *refused.  Returns 0 or -ENOMEM; free the list with
+ * pgsc_import_expand_free().
+ */
+int pgsc_import_expand(const char *const *paths, size_t n, FILE *diag,
+		       int quiet, char ***out, size_t *n_out, size_t *refused);
+void pgsc_import_expand_free(char **v, size_t n);
+
+/**
+ * A time for --since/--until: "now", "recent" (10 minutes ago), "today",
+ * "yesterday" (their midnight), "week-ago", seconds since the epoch
+ * ("1700000000" or "@1700000000"), or ISO 8601 "YYYY-MM-DD",
+ * "YYYY-MM-DD HH:MM[:SS]" (or with "T"), local time unless it ends in
+ * "Z" or "+HH:MM"/"-HH:MM".  A date alone is its first second, or with
+ * @end (--until) its last.  @now is the current time.
+ * Returns 0 or -EINVAL.
+ */
+int pgsc_time_parse(const char *s, int end, int64_t now, int64_t *out);
 
 /* ------------------------------------------------------------------ */
 /* Live collection                                                     */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pgsc.h"
@@ -81,6 +82,7 @@ usage(FILE *f)
 		"usage: pgsc-collect --db FILE [--label TEXT]\n"
 		"                    [--postmaster-pid PID]... [--pg-log FILE]...\n"
 		"                    [--pg-log-prefix FORMAT] [--server-user USER]\n"
+		"                    [--since TIME] [--until TIME]\n"
 		"                    [--quiet] --import AUDITLOG...\n"
 		"       pgsc-collect --db FILE [--label TEXT] --source SRC\n"
 		"                    [--commit-interval SECS] [--from-start]\n"
@@ -94,7 +96,11 @@ usage(FILE *f)
 		"--server-user USER (a name or a uid): a postgres binary that runs\n"
 		"as another uid is not a server's (every mode).\n"
 		"SRC is plugin, file:PATH or netlink.  Each run that finds new data\n"
-		"is a new round of the store.\n");
+		"is a new round of the store.\n"
+		"AUDITLOG: a file (plain, .gz, .xz or .zst, told by its content),\n"
+		"- for standard input, or a directory (its audit.log* files, oldest\n"
+		"first).  TIME: YYYY-MM-DD[ HH:MM[:SS]][Z|+HH:MM], epoch seconds,\n"
+		"now, recent, today, yesterday or week-ago.\n");
 }
 
 int
@@ -120,6 +126,8 @@ main(int argc, char **argv)
 		{ "server-user", required_argument, NULL, 'U' },
 		{ "self-filter", required_argument, NULL, 'f' },
 		{ "self-filter-action", required_argument, NULL, 'a' },
+		{ "since", required_argument, NULL, 'T' },
+		{ "until", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -138,6 +146,8 @@ main(int argc, char **argv)
 	struct confine cf = { 0 };
 	int filter_opt = 0;
 	const char *action = getenv("PGSC_SELF_FILTER_ACTION");
+	char **inputs = NULL;
+	size_t n_inputs = 0, refused = 0;
 
 	/* The environment reaches pgsc-collect through scripts that do not
 	 * know the options (tests/security runs the golden tests so). */
@@ -153,7 +163,7 @@ main(int argc, char **argv)
 	}
 	/* "+": options end at the first non-option, so "-- COMMAND" and
 	 * "--import a b" both work */
-	while ((c = getopt_long(argc, argv, "+d:iL:p:g:P:FqhVs:c:SRNtru:f:a:", opts,
+	while ((c = getopt_long(argc, argv, "+d:iL:p:g:P:FqhVs:c:SRNtru:f:a:T:E:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -239,6 +249,26 @@ main(int argc, char **argv)
 		case 'P':
 			io.pg_log_prefix = optarg;
 			break;
+		case 'T':
+		case 'E': {
+			int64_t *t = c == 'T' ? &io.since : &io.until;
+
+			if (pgsc_time_parse(optarg, c == 'E', (int64_t)time(NULL),
+					    t) < 0) {
+				fprintf(stderr, "pgsc-collect: bad --%s \"%s\" "
+					"(YYYY-MM-DD[ HH:MM[:SS]][Z|+HH:MM], "
+					"epoch seconds, now, recent, today, "
+					"yesterday or week-ago)\n",
+					c == 'T' ? "since" : "until", optarg);
+				status = 2;
+				goto out;
+			}
+			if (c == 'T')
+				io.has_since = 1;
+			else
+				io.has_until = 1;
+			break;
+		}
 		case 'F':
 			io.no_fast_path = 1;
 			break;
@@ -355,8 +385,19 @@ main(int argc, char **argv)
 		status = ls.has_exit_status ? ls.exit_status : 0;
 		goto out;
 	}
+	if ((io.has_since || io.has_until) && !import) {
+		fprintf(stderr, "pgsc-collect: --since and --until are for "
+			"--import\n");
+		status = 2;
+		goto out;
+	}
 	if (db == NULL || !import || optind >= argc) {
 		usage(stderr);
+		status = 2;
+		goto out;
+	}
+	if (io.has_since && io.has_until && io.until < io.since) {
+		fprintf(stderr, "pgsc-collect: --until is before --since\n");
 		status = 2;
 		goto out;
 	}
@@ -368,18 +409,28 @@ main(int argc, char **argv)
 		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
 		goto out;
 	}
+	/* directories are listed before the self-filter (it has no
+	 * getdents64: nothing else needs it) */
+	rc = pgsc_import_expand((const char *const *)argv + optind,
+				(size_t)(argc - optind), stderr, io.quiet,
+				&inputs, &n_inputs, &refused);
+	if (rc < 0) {
+		fprintf(stderr, "pgsc-collect: %s\n", strerror(-rc));
+		goto out;
+	}
 	rc = confine(&cf, &cause);
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
 		goto out;
 	}
-	rc = pgsc_import(st, &io, (const char *const *)argv + optind,
-			 (size_t)(argc - optind), &stats, &cause);
+	rc = pgsc_import(st, &io, (const char *const *)inputs, n_inputs, &stats,
+			 &cause);
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
 		goto out;
 	}
-	if (stats.round == 0 && !io.quiet) {
+	stats.refused_files += refused;
+	if (stats.round == 0 && !io.quiet && stats.refused_files == 0) {
 		fprintf(stderr, "pgsc-collect: nothing new to import (%llu file%s "
 			"already imported); no round created\n",
 			(unsigned long long)stats.skipped_files,
@@ -399,6 +450,10 @@ main(int argc, char **argv)
 				(unsigned long long)stats.lines,
 				(unsigned long long)stats.processes,
 				(unsigned long long)stats.rejected);
+		if ((io.has_since || io.has_until) && !io.quiet)
+			fprintf(stderr, "pgsc-collect: %llu SECCOMP records "
+				"outside --since/--until skipped\n",
+				(unsigned long long)stats.outside);
 		if (stats.unattributed > 0)
 			fprintf(stderr, "pgsc-collect: warning: %llu records "
 				"could not be attributed to a server (no "
@@ -407,7 +462,18 @@ main(int argc, char **argv)
 				(unsigned long long)stats.unattributed);
 	}
 	status = 0;
+	if (stats.refused_files > 0) {
+		/* like grep or gzip: every operand is tried, and the exit
+		 * status says that some could not be */
+		fprintf(stderr, "pgsc-collect: %llu input%s not imported (see "
+			"above)%s\n", (unsigned long long)stats.refused_files,
+			stats.refused_files == 1 ? "" : "s",
+			stats.round != 0 ? "; the others are in the round" :
+			"; no round created");
+		status = 1;
+	}
 out:
+	pgsc_import_expand_free(inputs, n_inputs);
 	free(cause);
 	pgsc_store_free(st);
 	free(pglogs);

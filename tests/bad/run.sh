@@ -74,18 +74,20 @@ for log in "$DIR"/*.log; do
 		fail=$((fail + 1)); echo "FAIL: $name: ${why[*]}"; head -5 "$T/$name.err"
 	fi
 done
-# Inputs that are no files: a FIFO would block open() for ever while the
-# import holds the store's writer lock; a device never ends.  Each is
-# refused at once, by name, and the store stays writable.
+# Inputs that are no files: a device never ends, and is refused at once,
+# by name; so is a directory without audit logs (a directory with some is
+# imported: tests/inputs).  A FIFO is read like a pipe (<(zcat ...)),
+# never opened in a way that blocks: tests/inputs.  The store stays
+# writable.
 mkfifo "$T/fifo"
 mkdir "$T/dir"
-for path in "$T/fifo" /dev/zero "$T/dir"; do
+for path in /dev/zero "$T/dir"; do
 	n=$((n + 1))
 	timeout 20 "$BIN/pgsc-collect" --db "$T/special.db" --import "$path" 2>"$T/special.err"
 	rc=$?
 	if [ $rc = 124 ]; then
 		fail=$((fail + 1)); echo "FAIL: $path: import hangs"
-	elif [ $rc = 0 ] || ! grep -qF "$path: not a regular file" "$T/special.err"; then
+	elif [ $rc != 1 ] || ! grep -qE "$path: (not a regular file|a directory without audit logs)" "$T/special.err"; then
 		fail=$((fail + 1)); echo "FAIL: $path: exit $rc, not refused by name"; cat "$T/special.err"
 	elif ! timeout 20 "$BIN/pgsc-collect" --db "$T/special.db" --import "$DIR/unknown-type.log" 2>/dev/null; then
 		fail=$((fail + 1)); echo "FAIL: $path: the store is not writable after the refusal"

@@ -39,6 +39,35 @@ case "$exec_line" in
 esac
 grep -q '^Type=simple$' "$EX/systemd/pgsc-collect.service" && [ $r = 0 ]
 check "systemd unit: Type=simple, ExecStart runs the file source" $?
+# ... and finds pgsc-collect where a source install (/usr/local/bin) and
+# the package (/usr/bin) put it, in a root of its own: systemd-analyze
+# verify --root; with neither, it says so (the check can fail)
+if command -v systemd-analyze >/dev/null; then
+	for layout in usr/local/bin usr/bin none; do
+		R="$T/root-${layout//\//-}"
+		mkdir -p "$R/etc/systemd/system" "$R/usr/lib/systemd/system"
+		cp /usr/lib/systemd/system/*.target "$R/usr/lib/systemd/system/" 2>/dev/null
+		cp "$EX/systemd/pgsc-collect.service" "$R/etc/systemd/system/"
+		if [ $layout != none ]; then
+			mkdir -p "$R/$layout"
+			cp "$BIN/pgsc-collect" "$R/$layout/"
+		fi
+		timeout 60 systemd-analyze verify --man=no --root="$R" pgsc-collect.service >"$T/verify.out" 2>&1
+		if [ $layout = none ]; then
+			grep -q "Command pgsc-collect is not executable" "$T/verify.out"
+		else
+			! grep -q "pgsc-collect" "$T/verify.out"
+		fi
+		r=$?
+		if [ $layout = none ]; then
+			check "systemd unit: with no pgsc-collect installed, systemd-analyze verify says so" $r
+		else
+			check "systemd unit: pgsc-collect found in /$layout (systemd-analyze verify --root)" $r
+		fi
+	done
+else
+	check "systemd-analyze missing (tools/install-deps.sh: systemd)" 1
+fi
 
 # the postgresql.conf snippet carries lines pgsc-exec --allow-file reads
 "$BIN/pgsc-exec" --default allow --allow-file "$EX/postgresql.conf.pgseccomp" --list global -- true &&

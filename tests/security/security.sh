@@ -178,10 +178,12 @@ if [ -s "$W/self.guc" ]; then
 	if PGSC_SELF_FILTER=$W/self.guc PGSC_SELF_FILTER_ACTION=error \
 		bash "$TOP/tests/golden/run.sh" "$BIN" "$TOP/tests/golden" >"$W/golden.out" 2>&1 &&
 		PGSC_SELF_FILTER=$W/self.guc PGSC_SELF_FILTER_ACTION=error \
-			bash "$TOP/tests/bad/run.sh" "$BIN" "$TOP/tests/fixtures/bad" >"$W/bad.out" 2>&1; then
-		ok "self-golden (golden and bad-input tests with the self-filter in error mode)"
+			bash "$TOP/tests/bad/run.sh" "$BIN" "$TOP/tests/fixtures/bad" >"$W/bad.out" 2>&1 &&
+		PGSC_SELF_FILTER=$W/self.guc PGSC_SELF_FILTER_ACTION=error \
+			bash "$TOP/tests/inputs/run.sh" "$BIN" "$TOP/tests/golden" >"$W/inputs.out" 2>&1; then
+		ok "self-golden (golden, bad-input and input tests with the self-filter in error mode)"
 	else
-		bad "self-golden: $(tail -15 "$W/golden.out" "$W/bad.out" 2>/dev/null)"
+		bad "self-golden: $(tail -15 "$W/golden.out" "$W/bad.out" "$W/inputs.out" 2>/dev/null)"
 	fi
 fi
 

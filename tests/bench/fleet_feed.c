@@ -2,14 +2,21 @@
 /* fleet_feed.c - N simulated hosts' audit records at a chosen total rate,
  * written as one central log (issue 13, the fleet benchmark).
  *
- *   fleet_feed -n NODES -r RATE -s SECONDS -o OUT [-p PREFIX] LOG...
+ *   fleet_feed -n NODES -r RATE -s SECONDS -o OUT [-p PREFIX] [-t wall|recorded]
+ *              LOG...
  *
  * Every node replays the same recorded log(s) (so the nodes' pids overlap,
  * as real hosts' do), each line as "node=PREFIXnn type=... msg=audit(T:S):
  * ...", the nodes' lines interleaved one by one like a central auditd
  * writes its clients' records.  Each node loops over the recording; its
- * serials and times are shifted by one recording's span on each loop, so
- * that every node has its own increasing serial sequence and stream clock.
+ * serials are shifted by the recording's serial span on each loop, so that
+ * every node has its own increasing serial sequence.  Times: with -t wall
+ * (the default) each node's stream clock runs at the speed of the wall
+ * clock, as a real host's does: a loop of the recording takes as long in
+ * stream time as it takes to write at the given rate, and the recording's
+ * times are stretched or squeezed to fit (the collector forgets exited
+ * processes after 60 s of stream time, so this decides how many processes
+ * it holds).  With -t recorded a loop keeps the recording's own span.
  * OUT is appended to with write(2) in batches of at most 1 ms of records
  * ("-" is stdout: a plugin stream).  On stderr at the end: per node the
  * lines and SECCOMP lines written, the totals, the achieved rate and how
@@ -160,7 +167,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: fleet_feed -n NODES -r RATE -s SECONDS -o OUT|- "
-		"[-p PREFIX] LOG...\n");
+		"[-p PREFIX] [-t wall|recorded] LOG...\n");
 }
 
 int
@@ -174,9 +181,10 @@ main(int argc, char **argv)
 	size_t blen = 0, bcap = 1 << 20;
 	uint64_t total, done = 0, seccomp = 0, smin = UINT64_MAX, smax = 0;
 	int64_t tmin = INT64_MAX, tmax = 0, tspan;
-	int c, fd = -1, status = 1;
+	double loop_ms, scale;
+	int c, fd = -1, status = 1, wall = 1;
 
-	while ((c = getopt(argc, argv, "n:r:s:o:p:")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:s:o:p:t:")) != -1) {
 		switch (c) {
 		case 'n':
 			nodes = strtol(optarg, NULL, 10);
@@ -192,6 +200,16 @@ main(int argc, char **argv)
 			break;
 		case 'p':
 			prefix = optarg;
+			break;
+		case 't':
+			if (strcmp(optarg, "wall") == 0)
+				wall = 1;
+			else if (strcmp(optarg, "recorded") == 0)
+				wall = 0;
+			else {
+				usage();
+				return 2;
+			}
 			break;
 		default:
 			usage();
@@ -221,6 +239,9 @@ main(int argc, char **argv)
 			tmax = lines[i].ms;
 	}
 	tspan = tmax - tmin + 1000;
+	/* one loop of one node: nlines of its lines among every node's */
+	loop_ms = wall ? (double)nlines * (double)nodes * 1000.0 / rate : (double)tspan;
+	scale = loop_ms / (double)tspan;
 	nd = calloc((size_t)nodes, sizeof(*nd));
 	buf = malloc(bcap);
 	if (nd == NULL || buf == NULL) {
@@ -261,7 +282,8 @@ main(int argc, char **argv)
 			long i = (long)(done % (uint64_t)nodes);
 			struct node *n = &nd[i];
 			const struct line *l = &lines[n->next];
-			int64_t ms = l->ms + (int64_t)n->loop * tspan;
+			int64_t ms = tmin + (int64_t)((double)n->loop * loop_ms +
+						      (double)(l->ms - tmin) * scale);
 			uint64_t serial = l->serial - smin + 1 + n->loop * (smax - smin + 1);
 			int w;
 

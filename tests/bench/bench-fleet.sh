@@ -14,8 +14,11 @@
 # how far behind the collector was when the feed ended (lines not yet
 # committed / rate; a commit every FLEET_COMMIT s is by design) and how
 # long it took to catch up, the collector's RSS (max of 1 s samples and
-# VmHWM), its CPU seconds, and whether it sustained the rate: caught up
-# within FLEET_COMMIT + 2 s of the end of the feed.  Per-node counts are
+# VmHWM), its CPU seconds and lines per CPU second (the rate one CPU could
+# sustain: on a loaded machine the collector may not get the CPU it needs,
+# and "ok" then says more about the machine than about pgsc), and whether
+# it sustained the rate: caught up within FLEET_COMMIT + 2 s of the end of
+# the feed.  Per-node counts are
 # checked in the central log against the feeder's own counts.
 # TODO(issue 13, node-aware store): per-node counts from pgsc itself.
 #
@@ -64,8 +67,8 @@ kb() { awk -v k="$2" '$1 == k":" { print $2 }' "/proc/$1/status" 2>/dev/null; }
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null; }
 
 echo "bench-fleet: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), pgsc-collect --source file: --commit-interval $COMMIT, $(wc -l <"$T/raw.log") lines of tests/golden/raw.log per node and loop"
-printf '%-5s %8s %8s %10s %10s %4s %4s %8s %8s %5s %7s %7s %6s %s\n' \
-	nodes target fed seccomp stored lost rej behind_s catchup_s ok rss_max hwm cpu_s per-node
+printf '%-5s %8s %8s %10s %10s %4s %4s %8s %8s %5s %7s %7s %6s %9s %s\n' \
+	nodes target fed seccomp stored lost rej behind_s catchup_s ok rss_max hwm cpu_s lines/cpu_s per-node
 SUSTAINED=0
 
 # run NODES RATE SECONDS: one run; sets SUSTAINED to 1 or 0.
@@ -125,9 +128,10 @@ run() {
 	[ "$catchup" != timeout ] && [ "$lost" = 0 ] && [ "$rejected" = 0 ] &&
 		awk -v c="$catchup" -v m="$COMMIT" 'BEGIN { exit !(c <= m + 2) }' && ok=yes
 	[ $ok = yes ] && SUSTAINED=1 || SUSTAINED=0
-	printf '%-5s %8s %8s %10s %10s %4s %4s %8s %8s %5s %6sM %6sM %6s %s\n' \
+	printf '%-5s %8s %8s %10s %10s %4s %4s %8s %8s %5s %6sM %6sM %6s %9s %s\n' \
 		"$n" "$r" "$fed" "$seccomp" "$stored" "$lost" "$rejected" "$behind" "$catchup" "$ok" \
-		"$((rss / 1024))" "$((${hwm:-0} / 1024))" "$cpu" "$pernode"
+		"$((rss / 1024))" "$((${hwm:-0} / 1024))" "$cpu" \
+		"$(awk -v w="$written" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", w / c; else print "-" }')" "$pernode"
 	awk '$1 == "total" && $13 > 0.5 { print "  note: the feeder itself was up to " $13 " s behind its schedule" }' "$d/feed.out"
 	grep -E 'FAIL|error|fatal' "$d/collect.out" | head -3
 	rm -rf "$d"

@@ -17,6 +17,10 @@
  * times are stretched or squeezed to fit (the collector forgets exited
  * processes after 60 s of stream time, so this decides how many processes
  * it holds).  With -t recorded a loop keeps the recording's own span.
+ * Node i's clock is i x 13 ms ahead of node 0's, so that two nodes' forks
+ * of the same pid do not happen in the same millisecond (a real fleet's
+ * would not; pgsc's processes table is keyed by (pid, birth) without the
+ * node today, and identical births would collide there).
  * OUT is appended to with write(2) in batches of at most 1 ms of records
  * ("-" is stdout: a plugin stream).  On stderr at the end: per node the
  * lines and SECCOMP lines written, the totals, the achieved rate and how
@@ -282,8 +286,11 @@ main(int argc, char **argv)
 			long i = (long)(done % (uint64_t)nodes);
 			struct node *n = &nd[i];
 			const struct line *l = &lines[n->next];
-			int64_t ms = tmin + (int64_t)((double)n->loop * loop_ms +
-						      (double)(l->ms - tmin) * scale);
+			/* + 13 ms per node: hosts do not fork the same pid in
+			 * the same millisecond (their clocks and loads differ) */
+			int64_t ms = tmin + 13 * (int64_t)i +
+				     (int64_t)((double)n->loop * loop_ms +
+					       (double)(l->ms - tmin) * scale);
 			uint64_t serial = l->serial - smin + 1 + n->loop * (smax - smin + 1);
 			int w;
 

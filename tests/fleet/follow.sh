@@ -51,8 +51,23 @@ start_collector
 "$FEED" -n 5 -r 20000 -s 6 -o "$LOG" "$T/raw.log" 2>"$T/feed.out" &
 FP=$!
 statuses=""
+# wait_continued K: the first commit (K = 0) or K restarted collectors that
+# said they continued the round (10 s), so that every kill falls on a
+# collector that is following.
+wait_continued() {
+	for _ in $(seq 1 100); do
+		if [ "$1" = 0 ]; then
+			[ "$(q "$DB" "SELECT count(*) FROM rounds")" = 1 ] && return 0
+		else
+			[ "$(grep -c '^pgsc: continuing round' "$T/collect.out")" -ge "$1" ] && return 0
+		fi
+		sleep 0.1
+	done
+	bad "the collector did not commit or continue the round in 10 s: $(tail -3 "$T/collect.out")"
+}
 for k in 1 2 3; do
 	sleep 1.5
+	wait_continued $((k - 1))
 	kill -KILL "$COLL" 2>/dev/null
 	wait "$COLL" 2>/dev/null
 	st=$?

@@ -167,6 +167,20 @@ start_collector() {
 	PIDS+=("$COLL")
 }
 start_collector
+# wait_continued K: until K restarted collectors said they continued the
+# round (10 s), so that every kill falls on a collector that is following.
+wait_continued() {
+	for _ in $(seq 1 100); do
+		[ "$(grep -c '^pgsc: continuing round' "$COUT")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	bad "the restarted collector did not continue the round in 10 s: $(tail -3 "$COUT")"
+}
+for _ in $(seq 1 100); do
+	[ "$(q "$DB" "SELECT count(*) FROM rounds")" = 1 ] && break
+	sleep 0.1
+done
+[ "$(q "$DB" "SELECT count(*) FROM rounds")" = 1 ] || die "pgsc-collect made no first commit in 10 s: $(cat "$COUT")"
 
 # --- the senders ------------------------------------------------------------
 # replay NODE FIXTURE: the recorded log, node=NODE in front of every line
@@ -208,6 +222,7 @@ ok "senders started: ${NODES[*]} (alpha and beta replay the same recording: the 
 kills=0 statuses=""
 for k in 1 2 3; do
 	sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 1.5 + r / 32767 * 1.5 }')"
+	wait_continued $((k - 1))
 	kill -KILL "$COLL" 2>/dev/null
 	wait "$COLL" 2>/dev/null
 	st=$?

@@ -103,8 +103,8 @@ cleanup() {
 trap cleanup EXIT
 
 fails=0
-ok() { echo "ok: $*"; }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: [${SECONDS}s] $*"; }
+bad() { echo "FAIL: [${SECONDS}s] $*"; fails=$((fails + 1)); }
 q() { sqlite3 -batch -noheader "$1" "$2" 2>/dev/null; }
 
 PORT=${PGSC_FLEET_PORT:-60}
@@ -230,7 +230,7 @@ for k in 1 2 3; do
 	kills=$((kills + 1))
 	running=0
 	for n in "${NODES[@]}"; do [ -f "$W/sender-$n/rc" ] || running=$((running + 1)); done
-	echo "kill $k: collector killed (status $st) with $running of ${#NODES[@]} senders still sending; $(grep -c . "$C/log/fleet.log") lines in the central log"
+	echo "[${SECONDS}s] kill $k: collector killed (status $st) with $running of ${#NODES[@]} senders still sending; $(grep -c . "$C/log/fleet.log") lines in the central log"
 	start_collector
 done
 [ -z "$statuses" ] || bad "collectors that were not running when killed (exit statuses):$statuses: $(cat "$COUT")"

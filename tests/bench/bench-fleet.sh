@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
+# tests/bench/bench-fleet.sh - one central collector for N hosts (issue 13,
+# "Scale"): N simulated nodes (tests/bench/fleet_feed.c: the recorded
+# tests/golden/raw.log replayed under node=node01..nodeNN, the same pids on
+# every node, each node its own serials, each node's stream clock at wall
+# clock speed) written at a chosen total rate to one central log, which pgsc-collect follows with --source file: (the path
+# a fleet uses: the central auditd writes the log, docs/fleet.md).
+#
+#   bash tests/bench/bench-fleet.sh BUILDDIR SRCDIR
+#
+# For each run it prints: nodes, target and fed rate, SECCOMP records fed
+# and stored, lost (fed - stored, after the collector caught up), rejected,
+# how far behind the collector was when the feed ended (lines not yet
+# committed / rate; a commit every FLEET_COMMIT s is by design) and how
+# long it took to catch up, the collector's RSS (max of 1 s samples and
+# VmHWM), its CPU seconds and lines per CPU second (the rate one CPU could
+# sustain: on a loaded machine the collector may not get the CPU it needs,
+# and "ok" then says more about the machine than about pgsc), and whether
+# it sustained the rate: caught up within FLEET_COMMIT + 2 s of the end of
+# the feed.  Per-node counts are
+# checked in the central log against the feeder's own counts.
+# TODO(issue 13, node-aware store): per-node counts from pgsc itself.
+#
+# Environment:
+#   FLEET_NODES="1 10 50"  FLEET_RATE=100000  FLEET_SECONDS=60
+#       the target runs (10 nodes x 10k records/s for 60 s, and RSS against
+#       the node count at the same total rate);
+#   FLEET_SEARCH_NODES=10  FLEET_SEARCH_RATES="200000 400000 800000"
+#   FLEET_SEARCH_SECONDS=15
+#       then higher rates, stopping at the first one not sustained
+#       (FLEET_SEARCH_RATES= skips this);
+#   FLEET_COMMIT=2 (pgsc-collect --commit-interval), FLEET_DIR=/var/tmp.
+# A benchmark: it prints figures, asserts nothing, and needs no audit
+# state (no auditd, no lock).  About 2 GB of log per minute at 100k/s,
+# removed after each run.
+set -uo pipefail
+
+BUILD=$(cd "${1:?usage: bench-fleet.sh BUILDDIR SRCDIR}" && pwd)
+SRC=$(cd "${2:?usage: bench-fleet.sh BUILDDIR SRCDIR}" && pwd)
+COLLECT=$BUILD/pgsc-collect
+FEED=$BUILD/tests/fleet_feed
+[ -x "$COLLECT" ] && [ -x "$FEED" ] || { echo "bench-fleet: build pgsc-collect and fleet_feed first" >&2; exit 2; }
+command -v sqlite3 >/dev/null || { echo "bench-fleet: sqlite3 is not installed" >&2; exit 2; }
+
+NODES=${FLEET_NODES-1 10 50}
+RATE=${FLEET_RATE:-100000}
+SECS=${FLEET_SECONDS:-60}
+SNODES=${FLEET_SEARCH_NODES:-10}
+SRATES=${FLEET_SEARCH_RATES-200000 400000 800000}
+SSECS=${FLEET_SEARCH_SECONDS:-15}
+COMMIT=${FLEET_COMMIT:-2}
+T=$(mktemp -d "${FLEET_DIR:-/var/tmp}/pgsc-bench-fleet.XXXXXX")
+CP=
+FP=
+cleanup() {
+	[ -n "$CP" ] && kill -KILL "$CP" 2>/dev/null
+	[ -n "$FP" ] && kill -KILL "$FP" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
+
+q() { sqlite3 -batch -noheader "$1" "$2" 2>/dev/null; }
+now() { date +%s.%N; }
+kb() { awk -v k="$2" '$1 == k":" { print $2 }' "/proc/$1/status" 2>/dev/null; }
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null; }
+
+echo "bench-fleet: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), pgsc-collect --source file: --commit-interval $COMMIT, $(wc -l <"$T/raw.log") lines of tests/golden/raw.log per node and loop"
+printf '%-5s %8s %8s %10s %10s %4s %4s %8s %8s %5s %7s %7s %6s %9s %s\n' \
+	nodes target fed seccomp stored lost rej behind_s catchup_s ok rss_max hwm cpu_s lines/cpu_s per-node
+SUSTAINED=0
+
+# run NODES RATE SECONDS: one run; sets SUSTAINED to 1 or 0.
+run() {
+	local n=$1 r=$2 s=$3 d log db t_end written committed behind catchup
+	local rss=0 cur hwm cpu fed seccomp stored rejected lost ok pernode
+	d=$T/run-$n-$r
+	mkdir -p "$d"
+	log=$d/fleet.log
+	db=$d/f.db
+	: >"$log"
+	"$COLLECT" --db "$db" --source "file:$log" --from-start --commit-interval "$COMMIT" \
+		>"$d/collect.out" 2>&1 &
+	CP=$!
+	sleep 1
+	"$FEED" -n "$n" -r "$r" -s "$s" -o "$log" "$T/raw.log" 2>"$d/feed.out" &
+	FP=$!
+	while kill -0 "$FP" 2>/dev/null; do
+		cur=$(kb "$CP" VmRSS)
+		[ -n "$cur" ] && [ "$cur" -gt "$rss" ] && rss=$cur
+		sleep 1
+	done
+	wait "$FP"
+	FP=
+	t_end=$(now)
+	written=$(awk '$1 == "total" { print $5 }' "$d/feed.out")
+	seccomp=$(awk '$1 == "total" { print $7 }' "$d/feed.out")
+	fed=$(awk '$1 == "total" { print $11 }' "$d/feed.out")
+	committed=$(q "$db" "SELECT coalesce(sum(lines), 0) FROM rounds")
+	behind=$(awk -v w="$written" -v c="${committed:-0}" -v r="$r" 'BEGIN { printf "%.1f", (w - c) / r }')
+	catchup=timeout
+	for _ in $(seq 1 3000); do
+		if [ "$(q "$db" "SELECT coalesce(sum(lines), 0) FROM rounds")" = "$written" ]; then
+			catchup=$(awk -v a="$t_end" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+			break
+		fi
+		cur=$(kb "$CP" VmRSS)
+		[ -n "$cur" ] && [ "$cur" -gt "$rss" ] && rss=$cur
+		sleep 0.2
+	done
+	hwm=$(kb "$CP" VmHWM)
+	cpu=$(cpu_s "$CP")
+	kill -TERM "$CP"
+	wait "$CP"
+	CP=
+	stored=$(q "$db" "SELECT coalesce(sum(records), 0) FROM rounds")
+	rejected=$(q "$db" "SELECT coalesce(sum(rejected), 0) FROM rounds")
+	lost=$((seccomp - stored))
+	# per node: the central log's lines against the feeder's counts
+	if awk '{ c[$1]++ } END { for (k in c) print substr(k, 6), c[k] }' "$log" | sort >"$d/log-nodes" &&
+		awk '$1 == "node" { print $2, $4 }' "$d/feed.out" | sort | diff -q - "$d/log-nodes" >/dev/null; then
+		pernode="exact($n)"
+	else
+		pernode="DIFFER"
+	fi
+	ok=no
+	[ "$catchup" != timeout ] && [ "$lost" = 0 ] && [ "$rejected" = 0 ] &&
+		awk -v c="$catchup" -v m="$COMMIT" 'BEGIN { exit !(c <= m + 2) }' && ok=yes
+	[ $ok = yes ] && SUSTAINED=1 || SUSTAINED=0
+	printf '%-5s %8s %8s %10s %10s %4s %4s %8s %8s %5s %6sM %6sM %6s %9s %s\n' \
+		"$n" "$r" "$fed" "$seccomp" "$stored" "$lost" "$rejected" "$behind" "$catchup" "$ok" \
+		"$((rss / 1024))" "$((${hwm:-0} / 1024))" "$cpu" \
+		"$(awk -v w="$written" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", w / c; else print "-" }')" "$pernode"
+	awk '$1 == "total" && $13 > 0.5 { print "  note: the feeder itself was up to " $13 " s behind its schedule" }' "$d/feed.out"
+	grep -E 'FAIL|error|fatal' "$d/collect.out" | head -3
+	rm -rf "$d"
+}
+
+for n in $NODES; do
+	run "$n" "$RATE" "$SECS"
+done
+best=
+for r in $SRATES; do
+	run "$SNODES" "$r" "$SSECS"
+	[ "$SUSTAINED" = 1 ] || break
+	best=$r
+done
+[ -n "$SRATES" ] && echo "highest sustained total with lost = 0 ($SNODES nodes, ${SSECS} s runs): ${best:-none above $RATE} records/s (lines/s: each node's lines are 85% SECCOMP)"

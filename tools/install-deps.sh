@@ -20,11 +20,17 @@ PKGS=(
 	build-essential cmake pkg-config
 	libauparse-dev libaudit-dev libseccomp-dev libsqlite3-dev
 	libcap-ng-dev
+	# --import of compressed logs (src/logsrc.c): gzip, xz, zstd
+	zlib1g-dev liblzma-dev libzstd-dev
 	# pgsc-scan (docs/static.md): ELF objects and x86-64 disassembly
 	libelf-dev libcapstone-dev
 	# tests
 	libcmocka-dev auditd seccomp sqlite3 time valgrind clang
 	libclang-rt-14-dev util-linux procps gcc-multilib
+	# tests/inputs compresses its fixtures with the real tools
+	gzip xz-utils zstd
+	# tests/fleet: audit's own remote transport (audisp-remote)
+	audispd-plugins
 	# tests/exec: what pgsc-exec calls after loading its filter
 	strace
 	# the server pgsc watches, and the PGXS headers for the module

@@ -95,6 +95,21 @@ ev_clear(struct event *e)
 	memset(e, 0, sizeof(*e));
 }
 
+/* The live process an event's SYSCALL record is of, told what the
+ * record says of it. */
+static struct proc *
+event_proc(struct proctree *t, const struct event *e)
+{
+	struct proc *p = current(t, e->node, e->pid, e->t);
+
+	if (p == NULL)
+		return NULL;
+	note_ppid(p, e->ppid);
+	note_exe(t, p, e->exe, e->comm, e->t);
+	note_uid(t, p, e->uid);
+	return p;
+}
+
 static void
 do_fork(struct proctree *t, struct event *e)
 {
@@ -109,12 +124,9 @@ do_fork(struct proctree *t, struct event *e)
 	if (name != NULL && strcmp(name, "clone") == 0 &&
 	    (e->a0 & CLONE_THREAD_FLAG))
 		return;
-	parent = current(t, e->node, e->pid, e->t);
+	parent = event_proc(t, e);
 	if (parent == NULL)
 		return;
-	note_ppid(parent, e->ppid);
-	note_exe(t, parent, e->exe, e->comm, e->t);
-	note_uid(t, parent, e->uid);
 
 	cur = map_get(t, e->node, e->exit);
 	if (cur != NULL && !cur->forked && cur->first_t + 0.0005 >= e->t &&
@@ -209,12 +221,9 @@ apply_event(struct proctree *t, struct event *e)
 	}
 	/* exit (a thread's) does not end the process: only exit_group */
 	if (strcmp(name, "exit_group") == 0) {
-		p = current(t, e->node, e->pid, e->t);
+		p = event_proc(t, e);
 		if (p == NULL)
 			return;
-		note_ppid(p, e->ppid);
-		note_exe(t, p, e->exe, e->comm, e->t);
-		note_uid(t, p, e->uid);
 		if (e->title != NULL)
 			title_set(t, p, e->title);
 		if (e->t > p->last_t)
@@ -336,6 +345,23 @@ proctree_event_end(struct proctree *t)
 	ev_clear(&t->ev);
 }
 
+/* Read at most @size - 1 bytes of /proc/@pid/@name; -1 when it cannot. */
+static ssize_t
+proc_read(int64_t pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%lld/%s", (long long)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	return n;
+}
+
 /*
  * A live collector asks the running processes for what the stream has not
  * told yet: a postgres process that has not exited has no PROCTITLE, but
@@ -365,7 +391,6 @@ proctree_proc_titles(struct proctree *t)
 		char path[64], buf[PGSC_TITLE_MAX + 1], exe[PGSC_EXE_MAX + 1];
 		char stat[1024], *rp;
 		ssize_t n;
-		int fd;
 		double start;
 
 		if (p->exited || p->title != NULL || !is_pg(p) ||
@@ -378,12 +403,7 @@ proctree_proc_titles(struct proctree *t)
 		exe[n] = '\0';
 		if (strcmp(exe, p->exe) != 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)p->pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, stat, sizeof(stat) - 1);
-		close(fd);
+		n = proc_read(p->pid, "stat", stat, sizeof(stat));
 		if (n <= 0)
 			continue;
 		stat[n] = '\0';
@@ -402,12 +422,7 @@ proctree_proc_titles(struct proctree *t)
 		}
 		if (start > p->first_t + 1.0)
 			continue; /* a later process with the same pid */
-		snprintf(path, sizeof(path), "/proc/%lld/cmdline", (long long)p->pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
+		n = proc_read(p->pid, "cmdline", buf, sizeof(buf));
 		if (n <= 0)
 			continue;
 		for (ssize_t k = 0; k < n; k++)

@@ -376,14 +376,11 @@ proctree_new(const struct proctree_hints *hints, struct proctree **out)
 static void
 proc_free(struct proc *p)
 {
-	free(p->exe);
-	free(p->comm);
-	free(p->title);
-	free(p->argv);
-	free(p->cluster);
-	free(p->sys);
-	free(p->pend);
-	free(p);
+	void *owned[] = { p->exe, p->comm, p->title, p->argv, p->cluster,
+			  p->sys, p->pend, p };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }
 
 void

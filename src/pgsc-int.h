@@ -82,8 +82,8 @@ ssize_t logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause);
 /* util_prefix_hash() of what was read: at 0, the resume offset, the end
  * of the last whole line read, or the end of what was read. */
 int logsrc_prefix_hash(struct logsrc *ls, uint64_t off, char out[24]);
-#ifdef PGSC_UNITTEST
 int logsrc_magic(const unsigned char *b, size_t n, const char **what);
+#ifdef PGSC_UNITTEST
 int logsrc_log_name(const char *name, size_t *base_len, int *cls,
 		    unsigned long long *num);
 #endif

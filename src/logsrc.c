@@ -165,18 +165,26 @@ skip_to(struct logsrc *ls, uint64_t off, char **cause)
 /* ------------------------------------------------------------------ */
 /* Is it an audit log?                                                 */
 
+/* Does the line start with a record header?  Sets *@sec to its time. */
+static int
+header_sec(const char *p, size_t len, int64_t *sec)
+{
+	int type_num, msec;
+	const char *tn;
+	size_t tl;
+	uint64_t serial;
+
+	return decode_header(p, len, &type_num, &tn, &tl, sec, &msec,
+			     &serial) >= 0;
+}
+
 /* A line that is a record, or ends with one after NUL bytes (the feed
  * reads the text after a line's last NUL byte: tail_note()). */
 static int
 line_is_record(const char *p, size_t len)
 {
 	const char *z = memrchr(p, '\0', len);
-	int type_num;
-	const char *tn;
-	size_t tl;
 	int64_t sec;
-	int msec;
-	uint64_t serial;
 
 	if (z != NULL) {
 		len -= (size_t)(z + 1 - p);
@@ -184,8 +192,7 @@ line_is_record(const char *p, size_t len)
 	}
 	if (len > PGSC_LINE_MAX)
 		return 0;
-	return decode_header(p, len, &type_num, &tn, &tl, &sec, &msec,
-			     &serial) >= 0;
+	return header_sec(p, len, &sec);
 }
 
 /* Could these bytes begin an audit record (a line still being written)? */
@@ -481,35 +488,20 @@ fail:
 	return rc;
 }
 
-const char *
-logsrc_name(const struct logsrc *ls)
-{
-	return ls->name;
-}
-
-int
-logsrc_fmt(const struct logsrc *ls)
-{
-	return ls->fmt;
-}
-
-uint64_t
-logsrc_inode(const struct logsrc *ls)
-{
-	return ls->inode;
-}
-
-double
-logsrc_mtime(const struct logsrc *ls)
-{
-	return ls->mtime;
-}
-
-int
-logsrc_empty(const struct logsrc *ls)
-{
-	return ls->empty;
-}
+/* logsrc_name(), logsrc_fmt(), logsrc_inode(), logsrc_mtime(),
+ * logsrc_empty(): what pgsc-int.h says of each. */
+#define LOGSRC_GET(type, field)						\
+	type								\
+	logsrc_##field(const struct logsrc *ls)				\
+	{								\
+		return ls->field;					\
+	}
+LOGSRC_GET(const char *, name)
+LOGSRC_GET(int, fmt)
+LOGSRC_GET(uint64_t, inode)
+LOGSRC_GET(double, mtime)
+LOGSRC_GET(int, empty)
+#undef LOGSRC_GET
 
 int
 logsrc_first_line(const struct logsrc *ls, const char **p, size_t *len)
@@ -639,15 +631,9 @@ logsrc_set_until(struct logsrc *ls, int64_t until)
 static int
 line_after(const char *p, size_t len, int64_t until)
 {
-	int type_num;
-	const char *tn;
-	size_t tl;
 	int64_t sec;
-	int msec;
-	uint64_t serial;
 
-	return decode_header(p, len, &type_num, &tn, &tl, &sec, &msec,
-			     &serial) >= 0 && sec > until;
+	return header_sec(p, len, &sec) && sec > until;
 }
 
 /*

@@ -175,15 +175,20 @@ in_range(uint64_t a, uint64_t start, uint64_t size)
 	return size > 0 && a >= start && a - start < size;
 }
 
+/* Append @a to the array *@v of *@n addresses (capacity *@cap). */
+static int
+push_addr(uint64_t **v, size_t *cap, size_t *n, uint64_t a)
+{
+	if (grow(v, cap, *n, sizeof(**v)) < 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = a;
+	return 0;
+}
+
 static int
 add_root(struct loadctx *c, uint64_t a)
 {
-	struct scan_obj *o = c->o;
-
-	if (grow(&o->roots, &c->cap_roots, o->nroots, sizeof(*o->roots)) < 0)
-		return -ENOMEM;
-	o->roots[o->nroots++] = a;
-	return 0;
+	return push_addr(&c->o->roots, &c->cap_roots, &c->o->nroots, a);
 }
 
 static int
@@ -304,12 +309,7 @@ read_syms(struct loadctx *c, Elf_Scn *scn, const GElf_Shdr *sh, int dynamic)
 static int
 add_taken(struct loadctx *c, uint64_t a)
 {
-	struct scan_obj *o = c->o;
-
-	if (grow(&o->taken, &c->cap_taken, o->ntaken, sizeof(*o->taken)) < 0)
-		return -ENOMEM;
-	o->taken[o->ntaken++] = a;
-	return 0;
+	return push_addr(&c->o->taken, &c->cap_taken, &c->o->ntaken, a);
 }
 
 static int

@@ -157,6 +157,29 @@ raw_fill(struct logsrc *ls, char **cause)
 	return 0;
 }
 
+/* More raw input when a decoder has used up what it had (@avail): 1
+ * when ls->raw was refilled, 0 when not needed, or a negative errno. */
+static int
+raw_need(struct logsrc *ls, size_t avail, char **cause)
+{
+	int rc;
+
+	if (avail != 0 || ls->raw_eof)
+		return 0;
+	rc = raw_fill(ls, cause);
+	return rc < 0 ? rc : 1;
+}
+
+/* Data whose decoder would need more than @mib MiB: refused. */
+static int
+too_big(struct logsrc *ls, const char *fmt, int mib, char **cause)
+{
+	util_cause(cause, "%s: %s data that needs more than %d MiB to "
+		   "decompress", ls->name, fmt, mib);
+	ls->eof = 1;
+	return -EFBIG;
+}
+
 /*
  * The decoders may hold output when their input is used up (zlib keeps
  * bits in its accumulator, a match may be half copied): at the end of
@@ -172,10 +195,10 @@ gz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 	z->next_out = (unsigned char *)out;
 	z->avail_out = (uInt)cap;
 	while (z->avail_out == cap) {
-		if (z->avail_in == 0 && !ls->raw_eof) {
-			rc = raw_fill(ls, cause);
-			if (rc < 0)
-				return rc;
+		rc = raw_need(ls, z->avail_in, cause);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
 			z->next_in = ls->raw;
 			z->avail_in = (uInt)ls->raw_len;
 		}
@@ -217,10 +240,10 @@ xz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 	x->next_out = (uint8_t *)out;
 	x->avail_out = cap;
 	while (x->avail_out == cap) {
-		if (x->avail_in == 0 && !ls->raw_eof) {
-			rc = raw_fill(ls, cause);
-			if (rc < 0)
-				return rc;
+		rc = raw_need(ls, x->avail_in, cause);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
 			x->next_in = ls->raw;
 			x->avail_in = ls->raw_len;
 		}
@@ -233,13 +256,9 @@ xz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 			continue;
 		if (r == LZMA_MEM_ERROR)
 			return -ENOMEM;
-		if (r == LZMA_MEMLIMIT_ERROR) {
-			util_cause(cause, "%s: xz data that needs more than "
-				   "%d MiB to decompress", ls->name,
-				   LOGSRC_DECODE_MEMLIMIT >> 20);
-			ls->eof = 1;
-			return -EFBIG;
-		}
+		if (r == LZMA_MEMLIMIT_ERROR)
+			return too_big(ls, "xz", LOGSRC_DECODE_MEMLIMIT >> 20,
+				       cause);
 		return damaged(ls, r == LZMA_BUF_ERROR ? "truncated" :
 			       r == LZMA_FORMAT_ERROR ? "not xz" :
 			       r == LZMA_OPTIONS_ERROR ? "unsupported options" :
@@ -256,10 +275,10 @@ zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 	int rc;
 
 	while (ob.pos == 0) {
-		if (ls->zin_len == 0 && !ls->raw_eof) {
-			rc = raw_fill(ls, cause);
-			if (rc < 0)
-				return rc;
+		rc = raw_need(ls, ls->zin_len, cause);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
 			ls->zin = ls->raw;
 			ls->zin_len = ls->raw_len;
 		}
@@ -277,13 +296,8 @@ zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 			    ZSTD_error_memory_allocation)
 				return -ENOMEM;
 			if (ZSTD_getErrorCode(ls->zs_last) ==
-			    ZSTD_error_frameParameter_windowTooLarge) {
-				util_cause(cause, "%s: zstd data that needs "
-					   "more than 128 MiB to decompress",
-					   ls->name);
-				ls->eof = 1;
-				return -EFBIG;
-			}
+			    ZSTD_error_frameParameter_windowTooLarge)
+				return too_big(ls, "zstd", 128, cause);
 			return damaged(ls, ZSTD_getErrorName(ls->zs_last),
 				       cause);
 		}

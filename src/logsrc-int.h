@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* logsrc-int.h - struct logsrc, shared by logsrc.c and decompress.c. */
+/*
+ * logsrc.c opens an input, tells whether it is an audit log, hashes and
+ * delivers its bytes; decompress.c reads them raw or through a decoder,
+ * with the read-ahead.  Both see one struct logsrc; no other file does
+ * (pgsc-int.h has the API).
+ */
 #ifndef PGSC_LOGSRC_INT_H
 #define PGSC_LOGSRC_INT_H
 
@@ -66,8 +72,6 @@ struct logsrc {
 	int cut;
 	int line_open;              /* inside a line whose head was read */
 };
-
-static const char *const fmt_names[] = { "plain", "gzip", "xz", "zstd" };
 
 /* decompress.c */
 void decompress_end(struct logsrc *ls);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* logsrc.c - one input of an import: a file (plain, gzip, xz or zstd),
- * standard input or a pipe, read as a stream of decoded bytes; and the
- * operands expanded (a directory becomes its rotated set, oldest first). */
+ * standard input or a pipe, read as a stream of decoded bytes (the
+ * decoders: decompress.c; the operands expanded: logsrc_dir.c). */
 /*
  * Why in-process decoders (zlib, liblzma, libzstd) and not a child gzip or
  * xz: pgsc-collect --import runs under its own seccomp filter
@@ -33,13 +33,13 @@
 #include "pgsc-int.h"
 #include "logsrc-int.h"
 
+static const char *const fmt_names[] = { "plain", "gzip", "xz", "zstd" };
 
 const char *
 logsrc_fmt_name(int fmt)
 {
 	return fmt >= 0 && fmt < (int)ARRAY_SIZE(fmt_names) ? fmt_names[fmt] : "?";
 }
-
 
 /* ------------------------------------------------------------------ */
 /* The prefix hash of a stream                                         */

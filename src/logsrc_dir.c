@@ -13,7 +13,6 @@
 
 #include "pgsc-int.h"
 
-
 /*
  * Is @name one of a rotated set: BASE, BASE.N or BASE-DATE, where BASE
  * ends in ".log", each possibly with ".gz", ".xz" or ".zst"?  Sets the

@@ -335,6 +335,8 @@ title_set(struct proctree *t, struct proc *p, const char *title)
 	learn_cluster(t, p);
 }
 
+/* ---------------------------------------------------------------- */
+/* Seeding: processes carried over from an earlier round              */
 
 int
 proctree_seed(struct proctree *t, const struct proc_info *pi)

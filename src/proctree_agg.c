@@ -88,7 +88,6 @@ fold(struct proctree *t, struct proc *p, const char *role)
 	p->rolled = role;
 }
 
-
 int
 proctree_finish(struct proctree *t)
 {

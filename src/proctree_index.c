@@ -359,6 +359,7 @@ note_exe(struct proctree *t, struct proc *p, const char *exe,
 }
 
 /* ---------------------------------------------------------------- */
+/* Lifetime: new, free, prune                                         */
 
 int
 proctree_new(const struct proctree_hints *hints, struct proctree **out)

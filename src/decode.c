@@ -284,16 +284,19 @@ enum field_bit {
 };
 
 /* The fields we read, by key; a0 only outside EXECVE, where a0 is argv[0]. */
+#define FK(k, b) { k, sizeof(k) - 1, b }
 static const struct {
 	const char *key;
+	size_t len;
 	unsigned bit;
 } field_keys[] = {
-	{ "pid", F_PID }, { "ppid", F_PPID }, { "uid", F_UID },
-	{ "arch", F_ARCH }, { "syscall", F_SYSCALL }, { "compat", F_COMPAT },
-	{ "code", F_CODE }, { "success", F_SUCCESS }, { "exit", F_EXIT },
-	{ "a0", F_A0 }, { "comm", F_COMM }, { "exe", F_EXE },
-	{ "argc", F_ARGC }, { "proctitle", F_TITLE },
+	FK("pid", F_PID), FK("ppid", F_PPID), FK("uid", F_UID),
+	FK("arch", F_ARCH), FK("syscall", F_SYSCALL), FK("compat", F_COMPAT),
+	FK("code", F_CODE), FK("success", F_SUCCESS), FK("exit", F_EXIT),
+	FK("a0", F_A0), FK("comm", F_COMM), FK("exe", F_EXE),
+	FK("argc", F_ARGC), FK("proctitle", F_TITLE),
 };
+#undef FK
 
 struct field {
 	const char *k, *v;
@@ -305,9 +308,8 @@ static unsigned
 field_bit(const struct field *f, enum pgsc_rec_type type)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(field_keys); i++) {
-		const char *key = field_keys[i].key;
-
-		if (strlen(key) != f->klen || memcmp(f->k, key, f->klen) != 0)
+		if (field_keys[i].len != f->klen ||
+		    memcmp(f->k, field_keys[i].key, f->klen) != 0)
 			continue;
 		if (field_keys[i].bit == F_A0 && type == PGSC_REC_EXECVE)
 			return 0;

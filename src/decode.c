@@ -283,24 +283,45 @@ enum field_bit {
 	F_TITLE = 1 << 12, F_UID = 1 << 13,
 };
 
-#define KEY(s) (klen == sizeof(s) - 1 && memcmp(k, s, sizeof(s) - 1) == 0)
+/* The fields we read, by key; a0 only outside EXECVE, where a0 is argv[0]. */
+#define FK(k, b) { k, sizeof(k) - 1, b }
+static const struct {
+	const char *key;
+	size_t len;
+	unsigned bit;
+} field_keys[] = {
+	FK("pid", F_PID), FK("ppid", F_PPID), FK("uid", F_UID),
+	FK("arch", F_ARCH), FK("syscall", F_SYSCALL), FK("compat", F_COMPAT),
+	FK("code", F_CODE), FK("success", F_SUCCESS), FK("exit", F_EXIT),
+	FK("a0", F_A0), FK("comm", F_COMM), FK("exe", F_EXE),
+	FK("argc", F_ARGC), FK("proctitle", F_TITLE),
+};
+#undef FK
 
-int
-pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
+struct field {
+	const char *k, *v;
+	size_t klen, vlen;
+	int quoted;
+};
+
+static unsigned
+field_bit(const struct field *f, enum pgsc_rec_type type)
 {
-	const char *p, *end, *tname;
-	size_t tname_len, title_len = 0;
-	unsigned seen = 0;
-	long off;
-	uint64_t u;
+	for (size_t i = 0; i < ARRAY_SIZE(field_keys); i++) {
+		if (field_keys[i].len != f->klen ||
+		    memcmp(f->k, field_keys[i].key, f->klen) != 0)
+			continue;
+		if (field_keys[i].bit == F_A0 && type == PGSC_REC_EXECVE)
+			return 0;
+		return field_keys[i].bit;
+	}
+	return 0;
+}
 
-	if (len > 0 && line[len - 1] == '\n')
-		len--;
-	if (len > PGSC_LINE_MAX)
-		return PGSC_REJ_TOO_LONG;
-	if (memchr(line, '\0', len) != NULL)
-		return PGSC_REJ_BINARY;
-
+/* The values every record starts with: none of its fields seen. */
+static void
+rec_reset(struct pgsc_record *rec)
+{
 	rec->pid = rec->ppid = rec->uid = -1;
 	rec->has_arch = 0;
 	rec->arch = 0;
@@ -313,7 +334,215 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 	rec->a0 = 0;
 	rec->argc = -1;
 	rec->comm[0] = rec->exe[0] = rec->title[0] = '\0';
+}
 
+/*
+ * The next key=value of [*@pp, @end) into @f, *@pp moved past it.
+ * Returns 0, -1 at the end (trailing junk without a value is ignored), or
+ * PGSC_REJ_TRUNCATED for a quote never closed.
+ */
+static int
+next_field(const char **pp, const char *end, struct field *f)
+{
+	const char *p = *pp, *eq, *v, *q;
+
+	for (;;) {
+		while (p < end && *p == ' ')
+			p++;
+		if (p >= end)
+			return -1;
+		eq = memchr(p, '=', (size_t)(end - p));
+		if (eq == NULL)
+			return -1;
+		f->k = p;
+		f->klen = (size_t)(eq - p);
+		q = memchr(p, ' ', f->klen);
+		if (q == NULL)
+			break;
+		/* "word word=..." : skip the stray word */
+		p = q + 1;
+	}
+	v = eq + 1;
+	f->quoted = 0;
+	if (v < end && (*v == '"' || *v == '\'')) {
+		/* msg='...' of user records may contain spaces; only "..."
+		 * is a quoted value (copy_value()) */
+		q = memchr(v + 1, *v, (size_t)(end - v - 1));
+		if (q == NULL)
+			return PGSC_REJ_TRUNCATED;
+		f->quoted = *v == '"';
+		f->vlen = (size_t)(q - v - 1);
+		f->v = v + 1;
+		*pp = q + 1;
+		return 0;
+	}
+	q = memchr(v, ' ', (size_t)(end - v));
+	if (q == NULL)
+		q = end;
+	f->v = v;
+	f->vlen = (size_t)(q - v);
+	*pp = q;
+	return 0;
+}
+
+/* Is @f an argument of an EXECVE record (a1=, a1[0]=; not a1_len=)? */
+static int
+execve_arg(const struct pgsc_record *rec, const struct field *f)
+{
+	return rec->type == PGSC_REC_EXECVE && f->klen >= 2 &&
+	       f->k[0] == 'a' && f->k[1] >= '0' && f->k[1] <= '9' &&
+	       !(f->klen > 4 && memcmp(f->k + f->klen - 4, "_len", 4) == 0);
+}
+
+/*
+ * EXECVE a0="..." a1=hex ...: join into the title.  A long argument is
+ * logged as a1[0]= a1[1]= pieces (announced by a1_len=N, which is not
+ * part of argv); a1[1]= continues a1[0]=, everything else starts a new
+ * argument.
+ */
+static void
+execve_join(struct pgsc_record *rec, size_t *title_len, const struct field *f)
+{
+	char tmp[PGSC_TITLE_MAX + 1];
+	const char *br = memchr(f->k, '[', f->klen);
+	size_t tl, n = *title_len;
+
+	copy_value(tmp, sizeof(tmp), f->v, f->vlen, f->quoted, 1);
+	tl = strlen(tmp);
+	if (n > 0 && n < PGSC_TITLE_MAX &&
+	    (br == NULL || (f->klen - (size_t)(br - f->k) >= 3 &&
+			    br[1] == '0' && br[2] == ']')))
+		rec->title[n++] = ' ';
+	if (tl > PGSC_TITLE_MAX - n)
+		tl = PGSC_TITLE_MAX - n;
+	memcpy(rec->title + n, tmp, tl);
+	n += tl;
+	rec->title[n] = '\0';
+	*title_len = n;
+}
+
+/* Store the value of field @bit; 0, or PGSC_REJ_BAD_FIELD. */
+static int
+field_set(struct pgsc_record *rec, unsigned bit, const struct field *f)
+{
+	const char *v = f->v;
+	size_t vlen = f->vlen;
+	uint64_t u;
+	int64_t a, *pid;
+
+	switch (bit) {
+	case F_PID:
+	case F_PPID:
+		pid = bit == F_PID ? &rec->pid : &rec->ppid;
+		if (parse_i64(v, vlen, pid) < 0 || *pid < 0)
+			return PGSC_REJ_BAD_FIELD;
+		break;
+	case F_UID:
+		if (parse_u64(v, vlen, 10, &u) < 0 || u > UINT32_MAX)
+			return PGSC_REJ_BAD_FIELD;
+		rec->uid = (int64_t)u;
+		break;
+	case F_ARCH:
+		if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)
+			return PGSC_REJ_BAD_FIELD;
+		rec->arch = (uint32_t)u;
+		rec->has_arch = 1;
+		break;
+	case F_SYSCALL:
+		if (parse_i64(v, vlen, &rec->syscall) < 0)
+			return PGSC_REJ_BAD_FIELD;
+		break;
+	case F_COMPAT:
+		if (parse_u64(v, vlen, 10, &u) < 0 || u > 1)
+			return PGSC_REJ_BAD_FIELD;
+		rec->compat = (int)u;
+		break;
+	case F_CODE:
+		if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)
+			return PGSC_REJ_BAD_FIELD;
+		rec->code = (uint32_t)u;
+		break;
+	case F_SUCCESS:
+		if (vlen == 3 && memcmp(v, "yes", 3) == 0)
+			rec->success = 1;
+		else if (vlen == 2 && memcmp(v, "no", 2) == 0)
+			rec->success = 0;
+		else
+			return PGSC_REJ_BAD_FIELD;
+		break;
+	case F_EXIT:
+		if (parse_i64(v, vlen, &rec->exit) < 0)
+			return PGSC_REJ_BAD_FIELD;
+		rec->has_exit = 1;
+		break;
+	case F_A0:
+		if (parse_hex(v, vlen, &rec->a0) < 0)
+			return PGSC_REJ_BAD_FIELD;
+		break;
+	case F_COMM:
+		copy_value(rec->comm, sizeof(rec->comm), v, vlen, f->quoted, 0);
+		break;
+	case F_EXE:
+		copy_value(rec->exe, sizeof(rec->exe), v, vlen, f->quoted, 0);
+		break;
+	case F_ARGC:
+		if (parse_i64(v, vlen, &a) < 0 || a < 0)
+			return PGSC_REJ_BAD_FIELD;
+		rec->argc = a > 65536 ? 65536 : (int)a;
+		break;
+	case F_TITLE:
+		copy_value(rec->title, sizeof(rec->title), v, vlen, f->quoted, 1);
+		break;
+	}
+	return 0;
+}
+
+/* Does a record have the fields its type needs?  0, or a rejection. */
+static int
+rec_check(const struct pgsc_record *rec, unsigned seen)
+{
+	const unsigned need = F_PID | F_ARCH | F_SYSCALL;
+
+	switch (rec->type) {
+	case PGSC_REC_SECCOMP:
+	case PGSC_REC_SYSCALL:
+		if ((seen & need) != need)
+			return PGSC_REJ_TRUNCATED;
+		if (pgsc_arch_name(rec->arch) == NULL)
+			return PGSC_REJ_UNKNOWN_ARCH;
+		if (rec->type == PGSC_REC_SECCOMP &&
+		    (rec->syscall < 0 || rec->syscall > INT32_MAX ||
+		     pgsc_syscall_name(rec->arch, (int)rec->syscall) == NULL))
+			return PGSC_REJ_BAD_SYSCALL;
+		break;
+	case PGSC_REC_PROCTITLE:
+		if (!(seen & F_TITLE))
+			return PGSC_REJ_TRUNCATED;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int
+pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
+{
+	const char *p, *end, *tname;
+	size_t tname_len, title_len = 0;
+	unsigned seen = 0;
+	long off;
+	struct field f;
+	int rc;
+
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (len > PGSC_LINE_MAX)
+		return PGSC_REJ_TOO_LONG;
+	if (memchr(line, '\0', len) != NULL)
+		return PGSC_REJ_BINARY;
+
+	rec_reset(rec);
 	off = header(line, len, &rec->type_num, &rec->type, &tname, &tname_len,
 		     &rec->sec, &rec->msec, &rec->serial, &rec->has_node);
 	if (off == HDR_BAD_TIME)
@@ -339,211 +568,24 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 	if (end == NULL)
 		end = line + len;
 
-	while (p < end) {
-		const char *k, *v, *eq;
-		size_t klen, vlen;
-		int quoted = 0;
-		unsigned bit = 0;
+	while ((rc = next_field(&p, end, &f)) == 0) {
+		unsigned bit;
 
-		while (p < end && *p == ' ')
-			p++;
-		if (p >= end)
-			break;
-		k = p;
-		eq = memchr(p, '=', (size_t)(end - p));
-		if (eq == NULL)
-			break; /* trailing junk without a value: ignore */
-		klen = (size_t)(eq - k);
-		if (memchr(k, ' ', klen) != NULL) {
-			/* "word word=..." : skip the stray word */
-			p = (const char *)memchr(k, ' ', klen) + 1;
+		if (execve_arg(rec, &f)) {
+			execve_join(rec, &title_len, &f);
 			continue;
 		}
-		v = eq + 1;
-		if (v < end && *v == '"') {
-			const char *q = memchr(v + 1, '"', (size_t)(end - v - 1));
-
-			if (q == NULL)
-				return PGSC_REJ_TRUNCATED;
-			quoted = 1;
-			vlen = (size_t)(q - v - 1);
-			v++;
-			p = q + 1;
-		} else if (v < end && *v == '\'') {
-			/* msg='...' of user records: may contain spaces. */
-			const char *q = memchr(v + 1, '\'', (size_t)(end - v - 1));
-
-			if (q == NULL)
-				return PGSC_REJ_TRUNCATED;
-			vlen = (size_t)(q - v - 1);
-			v++;
-			p = q + 1;
-		} else {
-			const char *q = memchr(v, ' ', (size_t)(end - v));
-
-			if (q == NULL)
-				q = end;
-			vlen = (size_t)(q - v);
-			p = q;
-		}
-
-		if (KEY("pid"))
-			bit = F_PID;
-		else if (KEY("ppid"))
-			bit = F_PPID;
-		else if (KEY("uid"))
-			bit = F_UID;
-		else if (KEY("arch"))
-			bit = F_ARCH;
-		else if (KEY("syscall"))
-			bit = F_SYSCALL;
-		else if (KEY("compat"))
-			bit = F_COMPAT;
-		else if (KEY("code"))
-			bit = F_CODE;
-		else if (KEY("success"))
-			bit = F_SUCCESS;
-		else if (KEY("exit"))
-			bit = F_EXIT;
-		else if (KEY("a0") && rec->type != PGSC_REC_EXECVE)
-			bit = F_A0;
-		else if (KEY("comm"))
-			bit = F_COMM;
-		else if (KEY("exe"))
-			bit = F_EXE;
-		else if (KEY("argc"))
-			bit = F_ARGC;
-		else if (KEY("proctitle"))
-			bit = F_TITLE;
-
-		/* a1_len=N announces a long argument logged as a1[0]= a1[1]=
-		 * pieces; the length itself is not part of argv. */
-		if (rec->type == PGSC_REC_EXECVE && klen >= 2 && k[0] == 'a' &&
-		    k[1] >= '0' && k[1] <= '9' &&
-		    !(klen > 4 && memcmp(k + klen - 4, "_len", 4) == 0)) {
-			/* EXECVE a0="..." a1=hex ...: join into the title.
-			 * Long arguments (a1[0]=...) are kept as pieces. */
-			char tmp[PGSC_TITLE_MAX + 1];
-			size_t tl;
-
-			copy_value(tmp, sizeof(tmp), v, vlen, quoted, 1);
-			tl = strlen(tmp);
-			const char *br = memchr(k, '[', klen);
-
-			/* a1[1]= continues a1[0]=; everything else starts a
-			 * new argument */
-			if (title_len > 0 && title_len < PGSC_TITLE_MAX &&
-			    (br == NULL || (klen - (size_t)(br - k) >= 3 &&
-					    br[1] == '0' && br[2] == ']')))
-				rec->title[title_len++] = ' ';
-			if (tl > PGSC_TITLE_MAX - title_len)
-				tl = PGSC_TITLE_MAX - title_len;
-			memcpy(rec->title + title_len, tmp, tl);
-			title_len += tl;
-			rec->title[title_len] = '\0';
-			continue;
-		}
+		bit = field_bit(&f, rec->type);
 		if (bit == 0)
 			continue;
 		if (seen & bit)
 			return PGSC_REJ_DUP_FIELD;
 		seen |= bit;
-
-		switch (bit) {
-		case F_PID:
-			if (parse_i64(v, vlen, &rec->pid) < 0 || rec->pid < 0)
-				return PGSC_REJ_BAD_FIELD;
-			break;
-		case F_PPID:
-			if (parse_i64(v, vlen, &rec->ppid) < 0 || rec->ppid < 0)
-				return PGSC_REJ_BAD_FIELD;
-			break;
-		case F_UID:
-			if (parse_u64(v, vlen, 10, &u) < 0 || u > UINT32_MAX)
-				return PGSC_REJ_BAD_FIELD;
-			rec->uid = (int64_t)u;
-			break;
-		case F_ARCH:
-			if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)
-				return PGSC_REJ_BAD_FIELD;
-			rec->arch = (uint32_t)u;
-			rec->has_arch = 1;
-			break;
-		case F_SYSCALL:
-			if (parse_i64(v, vlen, &rec->syscall) < 0)
-				return PGSC_REJ_BAD_FIELD;
-			break;
-		case F_COMPAT:
-			if (parse_u64(v, vlen, 10, &u) < 0 || u > 1)
-				return PGSC_REJ_BAD_FIELD;
-			rec->compat = (int)u;
-			break;
-		case F_CODE:
-			if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)
-				return PGSC_REJ_BAD_FIELD;
-			rec->code = (uint32_t)u;
-			break;
-		case F_SUCCESS:
-			if (vlen == 3 && memcmp(v, "yes", 3) == 0)
-				rec->success = 1;
-			else if (vlen == 2 && memcmp(v, "no", 2) == 0)
-				rec->success = 0;
-			else
-				return PGSC_REJ_BAD_FIELD;
-			break;
-		case F_EXIT:
-			if (parse_i64(v, vlen, &rec->exit) < 0)
-				return PGSC_REJ_BAD_FIELD;
-			rec->has_exit = 1;
-			break;
-		case F_A0:
-			if (parse_hex(v, vlen, &rec->a0) < 0)
-				return PGSC_REJ_BAD_FIELD;
-			break;
-		case F_COMM:
-			copy_value(rec->comm, sizeof(rec->comm), v, vlen, quoted, 0);
-			break;
-		case F_EXE:
-			copy_value(rec->exe, sizeof(rec->exe), v, vlen, quoted, 0);
-			break;
-		case F_ARGC: {
-			int64_t a;
-
-			if (parse_i64(v, vlen, &a) < 0 || a < 0)
-				return PGSC_REJ_BAD_FIELD;
-			rec->argc = a > 65536 ? 65536 : (int)a;
-			break;
-		}
-		case F_TITLE:
-			copy_value(rec->title, sizeof(rec->title), v, vlen, quoted, 1);
-			break;
-		}
+		rc = field_set(rec, bit, &f);
+		if (rc != 0)
+			return rc;
 	}
-
-	switch (rec->type) {
-	case PGSC_REC_SECCOMP:
-		if ((seen & (F_PID | F_ARCH | F_SYSCALL)) !=
-		    (F_PID | F_ARCH | F_SYSCALL))
-			return PGSC_REJ_TRUNCATED;
-		if (pgsc_arch_name(rec->arch) == NULL)
-			return PGSC_REJ_UNKNOWN_ARCH;
-		if (rec->syscall < 0 || rec->syscall > INT32_MAX ||
-		    pgsc_syscall_name(rec->arch, (int)rec->syscall) == NULL)
-			return PGSC_REJ_BAD_SYSCALL;
-		break;
-	case PGSC_REC_SYSCALL:
-		if ((seen & (F_PID | F_ARCH | F_SYSCALL)) !=
-		    (F_PID | F_ARCH | F_SYSCALL))
-			return PGSC_REJ_TRUNCATED;
-		if (pgsc_arch_name(rec->arch) == NULL)
-			return PGSC_REJ_UNKNOWN_ARCH;
-		break;
-	case PGSC_REC_PROCTITLE:
-		if (!(seen & F_TITLE))
-			return PGSC_REJ_TRUNCATED;
-		break;
-	default:
-		break;
-	}
-	return 0;
+	if (rc > 0)
+		return rc;
+	return rec_check(rec, seen);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* logsrc.c - one input of an import: a file (plain, gzip, xz or zstd),
- * standard input or a pipe, read as a stream of decoded bytes; and the
- * operands expanded (a directory becomes its rotated set, oldest first). */
+ * standard input or a pipe, read as a stream of decoded bytes (the
+ * decoders: decompress.c; the operands expanded: logsrc_dir.c). */
 /*
  * Why in-process decoders (zlib, liblzma, libzstd) and not a child gzip or
  * xz: pgsc-collect --import runs under its own seccomp filter
@@ -31,66 +31,7 @@
 #include <zstd_errors.h>
 
 #include "pgsc-int.h"
-
-#define SPAN 4096                        /* util_prefix_hash()'s span */
-#define RAW_CHUNK (128 * 1024)
-#define SKIP_CHUNK (64 * 1024)
-#define SNIFF_LINES 1000
-#define UNTIL_HEAD 512                   /* enough for any record header */
-
-struct logsrc {
-	char *path;                 /* NULL: standard input */
-	char *name;                 /* for messages and the store */
-	int fd;
-	int stream;                 /* stdin or a pipe: read once */
-	int seekable;               /* a plain regular file: pread() */
-	int fmt;                    /* enum logsrc_fmt */
-	uint64_t inode;
-	double mtime;
-	int suspended;              /* decoder freed until the next read */
-	int empty;                  /* nothing to import: empty, or an
-				     * incomplete first line */
-	size_t first_len;
-	/* raw (compressed) input */
-	unsigned char *raw;
-	size_t raw_len;
-	uint64_t raw_off;           /* raw bytes read so far */
-	int raw_eof;
-	/* decoders */
-	z_stream z;
-	int z_on;
-	lzma_stream x;
-	int x_on;
-	ZSTD_DStream *zs;
-	size_t zs_last;
-	const unsigned char *zin;   /* zstd's input left */
-	size_t zin_len;
-	int err_rc;                 /* an error after bytes still to deliver */
-	char *err_msg;
-	int dec_end;                /* at the end of a complete member */
-	int eof;                    /* no more decoded bytes */
-	uint64_t dec_pos;           /* decoded bytes produced */
-	/* decoded bytes read ahead, not delivered yet */
-	char *pk;
-	size_t pk_len, pk_cap;
-	/* the prefix hash of what was delivered */
-	uint64_t pos;               /* decoded bytes delivered */
-	char head[SPAN];
-	size_t head_len;
-	char win[SPAN];             /* the last bytes delivered */
-	size_t win_len;
-	char nlwin[SPAN];           /* ... ending at the last newline */
-	size_t nlwin_len;
-	uint64_t nl_end;
-	int have_resume;
-	uint64_t resume_off;
-	char resume_hash[24];
-	/* --until */
-	int has_until;
-	int64_t until;
-	int cut;
-	int line_open;              /* inside a line whose head was read */
-};
+#include "logsrc-int.h"
 
 static const char *const fmt_names[] = { "plain", "gzip", "xz", "zstd" };
 
@@ -98,432 +39,6 @@ const char *
 logsrc_fmt_name(int fmt)
 {
 	return fmt >= 0 && fmt < (int)ARRAY_SIZE(fmt_names) ? fmt_names[fmt] : "?";
-}
-
-/* ------------------------------------------------------------------ */
-/* Formats                                                             */
-
-/*
- * The format from the first bytes.  Returns an enum logsrc_fmt, or -1
- * with *what naming a format that is known and not read.
- */
-UNITTEST int
-logsrc_magic(const unsigned char *b, size_t n, const char **what)
-{
-	*what = NULL;
-	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-		return LOGSRC_GZIP;
-	if (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0)
-		return LOGSRC_XZ;
-	if (n >= 4 && memcmp(b, "\x28\xb5\x2f\xfd", 4) == 0)
-		return LOGSRC_ZSTD;
-	if (n >= 4 && memcmp(b, "BZh", 3) == 0 && b[3] >= '1' && b[3] <= '9')
-		*what = "bzip2-compressed data";
-	else if (n >= 4 && memcmp(b, "\x04\x22\x4d\x18", 4) == 0)
-		*what = "lz4-compressed data";
-	else if (n >= 2 && b[0] == 0x1f && (b[1] == 0x9d || b[1] == 0xa0))
-		*what = "compress(1) data";
-	else if (n >= 4 && memcmp(b, "PK\3\4", 4) == 0)
-		*what = "a zip archive";
-	else if (n >= 4 && memcmp(b, "\x7f" "ELF", 4) == 0)
-		*what = "an ELF binary";
-	else if (n >= 16 && memcmp(b, "SQLite format 3\0", 16) == 0)
-		*what = "an SQLite database (a pgsc store?)";
-	return *what != NULL ? -1 : LOGSRC_PLAIN;
-}
-
-static void
-dec_end_all(struct logsrc *ls)
-{
-	if (ls->z_on)
-		inflateEnd(&ls->z);
-	ls->z_on = 0;
-	if (ls->x_on)
-		lzma_end(&ls->x);
-	ls->x_on = 0;
-	ZSTD_freeDStream(ls->zs);
-	ls->zs = NULL;
-}
-
-static int
-dec_init(struct logsrc *ls, char **cause)
-{
-	switch (ls->fmt) {
-	case LOGSRC_GZIP:
-		memset(&ls->z, 0, sizeof(ls->z));
-		/* 16 + 15: gzip wrapper only, 32 KiB window */
-		if (inflateInit2(&ls->z, 16 + MAX_WBITS) != Z_OK)
-			goto oom;
-		ls->z_on = 1;
-		break;
-	case LOGSRC_XZ: {
-		lzma_stream init = LZMA_STREAM_INIT;
-
-		ls->x = init;
-		/* LZMA_CONCATENATED: several .xz streams in a row, as xz -d */
-		if (lzma_stream_decoder(&ls->x, LOGSRC_DECODE_MEMLIMIT,
-					LZMA_CONCATENATED) != LZMA_OK)
-			goto oom;
-		ls->x_on = 1;
-		break;
-	}
-	case LOGSRC_ZSTD:
-		ls->zs = ZSTD_createDStream();
-		if (ls->zs == NULL)
-			goto oom;
-		ZSTD_initDStream(ls->zs);
-		/* 2^27 = 128 MiB, zstd's default limit, said explicitly */
-		ZSTD_DCtx_setParameter(ls->zs, ZSTD_d_windowLogMax, 27);
-		ls->zs_last = 1;
-		ls->zin_len = 0;
-		break;
-	default:
-		break;
-	}
-	ls->dec_end = 0;
-	return 0;
-oom:
-	util_cause(cause, "%s: out of memory for the %s decoder", ls->name,
-		   logsrc_fmt_name(ls->fmt));
-	return -ENOMEM;
-}
-
-static int
-damaged(struct logsrc *ls, const char *what, char **cause)
-{
-	util_cause(cause, "%s: damaged %s data (%s) after %llu bytes of "
-		   "compressed input; what came before it was read", ls->name,
-		   logsrc_fmt_name(ls->fmt), what,
-		   (unsigned long long)ls->raw_off);
-	ls->eof = 1;
-	return -EBADMSG;
-}
-
-/* Read raw bytes from the descriptor. 0, or a negative errno. */
-static int
-fd_read(struct logsrc *ls, void *buf, size_t cap, uint64_t at, size_t *got,
-	char **cause)
-{
-	for (;;) {
-		ssize_t n = ls->stream ? read(ls->fd, buf, cap)
-				       : pread(ls->fd, buf, cap, (off_t)at);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			util_cause(cause, "%s: %s", ls->name, strerror(e));
-			return -e;
-		}
-		*got = (size_t)n;
-		return 0;
-	}
-}
-
-/* More raw input for a decoder; sets raw_eof at the end. */
-static int
-raw_fill(struct logsrc *ls, char **cause)
-{
-	size_t n;
-	int rc;
-
-	rc = fd_read(ls, ls->raw, RAW_CHUNK, ls->raw_off, &n, cause);
-	if (rc < 0)
-		return rc;
-	ls->raw_len = n;
-	ls->raw_off += n;
-	if (n == 0)
-		ls->raw_eof = 1;
-	return 0;
-}
-
-/*
- * The decoders may hold output when their input is used up (zlib keeps
- * bits in its accumulator, a match may be half copied): at the end of
- * the input each is called once more with none, and only a call that
- * gives nothing then means the data was cut short.
- */
-static ssize_t
-gz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
-{
-	z_stream *z = &ls->z;
-	int rc;
-
-	z->next_out = (unsigned char *)out;
-	z->avail_out = (uInt)cap;
-	while (z->avail_out == cap) {
-		if (z->avail_in == 0 && !ls->raw_eof) {
-			rc = raw_fill(ls, cause);
-			if (rc < 0)
-				return rc;
-			z->next_in = ls->raw;
-			z->avail_in = (uInt)ls->raw_len;
-		}
-		if (ls->dec_end) {
-			if (z->avail_in == 0) {
-				ls->eof = 1;
-				break;
-			}
-			/* another member follows (gzip's concatenation) */
-			if (z->next_in[0] != 0x1f)
-				return damaged(ls, "bytes after the end of "
-					       "the compressed stream", cause);
-			if (inflateReset(z) != Z_OK)
-				return damaged(ls, "reset", cause);
-			ls->dec_end = 0;
-		}
-		rc = inflate(z, Z_NO_FLUSH);
-		if (rc == Z_STREAM_END) {
-			ls->dec_end = 1;
-			continue;
-		}
-		if (rc == Z_MEM_ERROR)
-			return -ENOMEM;
-		if (rc != Z_OK && rc != Z_BUF_ERROR)
-			return damaged(ls, z->msg ? z->msg : "bad data", cause);
-		if (z->avail_out == cap && z->avail_in == 0 && ls->raw_eof)
-			return damaged(ls, "truncated", cause);
-	}
-	return (ssize_t)(cap - z->avail_out);
-}
-
-static ssize_t
-xz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
-{
-	lzma_stream *x = &ls->x;
-	lzma_ret r;
-	int rc;
-
-	x->next_out = (uint8_t *)out;
-	x->avail_out = cap;
-	while (x->avail_out == cap) {
-		if (x->avail_in == 0 && !ls->raw_eof) {
-			rc = raw_fill(ls, cause);
-			if (rc < 0)
-				return rc;
-			x->next_in = ls->raw;
-			x->avail_in = ls->raw_len;
-		}
-		r = lzma_code(x, ls->raw_eof ? LZMA_FINISH : LZMA_RUN);
-		if (r == LZMA_STREAM_END) {
-			ls->eof = 1;
-			break;
-		}
-		if (r == LZMA_OK)
-			continue;
-		if (r == LZMA_MEM_ERROR)
-			return -ENOMEM;
-		if (r == LZMA_MEMLIMIT_ERROR) {
-			util_cause(cause, "%s: xz data that needs more than "
-				   "%d MiB to decompress", ls->name,
-				   LOGSRC_DECODE_MEMLIMIT >> 20);
-			ls->eof = 1;
-			return -EFBIG;
-		}
-		return damaged(ls, r == LZMA_BUF_ERROR ? "truncated" :
-			       r == LZMA_FORMAT_ERROR ? "not xz" :
-			       r == LZMA_OPTIONS_ERROR ? "unsupported options" :
-			       "bad data", cause);
-	}
-	return (ssize_t)(cap - x->avail_out);
-}
-
-static ssize_t
-zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
-{
-	ZSTD_outBuffer ob = { out, cap, 0 };
-	ZSTD_inBuffer ib;
-	int rc;
-
-	while (ob.pos == 0) {
-		if (ls->zin_len == 0 && !ls->raw_eof) {
-			rc = raw_fill(ls, cause);
-			if (rc < 0)
-				return rc;
-			ls->zin = ls->raw;
-			ls->zin_len = ls->raw_len;
-		}
-		if (ls->zin_len == 0 && ls->raw_eof && ls->zs_last == 0) {
-			/* every frame complete and flushed */
-			ls->eof = 1;
-			break;
-		}
-		ib.src = ls->zin;
-		ib.size = ls->zin_len;
-		ib.pos = 0;
-		ls->zs_last = ZSTD_decompressStream(ls->zs, &ob, &ib);
-		if (ZSTD_isError(ls->zs_last)) {
-			if (ZSTD_getErrorCode(ls->zs_last) ==
-			    ZSTD_error_memory_allocation)
-				return -ENOMEM;
-			if (ZSTD_getErrorCode(ls->zs_last) ==
-			    ZSTD_error_frameParameter_windowTooLarge) {
-				util_cause(cause, "%s: zstd data that needs "
-					   "more than 128 MiB to decompress",
-					   ls->name);
-				ls->eof = 1;
-				return -EFBIG;
-			}
-			return damaged(ls, ZSTD_getErrorName(ls->zs_last),
-				       cause);
-		}
-		ls->zin += ib.pos;
-		ls->zin_len -= ib.pos;
-		if (ob.pos == 0 && ls->zin_len == 0 && ls->raw_eof) {
-			if (ls->zs_last == 0) {
-				ls->eof = 1;
-				break;
-			}
-			return damaged(ls, "truncated", cause);
-		}
-	}
-	return (ssize_t)ob.pos;
-}
-
-/* New decoded bytes, after those read ahead. 0 at the end. */
-static ssize_t
-dec_read(struct logsrc *ls, char *out, size_t cap, char **cause)
-{
-	ssize_t n;
-	size_t got;
-	int rc;
-
-	if (ls->eof || cap == 0)
-		return 0;
-	switch (ls->fmt) {
-	case LOGSRC_GZIP:
-		n = gz_read(ls, out, cap, cause);
-		break;
-	case LOGSRC_XZ:
-		n = xz_read(ls, out, cap, cause);
-		break;
-	case LOGSRC_ZSTD:
-		n = zstd_read(ls, out, cap, cause);
-		break;
-	default:
-		rc = fd_read(ls, out, cap, ls->dec_pos, &got, cause);
-		if (rc < 0)
-			return rc;
-		if (got == 0)
-			ls->eof = 1;
-		n = (ssize_t)got;
-		break;
-	}
-	if (n > 0)
-		ls->dec_pos += (uint64_t)n;
-	return n;
-}
-
-/* Read ahead until @want bytes are held (or the end). */
-static int
-peek_more(struct logsrc *ls, size_t want, char **cause)
-{
-	while (ls->pk_len < want && !ls->eof) {
-		char *c = NULL;
-		ssize_t n;
-
-		if (ls->pk_cap < want) {
-			char *np = realloc(ls->pk, want);
-
-			if (np == NULL)
-				return -ENOMEM;
-			ls->pk = np;
-			ls->pk_cap = want;
-		}
-		n = dec_read(ls, ls->pk + ls->pk_len, want - ls->pk_len, &c);
-		if (n < 0 && n != -ENOMEM && ls->pk_len > 0) {
-			/* damage after some bytes: they are read first, the
-			 * error comes after them (src_read()) */
-			ls->err_rc = (int)n;
-			ls->err_msg = c;
-			ls->eof = 1;
-			return 0;
-		}
-		if (n < 0) {
-			if (cause != NULL) {
-				free(*cause);
-				*cause = c;
-			} else {
-				free(c);
-			}
-			return (int)n;
-		}
-		ls->pk_len += (size_t)n;
-	}
-	return 0;
-}
-
-/* Read-ahead bytes first, then new ones. */
-static ssize_t
-src_read(struct logsrc *ls, char *buf, size_t cap, char **cause)
-{
-	size_t n = ls->pk_len < cap ? ls->pk_len : cap;
-	char *c = NULL;
-	ssize_t m;
-
-	if (ls->err_rc < 0 && ls->pk_len == 0) {
-		/* the error met while bytes before it were still held */
-		m = ls->err_rc;
-		ls->err_rc = 0;
-		if (cause != NULL) {
-			free(*cause);
-			*cause = ls->err_msg;
-		} else {
-			free(ls->err_msg);
-		}
-		ls->err_msg = NULL;
-		return m;
-	}
-	if (n > 0) {
-		memcpy(buf, ls->pk, n);
-		memmove(ls->pk, ls->pk + n, ls->pk_len - n);
-		ls->pk_len -= n;
-		if (ls->pk_len == 0) {
-			free(ls->pk);
-			ls->pk = NULL;
-			ls->pk_cap = 0;
-		}
-	}
-	m = dec_read(ls, buf + n, cap - n, &c);
-	if (m < 0) {
-		if (n > 0) {
-			/* the bytes before the damage first, the error on
-			 * the next call */
-			ls->err_rc = (int)m;
-			ls->err_msg = c;
-			return (ssize_t)n;
-		}
-		if (cause != NULL) {
-			free(*cause);
-			*cause = c;
-		} else {
-			free(c);
-		}
-		return m;
-	}
-	return (ssize_t)n + m;
-}
-
-/* Put bytes back in front of the read-ahead. */
-static int
-push_back(struct logsrc *ls, const char *p, size_t n)
-{
-	char *np;
-
-	if (n == 0)
-		return 0;
-	np = malloc(ls->pk_len + n);
-	if (np == NULL)
-		return -ENOMEM;
-	memcpy(np, p, n);
-	if (ls->pk_len)
-		memcpy(np + n, ls->pk, ls->pk_len);
-	free(ls->pk);
-	ls->pk = np;
-	ls->pk_len += n;
-	ls->pk_cap = ls->pk_len;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -633,7 +148,7 @@ skip_to(struct logsrc *ls, uint64_t off, char **cause)
 	while (ls->pos < off) {
 		uint64_t left = off - ls->pos;
 		size_t want = left < SKIP_CHUNK ? (size_t)left : SKIP_CHUNK;
-		ssize_t n = src_read(ls, buf, want, cause);
+		ssize_t n = decompress_read(ls, buf, want, cause);
 
 		if (n < 0) {
 			rc = (int)n;
@@ -650,18 +165,26 @@ skip_to(struct logsrc *ls, uint64_t off, char **cause)
 /* ------------------------------------------------------------------ */
 /* Is it an audit log?                                                 */
 
+/* Does the line start with a record header?  Sets *@sec to its time. */
+static int
+header_sec(const char *p, size_t len, int64_t *sec)
+{
+	int type_num, msec;
+	const char *tn;
+	size_t tl;
+	uint64_t serial;
+
+	return decode_header(p, len, &type_num, &tn, &tl, sec, &msec,
+			     &serial) >= 0;
+}
+
 /* A line that is a record, or ends with one after NUL bytes (the feed
  * reads the text after a line's last NUL byte: tail_note()). */
 static int
 line_is_record(const char *p, size_t len)
 {
 	const char *z = memrchr(p, '\0', len);
-	int type_num;
-	const char *tn;
-	size_t tl;
 	int64_t sec;
-	int msec;
-	uint64_t serial;
 
 	if (z != NULL) {
 		len -= (size_t)(z + 1 - p);
@@ -669,8 +192,7 @@ line_is_record(const char *p, size_t len)
 	}
 	if (len > PGSC_LINE_MAX)
 		return 0;
-	return decode_header(p, len, &type_num, &tn, &tl, &sec, &msec,
-			     &serial) >= 0;
+	return header_sec(p, len, &sec);
 }
 
 /* Could these bytes begin an audit record (a line still being written)? */
@@ -735,7 +257,7 @@ sniff(struct logsrc *ls, char **cause)
 		if (ls->eof || lines >= SNIFF_LINES ||
 		    ls->pk_len >= LOGSRC_SNIFF_MAX)
 			break;
-		rc = peek_more(ls, ls->pk_len + RAW_CHUNK > LOGSRC_SNIFF_MAX ?
+		rc = decompress_peek(ls, ls->pk_len + RAW_CHUNK > LOGSRC_SNIFF_MAX ?
 			       LOGSRC_SNIFF_MAX : ls->pk_len + RAW_CHUNK, cause);
 		if (rc < 0)
 			return rc;
@@ -816,7 +338,7 @@ start(struct logsrc *ls, char **cause)
 	while (n < sizeof(m)) {
 		size_t got;
 
-		rc = fd_read(ls, ls->raw + n, sizeof(m) - n, n, &got, cause);
+		rc = decompress_raw(ls, ls->raw + n, sizeof(m) - n, n, &got, cause);
 		if (rc < 0)
 			return rc;
 		if (got == 0)
@@ -836,7 +358,7 @@ start(struct logsrc *ls, char **cause)
 	if (ls->fmt == LOGSRC_PLAIN) {
 		ls->seekable = !ls->stream;
 		if (ls->stream) {
-			rc = push_back(ls, (char *)ls->raw, n);
+			rc = decompress_unread(ls, (char *)ls->raw, n);
 			if (rc < 0)
 				return rc;
 			ls->dec_pos = n;
@@ -844,7 +366,7 @@ start(struct logsrc *ls, char **cause)
 		free(ls->raw);
 		ls->raw = NULL;
 	} else {
-		rc = dec_init(ls, cause);
+		rc = decompress_init(ls, cause);
 		if (rc < 0)
 			return rc;
 		if (ls->stream) {
@@ -966,35 +488,20 @@ fail:
 	return rc;
 }
 
-const char *
-logsrc_name(const struct logsrc *ls)
-{
-	return ls->name;
-}
-
-int
-logsrc_fmt(const struct logsrc *ls)
-{
-	return ls->fmt;
-}
-
-uint64_t
-logsrc_inode(const struct logsrc *ls)
-{
-	return ls->inode;
-}
-
-double
-logsrc_mtime(const struct logsrc *ls)
-{
-	return ls->mtime;
-}
-
-int
-logsrc_empty(const struct logsrc *ls)
-{
-	return ls->empty;
-}
+/* logsrc_name(), logsrc_fmt(), logsrc_inode(), logsrc_mtime(),
+ * logsrc_empty(): what pgsc-int.h says of each. */
+#define LOGSRC_GET(type, field)						\
+	type								\
+	logsrc_##field(const struct logsrc *ls)				\
+	{								\
+		return ls->field;					\
+	}
+LOGSRC_GET(const char *, name)
+LOGSRC_GET(int, fmt)
+LOGSRC_GET(uint64_t, inode)
+LOGSRC_GET(double, mtime)
+LOGSRC_GET(int, empty)
+#undef LOGSRC_GET
 
 int
 logsrc_first_line(const struct logsrc *ls, const char **p, size_t *len)
@@ -1047,7 +554,7 @@ logsrc_resume(struct logsrc *ls, uint64_t off, const char *hash,
 	ls->have_resume = 1;
 	ls->resume_off = off;
 	memcpy(ls->resume_hash, hash, 24);
-	rc = peek_more(ls, 1, cause);
+	rc = decompress_peek(ls, 1, cause);
 	if (rc < 0)
 		return rc;
 	return ls->pk_len == 0 ? LOGSRC_DONE : LOGSRC_RESUME;
@@ -1058,7 +565,7 @@ logsrc_suspend(struct logsrc *ls)
 {
 	if (ls->stream || ls->suspended)
 		return;
-	dec_end_all(ls);
+	decompress_end(ls);
 	free(ls->pk);
 	ls->pk = NULL;
 	ls->pk_len = ls->pk_cap = 0;
@@ -1093,7 +600,7 @@ restart(struct logsrc *ls, char **cause)
 	ls->pos = 0;
 	ls->head_len = ls->win_len = ls->nlwin_len = 0;
 	ls->nl_end = 0;
-	rc = dec_init(ls, cause);
+	rc = decompress_init(ls, cause);
 	if (rc < 0)
 		return rc;
 	if (ls->have_resume) {
@@ -1124,15 +631,9 @@ logsrc_set_until(struct logsrc *ls, int64_t until)
 static int
 line_after(const char *p, size_t len, int64_t until)
 {
-	int type_num;
-	const char *tn;
-	size_t tl;
 	int64_t sec;
-	int msec;
-	uint64_t serial;
 
-	return decode_header(p, len, &type_num, &tn, &tl, &sec, &msec,
-			     &serial) >= 0 && sec > until;
+	return header_sec(p, len, &sec) && sec > until;
 }
 
 /*
@@ -1192,7 +693,7 @@ logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause)
 		if (ls->has_until && !ls->line_open) {
 			/* the line that starts here, decided on its head
 			 * read ahead, whatever @cap is */
-			rc = peek_more(ls, UNTIL_HEAD, cause);
+			rc = decompress_peek(ls, UNTIL_HEAD, cause);
 			if (rc < 0)
 				return rc;
 			if (ls->pk_len > 0) {
@@ -1207,7 +708,7 @@ logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause)
 				ls->line_open = 1;
 			}
 		}
-		n = src_read(ls, buf, cap, cause);
+		n = decompress_read(ls, buf, cap, cause);
 		if (n <= 0)
 			return n;
 		if (!ls->has_until) {
@@ -1219,7 +720,7 @@ logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause)
 		keep = until_cut(ls, buf, (size_t)n,
 				 ls->eof && ls->pk_len == 0);
 		if (!ls->cut && keep < (size_t)n) {
-			rc = push_back(ls, buf + keep, (size_t)n - keep);
+			rc = decompress_unread(ls, buf + keep, (size_t)n - keep);
 			if (rc < 0)
 				return rc;
 		}
@@ -1236,7 +737,7 @@ logsrc_free(struct logsrc *ls)
 {
 	if (ls == NULL)
 		return;
-	dec_end_all(ls);
+	decompress_end(ls);
 	if (ls->fd > 0 || (ls->fd == 0 && ls->path != NULL))
 		close(ls->fd);
 	free(ls->raw);
@@ -1245,249 +746,4 @@ logsrc_free(struct logsrc *ls)
 	free(ls->path);
 	free(ls->name);
 	free(ls);
-}
-
-/* ------------------------------------------------------------------ */
-/* Operands: a directory is its rotated set                            */
-
-/*
- * Is @name one of a rotated set: BASE, BASE.N or BASE-DATE, where BASE
- * ends in ".log", each possibly with ".gz", ".xz" or ".zst"?  Sets the
- * length of BASE, the class (0 numbered, 1 dated, 2 the current file)
- * and N.  Returns 1 or 0.
- */
-UNITTEST int
-logsrc_log_name(const char *name, size_t *base_len, int *cls,
-		unsigned long long *num)
-{
-	static const char *const sfx[] = { ".gz", ".xz", ".zst" };
-	size_t len = strlen(name);
-	int found = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(sfx); i++) {
-		size_t k = strlen(sfx[i]);
-
-		if (len > k && strcmp(name + len - k, sfx[i]) == 0) {
-			len -= k;
-			break;
-		}
-	}
-	for (size_t i = 0; i + 4 <= len; i++) {
-		const char *r = name + i + 4;
-		size_t rl = len - i - 4, d = 0;
-
-		if (memcmp(name + i, ".log", 4) != 0 || i == 0)
-			continue;
-		if (rl == 0) {
-			*cls = 2;
-			*num = 0;
-		} else if (r[0] == '.' && rl > 1) {
-			unsigned long long v = 0;
-
-			for (d = 1; d < rl && r[d] >= '0' && r[d] <= '9'; d++)
-				v = v < 1000000000ULL ? v * 10 + (unsigned)(r[d] - '0') : v;
-			if (d != rl || rl > 10)
-				continue;
-			*cls = 0;
-			*num = v;
-		} else if (r[0] == '-' && rl > 1) {
-			int digits = 0;
-
-			for (d = 1; d < rl; d++) {
-				if (r[d] >= '0' && r[d] <= '9')
-					digits++;
-				else if (r[d] != '-' && r[d] != '_')
-					break;
-			}
-			if (d != rl || digits == 0)
-				continue;
-			*cls = 1;
-			*num = 0;
-		} else {
-			continue;
-		}
-		*base_len = i + 4;
-		found = 1;
-	}
-	return found;
-}
-
-struct member {
-	char *path;
-	const char *name;
-	size_t base_len;
-	int cls;
-	unsigned long long num;
-};
-
-/* Oldest first: per base, BASE.N by N downwards, then BASE-DATE by date,
- * then BASE itself. */
-static int
-member_cmp(const void *a, const void *b)
-{
-	const struct member *x = a, *y = b;
-	size_t bl = x->base_len < y->base_len ? x->base_len : y->base_len;
-	int c = memcmp(x->name, y->name, bl);
-
-	if (c != 0)
-		return c;
-	if (x->base_len != y->base_len)
-		return x->base_len < y->base_len ? -1 : 1;
-	if (x->cls != y->cls)
-		return x->cls < y->cls ? -1 : 1;
-	if (x->cls == 0 && x->num != y->num)
-		return x->num > y->num ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int
-push(char ***v, size_t *n, size_t *cap, char *s)
-{
-	if (s == NULL)
-		return -ENOMEM;
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		char **nv = realloc(*v, nc * sizeof(**v));
-
-		if (nv == NULL) {
-			free(s);
-			return -ENOMEM;
-		}
-		*v = nv;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = s;
-	return 0;
-}
-
-static int
-expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
-	   size_t *cap, size_t *refused)
-{
-	DIR *d = opendir(dir);
-	struct member *m = NULL;
-	size_t nm = 0, cm = 0;
-	struct dirent *de;
-	int rc = 0;
-	const char *sep = dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/";
-
-	if (d == NULL) {
-		fprintf(diag, "pgsc: %s: %s; not imported\n", dir,
-			strerror(errno));
-		(*refused)++;
-		return 0;
-	}
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
-		struct member e = { 0 };
-		struct stat sb;
-		char *p;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (asprintf(&p, "%s%s%s", dir, sep, de->d_name) < 0) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		if (stat(p, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-			if (!quiet)
-				fprintf(diag, "pgsc: %s: skipped (not a "
-					"regular file)\n", p);
-			free(p);
-			continue;
-		}
-		if (!logsrc_log_name(de->d_name, &e.base_len, &e.cls, &e.num)) {
-			if (!quiet)
-				fprintf(diag, "pgsc: %s: skipped (not named "
-					"like an audit log: NAME.log, "
-					"NAME.log.N or NAME.log-DATE, maybe "
-					".gz, .xz or .zst)\n", p);
-			free(p);
-			continue;
-		}
-		if (nm == cm) {
-			size_t nc = cm ? cm * 2 : 16;
-			struct member *nmv = realloc(m, nc * sizeof(*m));
-
-			if (nmv == NULL) {
-				free(p);
-				rc = -ENOMEM;
-				goto out;
-			}
-			m = nmv;
-			cm = nc;
-		}
-		e.path = p;
-		e.name = p + strlen(dir) + strlen(sep);
-		m[nm++] = e;
-		errno = 0;
-	}
-	if (errno != 0) {
-		fprintf(diag, "pgsc: %s: %s; not imported\n", dir,
-			strerror(errno));
-		(*refused)++;
-		goto out;
-	}
-	if (nm == 0) {
-		fprintf(diag, "pgsc: %s: a directory without audit logs "
-			"(NAME.log, NAME.log.N, NAME.log-DATE, maybe .gz, .xz "
-			"or .zst); nothing imported from it\n", dir);
-		(*refused)++;
-		goto out;
-	}
-	qsort(m, nm, sizeof(*m), member_cmp);
-	for (size_t i = 0; i < nm; i++) {
-		rc = push(v, n, cap, m[i].path);
-		m[i].path = NULL;
-		if (rc < 0)
-			goto out;
-	}
-out:
-	for (size_t i = 0; i < nm; i++)
-		free(m[i].path);
-	free(m);
-	closedir(d);
-	return rc;
-}
-
-int
-pgsc_import_expand(const char *const *paths, size_t n, FILE *diag, int quiet,
-		   char ***out, size_t *n_out, size_t *refused)
-{
-	char **v = NULL;
-	size_t nv = 0, cap = 0;
-	int rc = 0;
-
-	if (diag == NULL)
-		diag = stderr;
-	*out = NULL;
-	*n_out = 0;
-	*refused = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct stat sb;
-
-		if (strcmp(paths[i], "-") != 0 && stat(paths[i], &sb) == 0 &&
-		    S_ISDIR(sb.st_mode))
-			rc = expand_dir(paths[i], diag, quiet, &v, &nv, &cap,
-					refused);
-		else
-			rc = push(&v, &nv, &cap, strdup(paths[i]));
-		if (rc < 0)
-			break;
-	}
-	if (rc < 0) {
-		pgsc_import_expand_free(v, nv);
-		return rc;
-	}
-	*out = v;
-	*n_out = nv;
-	return 0;
-}
-
-void
-pgsc_import_expand_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }

@@ -52,7 +52,8 @@ int strset_has(const struct strset *s, const char *str);
 const char *strset_intern(struct strset *s, const char *str);
 void strset_free(struct strset *s);
 
-/* logsrc.c */
+/* logsrc.c (logsrc_magic() in decompress.c, logsrc_log_name() in
+ * logsrc_dir.c) */
 enum logsrc_fmt { LOGSRC_PLAIN, LOGSRC_GZIP, LOGSRC_XZ, LOGSRC_ZSTD };
 /* What logsrc_resume() found at the stored offset. */
 enum { LOGSRC_RESUME = 0, LOGSRC_DONE = 1, LOGSRC_DIFFERS = 2 };
@@ -82,8 +83,8 @@ ssize_t logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause);
 /* util_prefix_hash() of what was read: at 0, the resume offset, the end
  * of the last whole line read, or the end of what was read. */
 int logsrc_prefix_hash(struct logsrc *ls, uint64_t off, char out[24]);
-#ifdef PGSC_UNITTEST
 int logsrc_magic(const unsigned char *b, size_t n, const char **what);
+#ifdef PGSC_UNITTEST
 int logsrc_log_name(const char *name, size_t *base_len, int *cls,
 		    unsigned long long *num);
 #endif
@@ -191,7 +192,7 @@ size_t feed_pending(const struct feed *f);
 int feed_busy(const struct feed *f);
 void feed_flush_events(struct feed *f);
 
-/* proctree.c - processes, ancestry and roles. */
+/* proctree*.c - processes, ancestry and roles (proctree-int.h inside). */
 struct proctree;
 struct proctree_hints {
 	const int64_t *postmaster_pids;

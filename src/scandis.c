@@ -639,6 +639,62 @@ sym_name(const struct scan_obj *o, uint64_t a, size_t *hint)
 	return NULL;
 }
 
+/* Mark the functions whose address is taken, and those exported. */
+static void
+mark_funcs(struct scan_obj *o)
+{
+	for (size_t i = 0; i < o->ntaken; i++) {
+		long fi = scandis_func_at(o, o->taken[i]);
+
+		if (fi >= 0)
+			o->funcs[fi].taken = 1;
+	}
+	for (size_t i = 0; i < o->ndsyms; i++) {
+		long fi;
+
+		if (!o->dsyms[i].func)
+			continue;
+		fi = scandis_func_at(o, o->dsyms[i].addr);
+		if (fi >= 0 && o->funcs[fi].addr == o->dsyms[i].addr)
+			o->funcs[fi].exported = 1;
+	}
+}
+
+/* Name PLT stubs after their import, and calls to them after it too. */
+static void
+plt_names(struct scan_obj *o)
+{
+	for (size_t i = 0; i < o->nfuncs; i++) {
+		struct scan_func *f = &o->funcs[i];
+		const struct scan_sec *sec = scanelf_sec(o, f->addr);
+
+		if (sec != NULL && sec->plt && f->name == NULL &&
+		    f->nedges == 1 && f->edges[0].import != NULL)
+			f->name = f->edges[0].import;
+	}
+	/* a call to a PLT stub is a call to its import, with the caller's
+	 * first argument (syscall(SYS_x, ...) through the PLT) */
+	for (size_t i = 0; i < o->nfuncs; i++) {
+		struct scan_func *f = &o->funcs[i];
+
+		for (size_t k = 0; k < f->nedges; k++) {
+			const struct scan_func *g;
+			const struct scan_sec *sec;
+
+			if (f->edges[k].import != NULL)
+				continue;
+			g = &o->funcs[f->edges[k].local];
+			sec = scanelf_sec(o, g->addr);
+			if (sec != NULL && sec->plt && g->nedges == 1 &&
+			    g->edges[0].import != NULL) {
+				/* the stub of an unnamed .plt entry */
+				f->edges[k].import = g->edges[0].import;
+				f->edges[k].local = UINT32_MAX;
+			}
+		}
+	}
+}
+
 int
 scandis_object(struct scan_obj *o, char **cause)
 {
@@ -721,21 +777,7 @@ scandis_object(struct scan_obj *o, char **cause)
 		f->name = sym_name(o, f->addr, &hint);
 	}
 	o->nfuncs = d.nstarts;
-	for (size_t i = 0; i < o->ntaken; i++) {
-		long fi = scandis_func_at(o, o->taken[i]);
-
-		if (fi >= 0)
-			o->funcs[fi].taken = 1;
-	}
-	for (size_t i = 0; i < o->ndsyms; i++) {
-		long fi;
-
-		if (!o->dsyms[i].func)
-			continue;
-		fi = scandis_func_at(o, o->dsyms[i].addr);
-		if (fi >= 0 && o->funcs[fi].addr == o->dsyms[i].addr)
-			o->funcs[fi].exported = 1;
-	}
+	mark_funcs(o);
 	for (size_t i = 0; i < o->nfuncs; i++) {
 		struct fstate s = { .f = &o->funcs[i], .o = o,
 				    .cap_taken_imports = cap_ti };
@@ -753,35 +795,7 @@ scandis_object(struct scan_obj *o, char **cause)
 		if (rc < 0)
 			goto out;
 	}
-	for (size_t i = 0; i < o->nfuncs; i++) {
-		struct scan_func *f = &o->funcs[i];
-		const struct scan_sec *sec = scanelf_sec(o, f->addr);
-
-		if (sec != NULL && sec->plt && f->name == NULL &&
-		    f->nedges == 1 && f->edges[0].import != NULL)
-			f->name = f->edges[0].import;
-	}
-	/* a call to a PLT stub is a call to its import, with the caller's
-	 * first argument (syscall(SYS_x, ...) through the PLT) */
-	for (size_t i = 0; i < o->nfuncs; i++) {
-		struct scan_func *f = &o->funcs[i];
-
-		for (size_t k = 0; k < f->nedges; k++) {
-			const struct scan_func *g;
-			const struct scan_sec *sec;
-
-			if (f->edges[k].import != NULL)
-				continue;
-			g = &o->funcs[f->edges[k].local];
-			sec = scanelf_sec(o, g->addr);
-			if (sec != NULL && sec->plt && g->nedges == 1 &&
-			    g->edges[0].import != NULL) {
-				/* the stub of an unnamed .plt entry */
-				f->edges[k].import = g->edges[0].import;
-				f->edges[k].local = UINT32_MAX;
-			}
-		}
-	}
+	plt_names(o);
 	rc = 0;
 out:
 	if (rc == -ENOMEM)

@@ -175,15 +175,31 @@ in_range(uint64_t a, uint64_t start, uint64_t size)
 	return size > 0 && a >= start && a - start < size;
 }
 
+/* Append @a to the array *@v of *@n addresses (capacity *@cap). */
+static int
+push_addr(uint64_t **v, size_t *cap, size_t *n, uint64_t a)
+{
+	if (grow(v, cap, *n, sizeof(**v)) < 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = a;
+	return 0;
+}
+
+/* Append *@d to the symbol array *@v of *@n (capacity *@cap). */
+static int
+push_dsym(struct scan_dsym **v, size_t *cap, size_t *n,
+	  const struct scan_dsym *d)
+{
+	if (grow(v, cap, *n, sizeof(**v)) < 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = *d;
+	return 0;
+}
+
 static int
 add_root(struct loadctx *c, uint64_t a)
 {
-	struct scan_obj *o = c->o;
-
-	if (grow(&o->roots, &c->cap_roots, o->nroots, sizeof(*o->roots)) < 0)
-		return -ENOMEM;
-	o->roots[o->nroots++] = a;
-	return 0;
+	return push_addr(&c->o->roots, &c->cap_roots, &c->o->nroots, a);
 }
 
 static int
@@ -283,20 +299,14 @@ read_syms(struct loadctx *c, Elf_Scn *scn, const GElf_Shdr *sh, int dynamic)
 			if (v & 0x8000)
 				ds.is_default = 0;
 		}
-		if (ds.func) {
-			if (grow(&o->fsyms, &c->cap_fsyms, o->nfsyms,
-				 sizeof(*o->fsyms)) < 0)
-				return -ENOMEM;
-			o->fsyms[o->nfsyms++] = ds;
-		}
+		if (ds.func &&
+		    push_dsym(&o->fsyms, &c->cap_fsyms, &o->nfsyms, &ds) < 0)
+			return -ENOMEM;
 		if (dynamic && (bind == STB_GLOBAL || bind == STB_WEAK ||
 				bind == STB_GNU_UNIQUE) &&
-		    (vis == STV_DEFAULT || vis == STV_PROTECTED)) {
-			if (grow(&o->dsyms, &c->cap_dsyms, o->ndsyms,
-				 sizeof(*o->dsyms)) < 0)
-				return -ENOMEM;
-			o->dsyms[o->ndsyms++] = ds;
-		}
+		    (vis == STV_DEFAULT || vis == STV_PROTECTED) &&
+		    push_dsym(&o->dsyms, &c->cap_dsyms, &o->ndsyms, &ds) < 0)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -304,12 +314,7 @@ read_syms(struct loadctx *c, Elf_Scn *scn, const GElf_Shdr *sh, int dynamic)
 static int
 add_taken(struct loadctx *c, uint64_t a)
 {
-	struct scan_obj *o = c->o;
-
-	if (grow(&o->taken, &c->cap_taken, o->ntaken, sizeof(*o->taken)) < 0)
-		return -ENOMEM;
-	o->taken[o->ntaken++] = a;
-	return 0;
+	return push_addr(&c->o->taken, &c->cap_taken, &c->o->ntaken, a);
 }
 
 static int

@@ -685,6 +685,23 @@ mark_sys(struct scan *s, uint32_t u, int32_t nr, void *arg)
 	return 0;
 }
 
+/* Reach from @roots (not through @blocked), and mark in @has the
+ * syscalls of every function reached. */
+static int
+reach_mark(struct scan *s, const uint32_t *roots, size_t n,
+	   const uint8_t *blocked, uint8_t *has)
+{
+	struct mark m = { has };
+	int rc = reach(s, roots, n, blocked, 1);
+
+	if (rc < 0)
+		return rc;
+	for (uint32_t u = 0; u < s->nfuncs; u++)
+		if (s->dist[u] != NONE)
+			each_sys(s, u, mark_sys, &m);
+	return rc;
+}
+
 /* Postmaster (from main, child entries cut off) and children (from the
  * child entries); the server's own indirect calls are not followed here
  * (its address-taken set holds every SQL-callable function). */
@@ -695,7 +712,6 @@ phases(struct scan *s)
 	size_t n = 0, cap = 0, nent = 0;
 	uint8_t *blocked = calloc(s->nnodes, 1);
 	uint8_t pm[4096] = { 0 }, ch[4096] = { 0 };
-	struct mark m;
 	uint32_t mainf = exe_func(s, "main");
 	int rc = -ENOMEM;
 
@@ -717,13 +733,9 @@ phases(struct scan *s)
 	    grow(&roots, &cap, n, sizeof(*roots)) < 0)
 		goto out;
 	roots[n++] = mainf;
-	rc = reach(s, roots, n, blocked, 1);
+	rc = reach_mark(s, roots, n, blocked, pm);
 	if (rc < 0)
 		goto out;
-	m.has = pm;
-	for (uint32_t u = 0; u < s->nfuncs; u++)
-		if (s->dist[u] != NONE)
-			each_sys(s, u, mark_sys, &m);
 	/* children: the child entries, and the modules (loaded by
 	 * backends) with the initialisers of what they bring in */
 	n = 0;
@@ -748,13 +760,9 @@ phases(struct scan *s)
 			roots[n++] = (uint32_t)(s->base[i] + k);
 		}
 	}
-	rc = reach(s, roots, n, NULL, 1);
+	rc = reach_mark(s, roots, n, NULL, ch);
 	if (rc < 0)
 		goto out;
-	m.has = ch;
-	for (uint32_t u = 0; u < s->nfuncs; u++)
-		if (s->dist[u] != NONE)
-			each_sys(s, u, mark_sys, &m);
 	for (size_t i = 0; i < s->ncands; i++) {
 		s->cands[i].postmaster = pm[s->cands[i].nr];
 		s->cands[i].children = ch[s->cands[i].nr];

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* proctree-int.h - the process tree's own types, shared by proctree*.c. */
+/*
+ * proctree.c (roles, titles, seeding), proctree_index.c (the processes
+ * and their (node, pid) index), proctree_event.c (the audit events) and
+ * proctree_agg.c (aggregates and iterators) share struct proctree; no
+ * other file sees it (pgsc-int.h has the API).
+ */
+#ifndef PGSC_PROCTREE_INT_H
+#define PGSC_PROCTREE_INT_H
+
+#define PEND_MAX 4096
+#define SETTLE_SECS 10.0
+/* proctree_prune(): a process outside the servers with no record for
+ * this long (stream time) is taken as gone (docs/robustness.md) */
+#define FORGET_SECS 3600.0
+/* proctree_prune_due(): processes made since the last prune that call
+ * for a commit (and its prune) before the commit interval is up */
+#define PRUNE_GROWTH 8192
+#define CLONE_THREAD_FLAG 0x00010000ULL
+#define MAX_DEPTH 256
+
+struct sysent {
+	uint32_t arch;
+	int32_t nr;
+	uint64_t count;
+	double first, last;
+};
+
+struct pend {
+	uint32_t arch;
+	int32_t nr;
+	double t;
+};
+
+struct proc {
+	int64_t pid;
+	const char *node;           /* interned node= name; NULL: the local
+				     * host */
+	int64_t ppid_hint;          /* first ppid= of its SYSCALL records */
+	int64_t ppid_other;         /* a later, different ppid=, -1: none */
+	char *cluster;              /* cluster_name its postgres children's
+				     * titles taught (learn_cluster()) */
+	int64_t uid;                /* last uid= of its records, -1: none */
+	struct proc *parent;
+	uint64_t birth_serial;
+	double birth_t;
+	double key_birth;           /* its birth in the store once stored */
+	double first_t, last_t, exe_t;
+	char *exe, *comm, *title, *argv;
+	unsigned forked : 1;        /* its fork record was seen */
+	unsigned exited : 1;
+	unsigned provisional : 1;   /* records still kept one by one */
+	unsigned has_pg_child : 1;
+	unsigned role_busy : 1;
+	unsigned in_fifo : 1;       /* still in t->fifo */
+	unsigned clone3 : 1;        /* made by clone3: a thread, or a spawn */
+	unsigned execd : 1;         /* an execve record of it was seen */
+	unsigned foreign : 1;       /* its last uid= is not the server's */
+	uint32_t nkids;             /* processes in memory with ->parent == us */
+	struct sysent *sys;
+	size_t nsys, capsys;
+	struct pend *pend;
+	size_t npend, cappend;
+	uint64_t records;
+	const char *role;           /* interned; set at finish or rollup */
+	const char *fixed;          /* role carried over from an earlier round */
+	unsigned seeded : 1;
+	unsigned stored : 1;        /* written under key_birth (proc_birth()) */
+	unsigned fork_known : 1;    /* seeded from a row whose fork record was
+				     * seen, whether its parent is in memory
+				     * or not */
+	const char *rolled;         /* syscalls already folded under this */
+};
+
+struct event {
+	int has_syscall;
+	const char *node;
+	uint32_t arch;
+	int64_t syscall, pid, ppid, exit, uid;
+	int success, has_exit;
+	uint64_t a0, serial;
+	double t;
+	char *exe, *comm, *title, *argv;
+};
+
+struct proctree {
+	struct proctree_hints hints;
+
+	struct proc **all;
+	size_t nall, capall;
+
+	/* (node, pid) -> current process, open addressing (linear
+	 * probing); node is an interned pointer */
+	struct { int64_t pid; const char *node; struct proc *p; } *map;
+	size_t mapcap, mapn;
+
+	/* provisional processes in creation order, for settling */
+	struct proc **fifo;
+	size_t fifo_head, fifo_n, fifo_cap;
+
+	double now;                 /* latest record time seen */
+
+	struct event ev;
+
+	struct strset roles;        /* interned role names */
+	struct strset exes;         /* interned example_exe of aggregates */
+	struct strset nodes;        /* interned node= names */
+
+	struct role_agg *aggs;          /* open addressing */
+	size_t aggcap, aggn;
+
+	size_t nall_pruned;         /* processes in memory after the last prune */
+
+	/* the last exit_group applied without a title (late_title()) */
+	struct proc *exit_p;
+	uint64_t exit_serial;
+	const char *exit_node;
+
+	int oom;
+	int finished;
+};
+
+/* proctree_index.c */
+const char *intern(struct proctree *t, const char *s);
+void set_str(struct proctree *t, char **dst, const char *s);
+uint64_t pid_hash(int64_t pid);
+struct proc *map_get(struct proctree *t, const char *node, int64_t pid);
+const char *node_intern(struct proctree *t, const char *name);
+struct proc *proc_new(struct proctree *t, const char *node, int64_t pid,
+		      double when);
+void fifo_push(struct proctree *t, struct proc *p);
+void sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
+	     uint64_t count, double first, double last);
+void settle(struct proctree *t, struct proc *p);
+void settle_old(struct proctree *t);
+struct proc *current(struct proctree *t, const char *node, int64_t pid,
+		     double when);
+void note_uid(const struct proctree *t, struct proc *p, int64_t uid);
+void note_ppid(struct proc *p, int64_t ppid);
+void note_exe(struct proctree *t, struct proc *p, const char *exe,
+	      const char *comm, double when);
+int maybe_thread(const struct proc *p);
+
+/* proctree_event.c */
+void ev_clear(struct event *e);
+
+/* proctree.c */
+int is_pg(const struct proc *p);
+const char *role_of(struct proctree *t, struct proc *p, int memo, int depth);
+void try_rollup(struct proctree *t, struct proc *p);
+void title_set(struct proctree *t, struct proc *p, const char *title);
+double proc_birth(const struct proc *p);
+
+/* proctree_agg.c */
+void fold(struct proctree *t, struct proc *p, const char *role);
+
+#endif

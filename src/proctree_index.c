@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* proctree_index.c - the process tree: its processes, their index, lifetime. */
+/*
+ * A process is kept under its node and pid in an open-addressing index
+ * that always holds the live process of a pid; its syscalls are counted
+ * per (arch, nr), or kept one by one while it is provisional (a child
+ * whose fork record has not come yet, proctree_event.c).  Processes long
+ * gone are folded into the aggregates and forgotten (proctree_prune()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgsc-int.h"
+#include "proctree-int.h"
+
+const char *
+intern(struct proctree *t, const char *s)
+{
+	const char *r = strset_intern(&t->roles, s);
+
+	if (r == NULL) {
+		t->oom = 1;
+		return PGSC_ROLE_UNATTRIBUTED;
+	}
+	return r;
+}
+
+void
+set_str(struct proctree *t, char **dst, const char *s)
+{
+	char *n;
+
+	if (s == NULL || *s == '\0')
+		return;
+	if (*dst != NULL && strcmp(*dst, s) == 0)
+		return;
+	n = strdup(s);
+	if (n == NULL) {
+		t->oom = 1;
+		return;
+	}
+	free(*dst);
+	*dst = n;
+}
+
+uint64_t
+pid_hash(int64_t pid)
+{
+	uint64_t k = (uint64_t)pid;
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+/*
+ * Processes are keyed by node and pid: records with another node= come
+ * from another host (a remote auditd's, forwarded), whose pids say
+ * nothing about ours, so a record is never counted to a process of
+ * another node (docs/security.md).  Records without node= are the local
+ * host's (node NULL).  The store keeps the node of each process
+ * (schemas/005_process_node.sql), so a restart seeds it under it.
+ */
+
+static uint64_t
+key_hash(const char *node, int64_t pid)
+{
+	return pid_hash(pid ^ (int64_t)((uint64_t)(uintptr_t)node *
+					0x9e3779b97f4a7c15ULL));
+}
+
+struct proc *
+map_get(struct proctree *t, const char *node, int64_t pid)
+{
+	size_t j;
+
+	if (t->mapcap == 0)
+		return NULL;
+	j = key_hash(node, pid) & (t->mapcap - 1);
+	while (t->map[j].p != NULL) {
+		if (t->map[j].pid == pid && t->map[j].node == node)
+			return t->map[j].p;
+		j = (j + 1) & (t->mapcap - 1);
+	}
+	return NULL;
+}
+
+static int
+map_put(struct proctree *t, struct proc *p)
+{
+	size_t j;
+
+	if ((t->mapn + 1) * 2 > t->mapcap) {
+		size_t ncap = t->mapcap ? t->mapcap * 2 : 1024;
+		__typeof__(t->map) nm = calloc(ncap, sizeof(*nm));
+
+		if (nm == NULL)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->mapcap; i++) {
+			if (t->map[i].p == NULL)
+				continue;
+			j = key_hash(t->map[i].node, t->map[i].pid) &
+			    (ncap - 1);
+			while (nm[j].p != NULL)
+				j = (j + 1) & (ncap - 1);
+			nm[j] = t->map[i];
+		}
+		free(t->map);
+		t->map = nm;
+		t->mapcap = ncap;
+	}
+	j = key_hash(p->node, p->pid) & (t->mapcap - 1);
+	while (t->map[j].p != NULL) {
+		if (t->map[j].pid == p->pid && t->map[j].node == p->node) {
+			t->map[j].p = p;
+			return 0;
+		}
+		j = (j + 1) & (t->mapcap - 1);
+	}
+	t->map[j].pid = p->pid;
+	t->map[j].node = p->node;
+	t->map[j].p = p;
+	t->mapn++;
+	return 0;
+}
+
+/* Remove the entry of (@node, @pid), shifting later entries of its
+ * cluster back. */
+static void
+map_del(struct proctree *t, const char *node, int64_t pid)
+{
+	size_t mask = t->mapcap - 1, i, j;
+
+	if (t->mapcap == 0)
+		return;
+	i = key_hash(node, pid) & mask;
+	while (t->map[i].p != NULL &&
+	       (t->map[i].pid != pid || t->map[i].node != node))
+		i = (i + 1) & mask;
+	if (t->map[i].p == NULL)
+		return;
+	for (j = (i + 1) & mask; t->map[j].p != NULL; j = (j + 1) & mask) {
+		size_t home = key_hash(t->map[j].node, t->map[j].pid) & mask;
+		/* may the entry at j move to i?  Not if its home is
+		 * cyclically in (i, j]. */
+		int stays = i <= j ? (i < home && home <= j)
+				   : (i < home || home <= j);
+
+		if (!stays) {
+			t->map[i] = t->map[j];
+			i = j;
+		}
+	}
+	t->map[i].p = NULL;
+	t->map[i].pid = 0;
+	t->map[i].node = NULL;
+	t->mapn--;
+}
+
+/* The interned node @name, NULL for the local host (NULL or ""). */
+const char *
+node_intern(struct proctree *t, const char *name)
+{
+	const char *n;
+
+	if (name == NULL || *name == '\0')
+		return NULL;
+	n = strset_intern(&t->nodes, name);
+	if (n == NULL)
+		t->oom = 1;
+	return n;
+}
+
+struct proc *
+proc_new(struct proctree *t, const char *node, int64_t pid, double when)
+{
+	struct proc *p;
+
+	if (t->nall == t->capall) {
+		size_t ncap = t->capall ? t->capall * 2 : 256;
+		struct proc **na = realloc(t->all, ncap * sizeof(*na));
+
+		if (na == NULL)
+			goto oom;
+		t->all = na;
+		t->capall = ncap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		goto oom;
+	p->pid = pid;
+	p->node = node;
+	p->ppid_hint = -1;
+	p->ppid_other = -1;
+	p->uid = -1;
+	p->first_t = p->last_t = when;
+	if (map_put(t, p) < 0) {
+		free(p);
+		goto oom;
+	}
+	t->all[t->nall++] = p;
+	return p;
+oom:
+	t->oom = 1;
+	return NULL;
+}
+
+void
+fifo_push(struct proctree *t, struct proc *p)
+{
+	if (t->fifo_head + t->fifo_n == t->fifo_cap) {
+		if (t->fifo_head > 0) {
+			memmove(t->fifo, t->fifo + t->fifo_head,
+				t->fifo_n * sizeof(*t->fifo));
+			t->fifo_head = 0;
+		}
+		if (t->fifo_n == t->fifo_cap) {
+			size_t ncap = t->fifo_cap ? t->fifo_cap * 2 : 256;
+			struct proc **nf = realloc(t->fifo, ncap * sizeof(*nf));
+
+			if (nf == NULL) {
+				t->oom = 1;
+				return;
+			}
+			t->fifo = nf;
+			t->fifo_cap = ncap;
+		}
+	}
+	t->fifo[t->fifo_head + t->fifo_n++] = p;
+	p->in_fifo = 1;
+}
+
+void
+sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
+	uint64_t count, double first, double last)
+{
+	size_t lo = 0, hi = p->nsys;
+
+	/* sorted by (arch, nr): binary search, a process has ~100 entries */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		struct sysent *e = &p->sys[mid];
+
+		if (e->arch == arch && e->nr == nr) {
+			e->count += count;
+			if (first < e->first)
+				e->first = first;
+			if (last > e->last)
+				e->last = last;
+			return;
+		}
+		if (e->arch < arch || (e->arch == arch && e->nr < nr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (p->nsys == p->capsys) {
+		size_t ncap = p->capsys ? p->capsys * 2 : 4;
+		struct sysent *ns = realloc(p->sys, ncap * sizeof(*ns));
+
+		if (ns == NULL) {
+			t->oom = 1;
+			return;
+		}
+		p->sys = ns;
+		p->capsys = ncap;
+	}
+	memmove(p->sys + lo + 1, p->sys + lo, (p->nsys - lo) * sizeof(*p->sys));
+	p->sys[lo] = (struct sysent){ arch, nr, count, first, last };
+	p->nsys++;
+}
+
+/* Fold a provisional process's kept records into its counts. */
+void
+settle(struct proctree *t, struct proc *p)
+{
+	for (size_t i = 0; i < p->npend; i++)
+		sys_add(t, p, p->pend[i].arch, p->pend[i].nr, 1, p->pend[i].t,
+			p->pend[i].t);
+	free(p->pend);
+	p->pend = NULL;
+	p->npend = p->cappend = 0;
+	p->provisional = 0;
+}
+
+void
+settle_old(struct proctree *t)
+{
+	while (t->fifo_n > 0) {
+		struct proc *p = t->fifo[t->fifo_head];
+
+		if (p->provisional && p->first_t + SETTLE_SECS > t->now)
+			break;
+		if (p->provisional)
+			settle(t, p);
+		p->in_fifo = 0;
+		t->fifo_head++;
+		t->fifo_n--;
+	}
+}
+
+/* The live process for @pid, or a new provisional one. */
+struct proc *
+current(struct proctree *t, const char *node, int64_t pid, double when)
+{
+	struct proc *p = map_get(t, node, pid);
+
+	if (p != NULL && !p->exited)
+		return p;
+	p = proc_new(t, node, pid, when);
+	if (p == NULL)
+		return NULL;
+	p->provisional = 1;
+	fifo_push(t, p);
+	return p;
+}
+
+/* --server-user: a postgres binary run by another uid is not a server's
+ * (docs/security.md); the last uid a record gave counts. */
+void
+note_uid(const struct proctree *t, struct proc *p, int64_t uid)
+{
+	if (uid < 0)
+		return;
+	p->uid = uid;
+	if (t->hints.has_server_uid)
+		p->foreign = (uint64_t)uid != t->hints.server_uid;
+}
+
+/* A ppid= of one of its SYSCALL records: the first one, and a later one
+ * that differs (a reparenting, or a forgery), are kept: a title places a
+ * process only when every parent observed is that server's postmaster
+ * (title_parent_ok()). */
+void
+note_ppid(struct proc *p, int64_t ppid)
+{
+	if (ppid < 0)
+		return;
+	if (p->ppid_hint < 0)
+		p->ppid_hint = ppid;
+	else if (ppid != p->ppid_hint)
+		p->ppid_other = ppid;
+}
+
+void
+note_exe(struct proctree *t, struct proc *p, const char *exe,
+	 const char *comm, double when)
+{
+	if (exe != NULL && *exe != '\0' && (p->exe == NULL || when >= p->exe_t)) {
+		set_str(t, &p->exe, exe);
+		p->exe_t = when;
+	}
+	if (comm != NULL && *comm != '\0' && (p->comm == NULL || when >= p->exe_t))
+		set_str(t, &p->comm, comm);
+}
+
+/* ---------------------------------------------------------------- */
+/* Lifetime: new, free, prune                                         */
+
+int
+proctree_new(const struct proctree_hints *hints, struct proctree **out)
+{
+	struct proctree *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return -ENOMEM;
+	if (hints != NULL)
+		t->hints = *hints;
+	*out = t;
+	return 0;
+}
+
+static void
+proc_free(struct proc *p)
+{
+	void *owned[] = { p->exe, p->comm, p->title, p->argv, p->cluster,
+			  p->sys, p->pend, p };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
+}
+
+void
+proctree_free(struct proctree *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->nall; i++)
+		proc_free(t->all[i]);
+	free(t->all);
+	free(t->map);
+	free(t->fifo);
+	free(t->aggs);
+	ev_clear(&t->ev);
+	strset_free(&t->roles);
+	strset_free(&t->exes);
+	strset_free(&t->nodes);
+	free(t);
+}
+
+/*
+ * An entry that is most likely a thread: clone3 hides its flags, and
+ * glibc makes threads with it (and posix_spawn children, which exec at
+ * once).  A thread's id is never a record's pid= (that is the tgid) and a
+ * thread has no exit_group of its own, so such an entry would stay empty
+ * and open for ever.  It is not stored (proctree_each_proc()) and is
+ * forgotten after @keep (proctree_prune()); a clone3 child that is a
+ * process and makes records later starts afresh, as after a prune.
+ */
+int
+maybe_thread(const struct proc *p)
+{
+	return p->clone3 && !p->execd && !p->exited && p->records == 0 &&
+	       p->nkids == 0 && !p->provisional && p->npend == 0 &&
+	       p->nsys == 0 && p->title == NULL && !p->has_pg_child &&
+	       !p->seeded;
+}
+
+/*
+ * A process that is not seen to exit but has made no record for
+ * FORGET_SECS of stream time, outside the servers (not a postgres
+ * program, no role in a server, no child in memory), is taken as gone:
+ * processes killed by a signal make no exit_group record, and those that
+ * ran before collection started may exit unseen, so without this every
+ * such pid ever seen would stay in memory (2M distinct pids took 1.68 GB,
+ * issue 10).  It is marked exited, so that the next commit stores it so
+ * (a restart must not seed it as live: it would take the pid), and goes
+ * at the prune after that.  A later record of its pid starts a new
+ * process, as after an exit.  Postgres processes are never forgotten:
+ * their roles are read through them; an entry of one that died unseen
+ * goes when the kernel gives its pid to a new process (do_fork()).
+ */
+static int
+forgettable(struct proctree *t, struct proc *p)
+{
+	return !p->exited && !p->provisional && !p->in_fifo &&
+	       p->nkids == 0 && p->npend == 0 && !p->role_busy &&
+	       !is_pg(p) && !p->has_pg_child &&
+	       p->last_t + FORGET_SECS < t->now &&
+	       !pgsc_role_in_server(role_of(t, p, 0, 0));
+}
+
+/*
+ * Forget processes that exited more than @keep seconds of stream time ago,
+ * after folding their counts into the aggregates under the role they have
+ * now.  A live collector calls this right after a commit, which wrote each
+ * of them to the processes table as exited with that same role, so memory
+ * stays bounded by the live processes and a window of recent exits, not by
+ * every process of a day of churn.
+ *
+ * Kept whatever their age: processes still provisional or waiting to be
+ * settled (child-before-parent records), and parents of processes still in
+ * memory (their roles are read through ->parent).  @keep should be well
+ * above SETTLE_SECS: a late fork record must still find its parent.
+ * A pruned pid starts afresh at its next record, as after an exit.
+ * Entries taken for threads (maybe_thread()) go after @keep too, and
+ * processes taken as gone (forgettable()) at the prune after the one that
+ * marked them.  Returns how many processes were forgotten.
+ */
+size_t
+proctree_prune(struct proctree *t, double keep)
+{
+	size_t k = 0, n = 0;
+
+	if (t->finished)
+		return 0;
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
+
+		if (forgettable(t, p)) {
+			p->exited = 1;
+			t->all[k++] = p;
+			continue;
+		}
+		if ((!p->exited && !maybe_thread(p)) || p->provisional ||
+		    p->in_fifo || p->nkids > 0 || p->npend > 0 ||
+		    p->role_busy || p->last_t + keep >= t->now) {
+			t->all[k++] = p;
+			continue;
+		}
+		if (p->nsys > 0)
+			fold(t, p, role_of(t, p, 0, 0));
+		if (p->parent != NULL)
+			p->parent->nkids--;
+		if (map_get(t, p->node, p->pid) == p)
+			map_del(t, p->node, p->pid);
+		if (t->exit_p == p)
+			t->exit_p = NULL;
+		proc_free(p);
+		n++;
+	}
+	t->nall = k;
+	t->nall_pruned = k;
+	return n;
+}
+
+/*
+ * Is a commit (and the prune after it) due for memory's sake?  A live
+ * collector far behind (a file: source catching up, a burst) reads a lot
+ * of stream time per commit interval, and prunes only after a commit,
+ * since whatever it forgets must be stored first: 200,000 distinct pids
+ * were all in memory at once before the first commit of a catching-up
+ * collector.  So it commits as soon as PRUNE_GROWTH processes were made
+ * since the last prune: memory is bounded by what the stream holds
+ * (tests/bench/bench-pids.sh), not by how fast it is read.
+ */
+int
+proctree_prune_due(const struct proctree *t)
+{
+	return t->nall >= t->nall_pruned + PRUNE_GROWTH;
+}
+
+/* Processes in memory (for tests and diagnostics). */
+size_t
+proctree_nprocs(const struct proctree *t)
+{
+	return t->nall;
+}

@@ -171,6 +171,9 @@ struct feed_ops {
 	/* Every line with a valid header, for serial gap accounting
 	 * (optional). */
 	void (*serial)(void *arg, uint64_t serial, int type_num);
+	/* Every whole line with a valid header, however it was split into
+	 * reads (optional; the live drain marker). */
+	void (*line)(void *arg, const char *line, size_t len);
 };
 int feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
 	     struct feed **out, char **cause);

@@ -13,35 +13,6 @@
  * SETTLE_SECS. */
 #define PRUNE_KEEP_SECS 60.0
 
-struct commit_ctx {
-	struct store_batch *b;
-	char **cause;
-};
-
-static int
-commit_agg(void *arg, const struct role_agg *a)
-{
-	struct commit_ctx *c = arg;
-
-	return store_batch_agg(c->b, a, c->cause);
-}
-
-static int
-commit_proc(void *arg, const struct proc_info *p)
-{
-	struct commit_ctx *c = arg;
-
-	return store_batch_proc(c->b, p, c->cause);
-}
-
-static int
-commit_open(void *arg, const struct proc_count *p)
-{
-	struct commit_ctx *c = arg;
-
-	return store_batch_open(c->b, p, c->cause);
-}
-
 /* Take the kernel's latest figures, as far as the request thread has
  * them: a commit never waits for the kernel. */
 static void
@@ -61,8 +32,9 @@ int
 live_commit(struct live *lv, int finished)
 {
 	struct store_batch *b = NULL;
-	struct commit_ctx c;
+	struct round_batch w;
 	char **cause = lv->cause;
+	uint64_t rej = 0;
 	int rc;
 
 	update_figures(lv);
@@ -70,6 +42,7 @@ live_commit(struct live *lv, int finished)
 	lv->r.records = lv->base_records + lv->run_records;
 	lv->r.lines = lv->base_lines + (feed_lines(lv->feed) - lv->run_lines0);
 	lv->r.serial_gaps = serials_total(&lv->ser);
+	round_tally_reset(&lv->r);
 	rc = store_begin(lv->st, cause);
 	if (rc < 0)
 		return rc;
@@ -80,30 +53,23 @@ live_commit(struct live *lv, int finished)
 		rc = store_batch_new(lv->st, lv->round, &b, cause);
 	if (rc < 0)
 		goto out;
-	c.b = b;
-	c.cause = cause;
+	w.b = b;
+	w.r = &lv->r;
+	w.cause = cause;
 	for (size_t i = 0; rc == 0 && i < lv->nbase; i++)
-		rc = store_batch_agg(b, &lv->base[i], cause);
+		rc = round_agg(&w, &lv->base[i]);
 	if (rc == 0)
-		rc = proctree_snapshot(lv->tree, commit_agg, &c);
+		rc = proctree_snapshot(lv->tree, round_agg, &w);
 	/* a finished round is never continued: no open counts */
 	if (rc == 0 && !finished)
-		rc = proctree_each_open(lv->tree, commit_open, &c);
+		rc = proctree_each_open(lv->tree, round_open, &w);
 	if (rc == 0)
-		rc = proctree_each_proc(lv->tree, commit_proc, &c);
-	for (int i = 1; rc == 0 && i < PGSC_REJ__COUNT; i++) {
-		if (lv->rejects[i] == 0)
-			continue;
-		rc = store_batch_reject(b, pgsc_reject_name(i), lv->rejects[i],
-					cause);
-	}
+		rc = proctree_each_proc(lv->tree, round_proc, &w);
+	if (rc == 0)
+		rc = round_rejects(&w, lv->rejects, &rej);
 	if (rc == 0 && lv->src->position != NULL)
 		rc = lv->src->position(lv);
 	if (rc == 0) {
-		uint64_t rej = 0;
-
-		for (int i = 1; i < PGSC_REJ__COUNT; i++)
-			rej += lv->rejects[i];
 		lv->r.rejected = lv->base_rejected + rej;
 		rc = store_round_live_update(lv->st, lv->round, &lv->r, finished,
 					     cause);

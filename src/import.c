@@ -368,6 +368,19 @@ count_proc(void *arg, const struct proc_info *p)
 	return 0;
 }
 
+/* @f is not an audit log, or unreadable: reported, and the others are
+ * imported (exit status 1).  Frees @why. */
+static int
+infile_refuse(struct importer *im, struct infile *f, char *why,
+	      struct pgsc_import_stats *stats)
+{
+	fprintf(im->diag, "pgsc: %s; not imported\n", why ? why : f->path);
+	free(why);
+	f->skip = 1;
+	stats->refused_files++;
+	return 0;
+}
+
 /*
  * Open files[@i] and find where to start reading it: 1 to read it, 0 when
  * it is skipped (said on the diagnostics, counted in @stats), or < 0.
@@ -394,16 +407,8 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 		free(why);
 		return rc;
 	}
-	if (rc < 0) {
-		/* not an audit log, unreadable: reported, and the
-		 * others are imported (exit status 1) */
-		fprintf(im->diag, "pgsc: %s; not imported\n",
-			why ? why : files[i].path);
-		free(why);
-		files[i].skip = 1;
-		stats->refused_files++;
-		return 0;
-	}
+	if (rc < 0)
+		return infile_refuse(im, &files[i], why, stats);
 	if (files[i].skip)
 		return 0;
 	/* the same file given twice under two names */
@@ -429,14 +434,8 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 			free(why);
 			return rc;
 		}
-		if (rc < 0) {
-			fprintf(im->diag, "pgsc: %s; not imported\n",
-				why ? why : files[i].path);
-			free(why);
-			files[i].skip = 1;
-			stats->refused_files++;
-			return 0;
-		}
+		if (rc < 0)
+			return infile_refuse(im, &files[i], why, stats);
 		if (rc == LOGSRC_DIFFERS) {
 			fprintf(im->diag, "pgsc: %s: starts like an "
 				"imported file but its content differs; "

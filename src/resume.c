@@ -10,21 +10,34 @@
 #include "pgsc-int.h"
 #include "live.h"
 
+/* Room in @*v (elements of @size) for @n + 1. */
+static int
+grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	void **pv = v;
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 256;
+	nv = realloc(*pv, nc * size);
+	if (nv == NULL)
+		return -ENOMEM;
+	*pv = nv;
+	*cap = nc;
+	return 0;
+}
+
 static int
 base_add(void *arg, const struct role_agg *a)
 {
 	struct live *lv = arg;
 	struct role_agg *n;
 
-	if (lv->nbase == lv->capbase) {
-		size_t cap = lv->capbase ? lv->capbase * 2 : 256;
-
-		n = realloc(lv->base, cap * sizeof(*n));
-		if (n == NULL)
-			return -ENOMEM;
-		lv->base = n;
-		lv->capbase = cap;
-	}
+	if (grow((void *)&lv->base, &lv->capbase, lv->nbase,
+		 sizeof(*n)) < 0)
+		return -ENOMEM;
 	n = &lv->base[lv->nbase];
 	*n = *a;
 	n->role = strset_intern(&lv->base_roles, a->role);
@@ -41,15 +54,9 @@ open_add(void *arg, const struct proc_count *c)
 	struct live *lv = arg;
 	struct proc_count *n;
 
-	if (lv->nopen == lv->capopen) {
-		size_t cap = lv->capopen ? lv->capopen * 2 : 256;
-
-		n = realloc(lv->open, cap * sizeof(*n));
-		if (n == NULL)
-			return -ENOMEM;
-		lv->open = n;
-		lv->capopen = cap;
-	}
+	if (grow((void *)&lv->open, &lv->capopen, lv->nopen,
+		 sizeof(*n)) < 0)
+		return -ENOMEM;
 	n = &lv->open[lv->nopen];
 	*n = *c;
 	n->role = strset_intern(&lv->base_roles, c->role);

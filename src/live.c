@@ -439,8 +439,9 @@ live_signals(struct run *ru)
 				child_reaped(ru, status);
 		} else if (si.ssi_signo == SIGHUP) {
 			if (!ru->lv.o->quiet)
-				fprintf(ru->lv.diag, "pgsc: SIGHUP: committing; "
-					"nothing else to reload\n");
+				fprintf(ru->lv.diag, "pgsc: SIGHUP: "
+					"committing; nothing else to "
+					"reload\n");
 			ru->next_commit = 0;
 		} else if (ru->child > 0 && !ru->child_done) {
 			/* wrap mode: the command decides */

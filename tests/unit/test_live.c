@@ -51,9 +51,9 @@ feed_split(struct drain_marker *m, const char *text, size_t cut)
 	int n;
 
 	n = snprintf(line, sizeof(line), "type=USER msg=audit(1796252190.770:"
-		     "77): pid=4242 uid=0 auid=0 ses=1 msg='%s exe=\"/usr/bin/"
-		     "pgsc-collect\" hostname=? addr=? terminal=? res=success'\n",
-		     text);
+		     "77): pid=4242 uid=0 auid=0 ses=1 msg='%s exe=\"/usr/"
+		     "bin/pgsc-collect\" hostname=? addr=? terminal=? "
+		     "res=success'\n", text);
 	assert_true(n > 0 && (size_t)n < sizeof(line));
 	at = (size_t)(strstr(line, text) - line) + cut;
 	assert_int_equal(feed_new(&ops, m, 0, &f, &cause), 0);

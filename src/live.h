@@ -124,7 +124,6 @@ struct live {
 				      * marker would end the drain early */
 	int eof;                     /* the plugin's stdin ended */
 	int more;                    /* the tail stopped reading for a commit */
-	int got;                     /* the last read() fed something */
 	int plugin_short, plugin_wait;
 	char *buf;
 	char **cause;

@@ -18,11 +18,9 @@
 static int
 netlink_read(struct live *lv, short revents, double deadline)
 {
-	int *got = &lv->got;
 	long n;
 
 	(void)revents, (void)deadline;
-	*got = 0;
 	for (;;) {
 		int rc;
 
@@ -40,7 +38,6 @@ netlink_read(struct live *lv, short revents, double deadline)
 		rc = feed_bytes(lv->feed, lv->buf, (size_t)n);
 		if (rc < 0)
 			return rc;
-		*got = 1;
 	}
 	return n < 0 ? (int)n : 0;
 }

@@ -214,17 +214,17 @@ static int
 tail_read(struct live *lv, short revents, double deadline)
 {
 	struct tail *t = &lv->tail;
-	int *got = &lv->got, *more = &lv->more;
+	int got = 0, *more = &lv->more;
 
 	(void)revents;
-	*got = *more = 0;
+	*more = 0;
 	for (;;) {
 		ssize_t n;
 		struct stat sb;
 		int rc;
 
-		if (*got && (util_now() >= deadline ||
-			     proctree_prune_due(lv->tree))) {
+		if (got && (util_now() >= deadline ||
+			    proctree_prune_due(lv->tree))) {
 			*more = 1;
 			return 0;
 		}
@@ -236,7 +236,7 @@ tail_read(struct live *lv, short revents, double deadline)
 		}
 		if (n > 0) {
 			t->read_off += (uint64_t)n;
-			*got = 1;
+			got = 1;
 			rc = feed_bytes(lv->feed, lv->buf, (size_t)n);
 			if (rc < 0)
 				return rc;

@@ -91,6 +91,21 @@ tail_queue(struct tail *t, const char *name)
 	return 0;
 }
 
+/* Queue the rotated files @from down to @to (0: the live name). */
+static int
+tail_queue_rotated(struct tail *t, int from, int to)
+{
+	for (int k = from; k >= to; k--) {
+		char *name = rotated_name(t->path, k);
+		int rc = tail_queue(t, name);
+
+		free(name);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int
 tail_next(struct tail *t)
 {
@@ -105,7 +120,7 @@ tail_next(struct tail *t)
 
 /* Open the file to follow: where the last run stopped, or the end. */
 static int
-tail_start_(struct live *lv)
+tail_locate(struct live *lv)
 {
 	struct tail *t = &lv->tail;
 	struct store_source src = { 0 };
@@ -151,27 +166,17 @@ tail_start_(struct live *lv)
 			if (!lv->o->quiet)
 				fprintf(lv->diag, "pgsc: warning: %s\n", detail);
 			/* read every file still there, oldest first */
-			for (k = MAX_ROTATED; k >= 0; k--) {
-				char *name = rotated_name(t->path, k);
-
-				rc = tail_queue(t, name);
-				free(name);
-				if (rc < 0)
-					return rc;
-			}
+			rc = tail_queue_rotated(t, MAX_ROTATED, 0);
+			if (rc < 0)
+				return rc;
 			if (t->nqueue == 0)
 				return tail_switch(t, t->path, 0);
 			return tail_next(t);
 		}
 		/* newer rotated files, then the live one, all opened now */
-		for (k = found - 1; k >= 0; k--) {
-			char *name = rotated_name(t->path, k);
-
-			rc = tail_queue(t, name);
-			free(name);
-			if (rc < 0)
-				return rc;
-		}
+		rc = tail_queue_rotated(t, found - 1, 0);
+		if (rc < 0)
+			return rc;
 		{
 			char *name = rotated_name(t->path, found);
 
@@ -273,14 +278,9 @@ tail_read(struct live *lv, short revents, double deadline)
 			}
 			free(name);
 			if ((uint64_t)rb.st_ino == t->inode) {
-				for (int j = k - 1; j >= 1; j--) {
-					char *nm = rotated_name(t->path, j);
-
-					rc = tail_queue(t, nm);
-					free(nm);
-					if (rc < 0)
-						return rc;
-				}
+				rc = tail_queue_rotated(t, k - 1, 1);
+				if (rc < 0)
+					return rc;
 				break;
 			}
 		}
@@ -310,7 +310,7 @@ tail_open(struct live *lv, const char *spec)
 static int
 tail_start(struct live *lv)
 {
-	int rc = tail_start_(lv);
+	int rc = tail_locate(lv);
 
 	if (rc < 0 && lv->cause && *lv->cause == NULL)
 		util_cause(lv->cause, "%s: %s", lv->tail.path, strerror(-rc));

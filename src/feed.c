@@ -290,6 +290,8 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, -t, line, len);
 		return;
 	}
+	if (f->ops->line)
+		f->ops->line(f->arg, line, len);
 	/* auditd numbers its own DAEMON_* records with a separate counter */
 	if (f->ops->serial && !(tlen > 7 && memcmp(tname, "DAEMON_", 7) == 0))
 		f->ops->serial(f->arg, serial, type_num);

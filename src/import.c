@@ -262,43 +262,13 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	return 0;
 }
 
-struct write_ctx {
-	struct store_batch *b;
-	char **cause;
-	struct store_round *r;
-};
-
-static int
-write_agg(void *arg, const struct role_agg *a)
-{
-	struct write_ctx *w = arg;
-
-	if (strcmp(a->role, PGSC_ROLE_UNRELATED) == 0)
-		w->r->unrelated += a->count;
-	else if (strcmp(a->role, PGSC_ROLE_STANDALONE) == 0)
-		w->r->standalone += a->count;
-	else if (strcmp(a->role, PGSC_ROLE_UNATTRIBUTED) == 0)
-		w->r->unattributed += a->count;
-	else
-		w->r->attributed += a->count;
-	return store_batch_agg(w->b, a, w->cause);
-}
-
-static int
-write_proc(void *arg, const struct proc_info *p)
-{
-	struct write_ctx *w = arg;
-
-	return store_batch_proc(w->b, p, w->cause);
-}
-
 static int
 write_round(pgsc_store *st, struct importer *im, struct infile *files,
 	    size_t n, struct pgsc_import_stats *stats, char **cause)
 {
 	struct store_batch *b = NULL;
 	struct store_round r = { 0 };
-	struct write_ctx w;
+	struct round_batch w;
 	int64_t round = 0;
 	int rc;
 
@@ -315,16 +285,11 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 	w.b = b;
 	w.cause = cause;
 	w.r = &r;
-	rc = proctree_each_agg(im->tree, write_agg, &w);
+	rc = proctree_each_agg(im->tree, round_agg, &w);
 	if (rc == 0)
-		rc = proctree_each_proc(im->tree, write_proc, &w);
-	for (int i = 1; rc == 0 && i < PGSC_REJ__COUNT; i++) {
-		if (im->rejects[i] == 0)
-			continue;
-		r.rejected += im->rejects[i];
-		rc = store_batch_reject(b, pgsc_reject_name(i), im->rejects[i],
-					cause);
-	}
+		rc = proctree_each_proc(im->tree, round_proc, &w);
+	if (rc == 0)
+		rc = round_rejects(&w, im->rejects, &r.rejected);
 	for (size_t i = 0; rc == 0 && i < im->nsamples; i++) {
 		struct sample *s = &im->samples[i];
 
@@ -403,6 +368,97 @@ count_proc(void *arg, const struct proc_info *p)
 	return 0;
 }
 
+/* @f is not an audit log, or unreadable: reported, and the others are
+ * imported (exit status 1).  Frees @why. */
+static int
+infile_refuse(struct importer *im, struct infile *f, char *why,
+	      struct pgsc_import_stats *stats)
+{
+	fprintf(im->diag, "pgsc: %s; not imported\n", why ? why : f->path);
+	free(why);
+	f->skip = 1;
+	stats->refused_files++;
+	return 0;
+}
+
+/*
+ * Open files[@i] and find where to start reading it: 1 to read it, 0 when
+ * it is skipped (said on the diagnostics, counted in @stats), or < 0.
+ */
+static int
+infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
+	       size_t i, char *path, size_t *stdin_seen,
+	       struct pgsc_import_stats *stats, char **cause)
+{
+	struct store_source src;
+	char *why = NULL;
+	int rc;
+
+	files[i].path = path;
+	files[i].order = i;
+	if (strcmp(path, "-") == 0 && (*stdin_seen)++) {
+		fprintf(im->diag, "pgsc: \"-\" (standard input) given "
+			"twice; read once\n");
+		files[i].skip = 1;
+		return 0;
+	}
+	rc = infile_open(&files[i], &why);
+	if (rc == -ENOMEM) {
+		free(why);
+		return rc;
+	}
+	if (rc < 0)
+		return infile_refuse(im, &files[i], why, stats);
+	if (files[i].skip)
+		return 0;
+	/* the same file given twice under two names */
+	for (size_t j = 0; j < i; j++) {
+		if (!files[j].skip && strcmp(files[j].fingerprint,
+					     files[i].fingerprint) == 0) {
+			files[i].skip = 1;
+			stats->skipped_files++;
+			break;
+		}
+	}
+	if (files[i].skip) {
+		logsrc_suspend(files[i].ls);
+		return 0;
+	}
+	rc = store_source_get(st, files[i].fingerprint, &src, cause);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		rc = logsrc_resume(files[i].ls, src.offset,
+				   src.prefix_hash, &why);
+		if (rc == -ENOMEM) {
+			free(why);
+			return rc;
+		}
+		if (rc < 0)
+			return infile_refuse(im, &files[i], why, stats);
+		if (rc == LOGSRC_DIFFERS) {
+			fprintf(im->diag, "pgsc: %s: starts like an "
+				"imported file but its content differs; "
+				"skipped so nothing is counted twice\n",
+				files[i].path);
+			files[i].skip = 1;
+			stats->skipped_files++;
+			return 0;
+		}
+		if (rc == LOGSRC_DONE) {
+			files[i].skip = 1;
+			stats->skipped_files++;
+			return 0;
+		}
+		files[i].start = src.offset;
+		files[i].lines0 = src.lines;
+		files[i].seed_round = src.last_round;
+	}
+	/* one decoder at a time: a file is decoded again when read */
+	logsrc_suspend(files[i].ls);
+	return 1;
+}
+
 int
 pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	    const char *const *paths, size_t n, struct pgsc_import_stats *stats,
@@ -438,91 +494,12 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct store_source src;
-		char *why = NULL;
-
-		files[i].path = list[i];
-		files[i].order = i;
-		if (strcmp(list[i], "-") == 0 && stdin_seen++) {
-			fprintf(im.diag, "pgsc: \"-\" (standard input) given "
-				"twice; read once\n");
-			files[i].skip = 1;
-			continue;
-		}
-		rc = infile_open(&files[i], &why);
-		if (rc == -ENOMEM) {
-			free(why);
-			goto out;
-		}
-		if (rc < 0) {
-			/* not an audit log, unreadable: reported, and the
-			 * others are imported (exit status 1) */
-			fprintf(im.diag, "pgsc: %s; not imported\n",
-				why ? why : files[i].path);
-			free(why);
-			files[i].skip = 1;
-			stats->refused_files++;
-			rc = 0;
-			continue;
-		}
-		if (files[i].skip)
-			continue;
-		/* the same file given twice under two names */
-		for (size_t j = 0; j < i; j++) {
-			if (!files[j].skip && strcmp(files[j].fingerprint,
-						     files[i].fingerprint) == 0) {
-				files[i].skip = 1;
-				stats->skipped_files++;
-				break;
-			}
-		}
-		if (files[i].skip) {
-			logsrc_suspend(files[i].ls);
-			continue;
-		}
-		rc = store_source_get(st, files[i].fingerprint, &src, cause);
+		rc = infile_prepare(st, &im, files, i, list[i], &stdin_seen,
+				    stats, cause);
 		if (rc < 0)
 			goto out;
-		if (rc == 1) {
-			rc = logsrc_resume(files[i].ls, src.offset,
-					   src.prefix_hash, &why);
-			if (rc == -ENOMEM) {
-				free(why);
-				goto out;
-			}
-			if (rc < 0) {
-				fprintf(im.diag, "pgsc: %s; not imported\n",
-					why ? why : files[i].path);
-				free(why);
-				files[i].skip = 1;
-				stats->refused_files++;
-				rc = 0;
-				continue;
-			}
-			if (rc == LOGSRC_DIFFERS) {
-				fprintf(im.diag, "pgsc: %s: starts like an "
-					"imported file but its content differs; "
-					"skipped so nothing is counted twice\n",
-					files[i].path);
-				files[i].skip = 1;
-				stats->skipped_files++;
-				rc = 0;
-				continue;
-			}
-			if (rc == LOGSRC_DONE) {
-				files[i].skip = 1;
-				stats->skipped_files++;
-				rc = 0;
-				continue;
-			}
-			rc = 0;
-			files[i].start = src.offset;
-			files[i].lines0 = src.lines;
-			files[i].seed_round = src.last_round;
-		}
-		/* one decoder at a time: a file is decoded again when read */
-		logsrc_suspend(files[i].ls);
-		todo++;
+		todo += (size_t)rc;
+		rc = 0;
 	}
 	if (todo == 0)
 		goto out;

@@ -128,6 +128,27 @@ status_get(int fd, struct audit_figures *f)
 	return 0;
 }
 
+/* Open a control socket into *@fdp and read the kernel's status over it
+ * (*@fdp is left for the caller to close, also on failure). */
+static int
+status_open(int *fdp, struct audit_figures *f, char **cause)
+{
+	int rc;
+
+	*fdp = audit_open();
+	if (*fdp < 0) {
+		rc = -errno;
+		util_cause(cause, "cannot open the audit netlink socket: %s%s",
+			   strerror(-rc), errno_hint(-rc));
+		return rc;
+	}
+	rc = status_get(*fdp, f);
+	if (rc < 0)
+		util_cause(cause, "cannot read the kernel's audit status: "
+			   "%s%s", strerror(-rc), errno_hint(-rc));
+	return rc;
+}
+
 /**
  * Read the kernel's audit status.
  *
@@ -145,18 +166,7 @@ audit_figures_get(struct audit_figures *f, char **cause)
 {
 	int fd, rc;
 
-	fd = audit_open();
-	if (fd < 0) {
-		rc = -errno;
-		util_cause(cause, "cannot open the audit netlink socket: %s%s",
-			   strerror(-rc), errno_hint(-rc));
-		goto out;
-	}
-	rc = status_get(fd, f);
-	if (rc < 0)
-		util_cause(cause, "cannot read the kernel's audit status: "
-			   "%s%s", strerror(-rc), errno_hint(-rc));
-out:
+	rc = status_open(&fd, f, cause);
 	audit_close(fd);
 	return rc;
 }
@@ -374,19 +384,9 @@ nlsrc_open(uint32_t backlog_limit, uint32_t backlog_wait_ms,
 	s->fd = -1;
 	/* Control requests go over a socket of their own: the daemon's
 	 * socket receives records, and an ack would be lost among them. */
-	ctl = audit_open();
-	if (ctl < 0) {
-		rc = -errno;
-		util_cause(cause, "cannot open the audit netlink socket: %s%s",
-			   strerror(-rc), errno_hint(-rc));
+	rc = status_open(&ctl, &f, cause);
+	if (rc < 0)
 		goto out;
-	}
-	rc = status_get(ctl, &f);
-	if (rc < 0) {
-		util_cause(cause, "cannot read the kernel's audit status: "
-			   "%s%s", strerror(-rc), errno_hint(-rc));
-		goto out;
-	}
 	/* DESIGN §4: one registered daemon at a time, and auditd refuses
 	 * to start next to another.  A dead daemon's socket is gone, and
 	 * the kernel lets us replace it (audit_replace() fails to reach
@@ -689,19 +689,9 @@ audit_send_marker(const char *text, char **cause)
 			   "characters without quotes or spaces");
 		goto out;
 	}
-	fd = audit_open();
-	if (fd < 0) {
-		rc = -errno;
-		util_cause(cause, "cannot open the audit netlink socket: %s%s",
-			   strerror(-rc), errno_hint(-rc));
+	rc = status_open(&fd, &f, cause);
+	if (rc < 0)
 		goto out;
-	}
-	rc = status_get(fd, &f);
-	if (rc < 0) {
-		util_cause(cause, "cannot read the kernel's audit status: "
-			   "%s%s", strerror(-rc), errno_hint(-rc));
-		goto out;
-	}
 	if (f.enabled == 0) {
 		rc = -ENODATA;
 		util_cause(cause, "audit is disabled, and the kernel drops "

@@ -172,6 +172,9 @@ struct feed_ops {
 	/* Every line with a valid header, for serial gap accounting
 	 * (optional). */
 	void (*serial)(void *arg, uint64_t serial, int type_num);
+	/* Every whole line with a valid header, however it was split into
+	 * reads (optional; the live drain marker). */
+	void (*line)(void *arg, const char *line, size_t len);
 };
 int feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
 	     struct feed **out, char **cause);
@@ -369,6 +372,21 @@ int store_open_procs(pgsc_store *st, int64_t round,
 int store_batch_sample(struct store_batch *b, const char *reason,
 		       const char *source, uint64_t line, uint64_t serial,
 		       const char *excerpt, char **cause);
+
+/* round.c - writing a round's aggregates, processes and rejects, with
+ * its tallies by role, for import and live alike. */
+struct round_batch {
+	struct store_batch *b;
+	struct store_round *r;      /* gets the tallies by role */
+	char **cause;
+};
+void round_tally_reset(struct store_round *r);
+void round_tally(struct store_round *r, const struct role_agg *a);
+int round_agg(void *arg, const struct role_agg *a);
+int round_proc(void *arg, const struct proc_info *p);
+int round_open(void *arg, const struct proc_count *c);
+int round_rejects(struct round_batch *w,
+		  const uint64_t rejects[PGSC_REJ__COUNT], uint64_t *total);
 
 /* netlink.c - the kernel's audit stream over netlink, audit status. */
 struct audit_figures {

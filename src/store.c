@@ -1312,8 +1312,8 @@ store_round_clear_aggs(pgsc_store *st, int64_t round, char **cause)
 	return rc;
 }
 
-/* Counters of a live round; attributed/unrelated/... are tallied from
- * its aggregates so they always agree with them. */
+/* Counters of a live round; attributed/unrelated/... are the tallies of
+ * the aggregates written in the same commit (round.c). */
 int
 store_round_live_update(pgsc_store *st, int64_t round,
 			const struct store_round *r, int finished,
@@ -1331,16 +1331,8 @@ store_round_live_update(pgsc_store *st, int64_t round,
 		  "backlog_wait_end = ?14, "
 		  "finished = CASE WHEN ?15 THEN ?7 ELSE NULL END, "
 		  "exit_status = ?16, "
-		  "attributed = (SELECT coalesce(sum(count), 0) FROM aggregates "
-		  "  WHERE round_id = ?1 AND role NOT IN ('unrelated', "
-		  "  'standalone', 'unattributed')), "
-		  "unrelated = (SELECT coalesce(sum(count), 0) FROM aggregates "
-		  "  WHERE round_id = ?1 AND role = 'unrelated'), "
-		  "standalone = (SELECT coalesce(sum(count), 0) FROM aggregates "
-		  "  WHERE round_id = ?1 AND role = 'standalone'), "
-		  "unattributed = (SELECT coalesce(sum(count), 0) FROM aggregates "
-		  "  WHERE round_id = ?1 AND role = 'unattributed') "
-		  "WHERE id = ?1", &s, cause);
+		  "attributed = ?17, unrelated = ?18, standalone = ?19, "
+		  "unattributed = ?20 WHERE id = ?1", &s, cause);
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(s, 1, round);
@@ -1364,6 +1356,10 @@ store_round_live_update(pgsc_store *st, int64_t round,
 	sqlite3_bind_int(s, 15, finished);
 	if (r->has_exit_status)
 		sqlite3_bind_int(s, 16, r->exit_status);
+	sqlite3_bind_int64(s, 17, (int64_t)r->attributed);
+	sqlite3_bind_int64(s, 18, (int64_t)r->unrelated);
+	sqlite3_bind_int64(s, 19, (int64_t)r->standalone);
+	sqlite3_bind_int64(s, 20, (int64_t)r->unattributed);
 	rc = step_done(st, s, cause);
 	sqlite3_finalize(s);
 	return rc;

@@ -103,380 +103,419 @@ usage(FILE *f)
 		"now, recent, today, yesterday or week-ago.\n");
 }
 
+static const struct option long_opts[] = {
+	{ "db", required_argument, NULL, 'd' },
+	{ "import", no_argument, NULL, 'i' },
+	{ "label", required_argument, NULL, 'L' },
+	{ "postmaster-pid", required_argument, NULL, 'p' },
+	{ "pg-log", required_argument, NULL, 'g' },
+	{ "pg-log-prefix", required_argument, NULL, 'P' },
+	{ "no-fast-path", no_argument, NULL, 'F' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "source", required_argument, NULL, 's' },
+	{ "commit-interval", required_argument, NULL, 'c' },
+	{ "from-start", no_argument, NULL, 'S' },
+	{ "load-rules", no_argument, NULL, 'R' },
+	{ "no-rules", no_argument, NULL, 'N' },
+	{ "trace", no_argument, NULL, 't' },
+	{ "print-rules", no_argument, NULL, 'r' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "server-user", required_argument, NULL, 'U' },
+	{ "self-filter", required_argument, NULL, 'f' },
+	{ "self-filter-action", required_argument, NULL, 'a' },
+	{ "since", required_argument, NULL, 'T' },
+	{ "until", required_argument, NULL, 'E' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What the command line says, and what the run holds to free. */
+struct args {
+	struct pgsc_import_opts io;
+	struct pgsc_live_opts lo;
+	struct confine cf;
+	const char *db;
+	const char **pglogs;
+	int64_t *pids;
+	int import, live, no_rules, filter_opt;
+	const char *action;
+	char **argv;                 /* the operands (after the options) */
+	int argc;
+	char exe[4096];
+	pgsc_store *st;
+	char *cause;
+	char **inputs;
+	size_t n_inputs, refused;
+};
+
+/* One option; -1 to go on, else the exit status. */
+static int
+parse_opt(struct args *a, int c)
+{
+	switch (c) {
+	case 'd':
+		a->db = optarg;
+		break;
+	case 'i':
+		a->import = 1;
+		break;
+	case 'L':
+		a->io.label = optarg;
+		a->lo.label = optarg;
+		break;
+	case 's':
+		a->lo.source = optarg;
+		a->live = 1;
+		break;
+	case 'c': {
+		char *end;
+
+		a->lo.commit_interval = strtod(optarg, &end);
+		if (*end || a->lo.commit_interval <= 0 ||
+		    a->lo.commit_interval > 3600) {
+			fprintf(stderr, "pgsc-collect: bad --commit-interval\n");
+			return 2;
+		}
+		break;
+	}
+	case 'S':
+		a->lo.from_start = 1;
+		break;
+	case 'R':
+		a->lo.load_rules = 1;
+		break;
+	case 'N':
+		a->no_rules = 1;
+		break;
+	case 't':
+		a->lo.trace = 1;
+		break;
+	case 'u':
+		a->cf.user = optarg;
+		break;
+	case 'f':
+		a->cf.filter = optarg;
+		a->filter_opt = 1;
+		break;
+	case 'a':
+		a->action = optarg;
+		break;
+	case 'r':
+		pgsc_print_rules(stdout);
+		return 0;
+	case 'p': {
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(optarg, &end, 10);
+		if (errno || *end || v <= 0 || v > INT_MAX) {
+			fprintf(stderr, "pgsc-collect: bad --postmaster-pid \"%s\"\n",
+				optarg);
+			return 2;
+		}
+		a->pids[a->io.n_postmaster_pids++] = v;
+		break;
+	}
+	case 'g':
+		a->pglogs[a->io.n_pg_logs++] = optarg;
+		break;
+	case 'U':
+		if (server_uid(optarg, &a->io.server_uid) < 0) {
+			fprintf(stderr, "pgsc-collect: --server-user: no "
+				"user \"%s\" (a name in the passwd "
+				"database, or a uid)\n", optarg);
+			return 2;
+		}
+		a->io.has_server_uid = 1;
+		break;
+	case 'P':
+		a->io.pg_log_prefix = optarg;
+		break;
+	case 'T':
+	case 'E': {
+		int64_t *t = c == 'T' ? &a->io.since : &a->io.until;
+
+		if (pgsc_time_parse(optarg, c == 'E', (int64_t)time(NULL),
+				    t) < 0) {
+			fprintf(stderr, "pgsc-collect: bad --%s \"%s\" "
+				"(YYYY-MM-DD[ HH:MM[:SS]][Z|+HH:MM], "
+				"epoch seconds, now, recent, today, "
+				"yesterday or week-ago)\n",
+				c == 'T' ? "since" : "until", optarg);
+			return 2;
+		}
+		if (c == 'T')
+			a->io.has_since = 1;
+		else
+			a->io.has_until = 1;
+		break;
+	}
+	case 'F':
+		a->io.no_fast_path = 1;
+		break;
+	case 'q':
+		a->io.quiet = 1;
+		break;
+	case 'h':
+		usage(stdout);
+		return 0;
+	case 'V':
+		printf("pgsc-collect %s\n", PGSC_VERSION);
+		return 0;
+	default:
+		usage(stderr);
+		return 2;
+	}
+	return -1;
+}
+
+/* The confinement the mode allows; -1 to go on, else the exit status. */
+static int
+check_confine(struct args *a)
+{
+	a->cf.quiet = a->io.quiet;
+	a->cf.action = PGSC_ACT_ERROR;
+	if (a->action != NULL && a->action[0] != '\0') {
+		a->cf.action = pgsc_action_parse(a->action);
+		if (a->cf.action < 0 || a->cf.action == PGSC_ACT_ALLOW) {
+			fprintf(stderr, "pgsc-collect: bad --self-filter-action "
+				"(log, error or kill)\n");
+			return 2;
+		}
+	}
+	if (a->cf.filter != NULL && access(a->cf.filter, R_OK) < 0) {
+		fprintf(stderr, "pgsc-collect: --self-filter %s: %s\n", a->cf.filter,
+			strerror(errno));
+		return 2;
+	}
+	/* A wrapped command and auditctl would inherit the filter, and a
+	 * process that must remove audit rules at the end keeps root. */
+	if ((a->cf.filter != NULL || a->cf.user != NULL) && !a->import &&
+	    (a->argc > 0 || a->lo.load_rules)) {
+		if (a->cf.user != NULL || a->filter_opt) {
+			fprintf(stderr, "pgsc-collect: --user and --self-filter "
+				"are for --import and --source without a command "
+				"or --load-rules (these run programs, and need "
+				"root to the end)\n");
+			return 2;
+		}
+		a->cf.filter = NULL; /* the environment's: not for this mode */
+	}
+	if (a->cf.user != NULL) {
+		if (a->import || a->lo.source == NULL || strcmp(a->lo.source, "auto") == 0) {
+			fprintf(stderr, "pgsc-collect: --user needs --source "
+				"plugin, file:PATH or netlink\n");
+			return 2;
+		}
+		a->cf.keep = PGSC_CAP_AUDIT_CONTROL; /* loss figures (AUDIT_GET) */
+		if (strcmp(a->lo.source, "netlink") == 0)
+			a->cf.keep |= PGSC_CAP_AUDIT_WRITE; /* the drain marker */
+		else if (strncmp(a->lo.source, "file:", 5) == 0)
+			a->cf.readable = a->lo.source + 5;
+	}
+	return -1;
+}
+
+/* A daemon, or wrap mode around "-- COMMAND". */
+static int
+run_live(struct args *a)
+{
+	struct pgsc_live_stats ls;
+	int rc;
+
+	if (a->argc > 0) {
+		a->lo.command = a->argv;
+		a->lo.load_rules = !a->no_rules;
+	}
+	if (a->lo.trace) {
+		/* pgsc-exec from the same directory as we are */
+		ssize_t n = readlink("/proc/self/exe", a->exe,
+				     sizeof(a->exe) - 1);
+		char *slash;
+
+		if (n > 0) {
+			a->exe[n] = '\0';
+			slash = strrchr(a->exe, '/');
+			if (slash != NULL &&
+			    (size_t)(slash - a->exe) + 10 < sizeof(a->exe)) {
+				strcpy(slash + 1, "pgsc-exec");
+				if (access(a->exe, X_OK) == 0)
+					a->lo.exec_path = a->exe;
+			}
+		}
+		if (a->lo.command == NULL) {
+			fprintf(stderr, "pgsc-collect: --trace needs -- COMMAND\n");
+			return 2;
+		}
+	}
+	a->lo.postmaster_pids = a->pids;
+	a->lo.n_postmaster_pids = a->io.n_postmaster_pids;
+	a->lo.has_server_uid = a->io.has_server_uid;
+	a->lo.server_uid = a->io.server_uid;
+	a->lo.quiet = a->io.quiet;
+	if (a->cf.user != NULL || a->cf.filter != NULL) {
+		a->lo.ready = confine;
+		a->lo.ready_arg = &a->cf;
+	}
+	rc = pgsc_store_open(a->db, 0, &a->st, &a->cause);
+	if (rc == 0)
+		rc = pgsc_live(a->st, &a->lo, &ls, &a->cause);
+	if (rc < 0) {
+		fprintf(stderr, "pgsc-collect: %s\n",
+			a->cause ? a->cause : strerror(-rc));
+		return 1;
+	}
+	if (!a->io.quiet)
+		fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
+			"records, kernel lost %llu, serial gaps %llu\n",
+			(long long)ls.round, (unsigned long long)ls.records,
+			(unsigned long long)ls.lost,
+			(unsigned long long)ls.serial_gaps);
+	return ls.has_exit_status ? ls.exit_status : 0;
+}
+
+/* What an import did, on stderr; the exit status. */
+static int
+import_report(const struct pgsc_import_opts *io,
+	      const struct pgsc_import_stats *stats)
+{
+	if (stats->round == 0 && !io->quiet && stats->refused_files == 0) {
+		fprintf(stderr, "pgsc-collect: nothing new to import (%llu file%s "
+			"already imported); no round created\n",
+			(unsigned long long)stats->skipped_files,
+			stats->skipped_files == 1 ? "" : "s");
+	} else if (stats->round != 0) {
+		if (!io->quiet)
+			fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
+				"records (%llu attributed, %llu unrelated, %llu "
+				"standalone, %llu unattributed) from %llu lines, "
+				"%llu processes, %llu lines rejected\n",
+				(long long)stats->round,
+				(unsigned long long)stats->seccomp,
+				(unsigned long long)stats->attributed,
+				(unsigned long long)stats->unrelated,
+				(unsigned long long)stats->standalone,
+				(unsigned long long)stats->unattributed,
+				(unsigned long long)stats->lines,
+				(unsigned long long)stats->processes,
+				(unsigned long long)stats->rejected);
+		if ((io->has_since || io->has_until) && !io->quiet)
+			fprintf(stderr, "pgsc-collect: %llu SECCOMP records "
+				"outside --since/--until skipped\n",
+				(unsigned long long)stats->outside);
+		if (stats->unattributed > 0)
+			fprintf(stderr, "pgsc-collect: warning: %llu records "
+				"could not be attributed to a server (no "
+				"process tree: load examples/pgsc.rules while "
+				"collecting, or give --postmaster-pid/--pg-log)\n",
+				(unsigned long long)stats->unattributed);
+	}
+	if (stats->refused_files == 0)
+		return 0;
+	/* like grep or gzip: every operand is tried, and the exit status
+	 * says that some could not be */
+	fprintf(stderr, "pgsc-collect: %llu input%s not imported (see "
+		"above)%s\n", (unsigned long long)stats->refused_files,
+		stats->refused_files == 1 ? "" : "s",
+		stats->round != 0 ? "; the others are in the round" :
+		"; no round created");
+	return 1;
+}
+
+static int
+run_import(struct args *a)
+{
+	struct pgsc_import_stats stats;
+	int rc;
+
+	if ((a->io.has_since || a->io.has_until) && !a->import) {
+		fprintf(stderr, "pgsc-collect: --since and --until are for "
+			"--import\n");
+		return 2;
+	}
+	if (a->db == NULL || !a->import || a->argc == 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (a->io.has_since && a->io.has_until && a->io.until < a->io.since) {
+		fprintf(stderr, "pgsc-collect: --until is before --since\n");
+		return 2;
+	}
+	a->io.postmaster_pids = a->pids;
+	a->io.pg_logs = a->pglogs;
+
+	rc = pgsc_store_open(a->db, 0, &a->st, &a->cause);
+	if (rc < 0) {
+		fprintf(stderr, "pgsc-collect: %s\n",
+			a->cause ? a->cause : strerror(-rc));
+		return 1;
+	}
+	/* directories are listed before the self-filter (it has no
+	 * getdents64: nothing else needs it) */
+	rc = pgsc_import_expand((const char *const *)a->argv, (size_t)a->argc,
+				stderr, a->io.quiet, &a->inputs, &a->n_inputs,
+				&a->refused);
+	if (rc < 0) {
+		fprintf(stderr, "pgsc-collect: %s\n", strerror(-rc));
+		return 1;
+	}
+	rc = confine(&a->cf, &a->cause);
+	if (rc == 0)
+		rc = pgsc_import(a->st, &a->io, (const char *const *)a->inputs,
+				 a->n_inputs, &stats, &a->cause);
+	if (rc < 0) {
+		fprintf(stderr, "pgsc-collect: %s\n",
+			a->cause ? a->cause : strerror(-rc));
+		return 1;
+	}
+	stats.refused_files += a->refused;
+	return import_report(&a->io, &stats);
+}
+
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "import", no_argument, NULL, 'i' },
-		{ "label", required_argument, NULL, 'L' },
-		{ "postmaster-pid", required_argument, NULL, 'p' },
-		{ "pg-log", required_argument, NULL, 'g' },
-		{ "pg-log-prefix", required_argument, NULL, 'P' },
-		{ "no-fast-path", no_argument, NULL, 'F' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "source", required_argument, NULL, 's' },
-		{ "commit-interval", required_argument, NULL, 'c' },
-		{ "from-start", no_argument, NULL, 'S' },
-		{ "load-rules", no_argument, NULL, 'R' },
-		{ "no-rules", no_argument, NULL, 'N' },
-		{ "trace", no_argument, NULL, 't' },
-		{ "print-rules", no_argument, NULL, 'r' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "server-user", required_argument, NULL, 'U' },
-		{ "self-filter", required_argument, NULL, 'f' },
-		{ "self-filter-action", required_argument, NULL, 'a' },
-		{ "since", required_argument, NULL, 'T' },
-		{ "until", required_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pgsc_import_opts io = { 0 };
-	struct pgsc_import_stats stats;
-	const char *db = NULL;
-	const char **pglogs = NULL;
-	int64_t *pids = NULL;
-	pgsc_store *st = NULL;
-	char *cause = NULL;
-	struct pgsc_live_opts lo = { 0 };
-	struct pgsc_live_stats ls;
-	int import = 0, c, rc, status = 1, live = 0, no_rules = 0;
-	char exe[4096];
-	struct confine cf = { 0 };
-	int filter_opt = 0;
-	const char *action = getenv("PGSC_SELF_FILTER_ACTION");
-	char **inputs = NULL;
-	size_t n_inputs = 0, refused = 0;
+	struct args a;
+	int c, status = 2;
 
+	memset(&a, 0, sizeof(a));
+	a.action = getenv("PGSC_SELF_FILTER_ACTION");
 	/* The environment reaches pgsc-collect through scripts that do not
 	 * know the options (tests/security runs the golden tests so). */
-	cf.filter = getenv("PGSC_SELF_FILTER");
-	if (cf.filter != NULL && cf.filter[0] == '\0')
-		cf.filter = NULL;
+	a.cf.filter = getenv("PGSC_SELF_FILTER");
+	if (a.cf.filter != NULL && a.cf.filter[0] == '\0')
+		a.cf.filter = NULL;
 
-	pglogs = calloc((size_t)argc, sizeof(*pglogs));
-	pids = calloc((size_t)argc, sizeof(*pids));
-	if (pglogs == NULL || pids == NULL) {
+	a.pglogs = calloc((size_t)argc, sizeof(*a.pglogs));
+	a.pids = calloc((size_t)argc, sizeof(*a.pids));
+	if (a.pglogs == NULL || a.pids == NULL) {
 		fprintf(stderr, "pgsc-collect: out of memory\n");
 		return 1;
 	}
 	/* "+": options end at the first non-option, so "-- COMMAND" and
 	 * "--import a b" both work */
-	while ((c = getopt_long(argc, argv, "+d:iL:p:g:P:FqhVs:c:SRNtru:f:a:T:E:", opts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'i':
-			import = 1;
-			break;
-		case 'L':
-			io.label = optarg;
-			lo.label = optarg;
-			break;
-		case 's':
-			lo.source = optarg;
-			live = 1;
-			break;
-		case 'c': {
-			char *end;
-
-			lo.commit_interval = strtod(optarg, &end);
-			if (*end || lo.commit_interval <= 0 ||
-			    lo.commit_interval > 3600) {
-				fprintf(stderr, "pgsc-collect: bad --commit-interval\n");
-				status = 2;
-				goto out;
-			}
-			break;
-		}
-		case 'S':
-			lo.from_start = 1;
-			break;
-		case 'R':
-			lo.load_rules = 1;
-			break;
-		case 'N':
-			no_rules = 1;
-			break;
-		case 't':
-			lo.trace = 1;
-			break;
-		case 'u':
-			cf.user = optarg;
-			break;
-		case 'f':
-			cf.filter = optarg;
-			filter_opt = 1;
-			break;
-		case 'a':
-			action = optarg;
-			break;
-		case 'r':
-			pgsc_print_rules(stdout);
-			status = 0;
+	while ((c = getopt_long(argc, argv, "+d:iL:p:g:P:FqhVs:c:SRNtru:f:a:T:E:",
+				long_opts, NULL)) != -1) {
+		status = parse_opt(&a, c);
+		if (status >= 0)
 			goto out;
-		case 'p': {
-			char *end;
-			long long v;
-
-			errno = 0;
-			v = strtoll(optarg, &end, 10);
-			if (errno || *end || v <= 0 || v > INT_MAX) {
-				fprintf(stderr, "pgsc-collect: bad --postmaster-pid \"%s\"\n",
-					optarg);
-				status = 2;
-				goto out;
-			}
-			pids[io.n_postmaster_pids++] = v;
-			break;
-		}
-		case 'g':
-			pglogs[io.n_pg_logs++] = optarg;
-			break;
-		case 'U':
-			if (server_uid(optarg, &io.server_uid) < 0) {
-				fprintf(stderr, "pgsc-collect: --server-user: no "
-					"user \"%s\" (a name in the passwd "
-					"database, or a uid)\n", optarg);
-				status = 2;
-				goto out;
-			}
-			io.has_server_uid = 1;
-			break;
-		case 'P':
-			io.pg_log_prefix = optarg;
-			break;
-		case 'T':
-		case 'E': {
-			int64_t *t = c == 'T' ? &io.since : &io.until;
-
-			if (pgsc_time_parse(optarg, c == 'E', (int64_t)time(NULL),
-					    t) < 0) {
-				fprintf(stderr, "pgsc-collect: bad --%s \"%s\" "
-					"(YYYY-MM-DD[ HH:MM[:SS]][Z|+HH:MM], "
-					"epoch seconds, now, recent, today, "
-					"yesterday or week-ago)\n",
-					c == 'T' ? "since" : "until", optarg);
-				status = 2;
-				goto out;
-			}
-			if (c == 'T')
-				io.has_since = 1;
-			else
-				io.has_until = 1;
-			break;
-		}
-		case 'F':
-			io.no_fast_path = 1;
-			break;
-		case 'q':
-			io.quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			status = 0;
-			goto out;
-		case 'V':
-			printf("pgsc-collect %s\n", PGSC_VERSION);
-			status = 0;
-			goto out;
-		default:
-			usage(stderr);
-			status = 2;
-			goto out;
-		}
 	}
-	cf.quiet = io.quiet;
-	cf.action = PGSC_ACT_ERROR;
-	if (action != NULL && action[0] != '\0') {
-		cf.action = pgsc_action_parse(action);
-		if (cf.action < 0 || cf.action == PGSC_ACT_ALLOW) {
-			fprintf(stderr, "pgsc-collect: bad --self-filter-action "
-				"(log, error or kill)\n");
-			status = 2;
-			goto out;
-		}
-	}
-	if (cf.filter != NULL && access(cf.filter, R_OK) < 0) {
-		fprintf(stderr, "pgsc-collect: --self-filter %s: %s\n", cf.filter,
-			strerror(errno));
-		status = 2;
+	a.argv = argv + optind;
+	a.argc = argc - optind;
+	status = check_confine(&a);
+	if (status >= 0)
 		goto out;
-	}
-	/* A wrapped command and auditctl would inherit the filter, and a
-	 * process that must remove audit rules at the end keeps root. */
-	if ((cf.filter != NULL || cf.user != NULL) && !import &&
-	    (optind < argc || lo.load_rules)) {
-		if (cf.user != NULL || filter_opt) {
-			fprintf(stderr, "pgsc-collect: --user and --self-filter "
-				"are for --import and --source without a command "
-				"or --load-rules (these run programs, and need "
-				"root to the end)\n");
-			status = 2;
-			goto out;
-		}
-		cf.filter = NULL; /* the environment's: not for this mode */
-	}
-	if (cf.user != NULL) {
-		if (import || lo.source == NULL || strcmp(lo.source, "auto") == 0) {
-			fprintf(stderr, "pgsc-collect: --user needs --source "
-				"plugin, file:PATH or netlink\n");
-			status = 2;
-			goto out;
-		}
-		cf.keep = PGSC_CAP_AUDIT_CONTROL; /* loss figures (AUDIT_GET) */
-		if (strcmp(lo.source, "netlink") == 0)
-			cf.keep |= PGSC_CAP_AUDIT_WRITE; /* the drain marker */
-		else if (strncmp(lo.source, "file:", 5) == 0)
-			cf.readable = lo.source + 5;
-	}
-	if (db != NULL && !import && (live || optind < argc)) {
-		/* live: a daemon, or wrap mode around "-- COMMAND" */
-		if (optind < argc) {
-			lo.command = argv + optind;
-			lo.load_rules = !no_rules;
-		}
-		if (lo.trace) {
-			/* pgsc-exec from the same directory as we are */
-			ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-			char *slash;
-
-			if (n > 0) {
-				exe[n] = '\0';
-				slash = strrchr(exe, '/');
-				if (slash != NULL && (size_t)(slash - exe) + 10 < sizeof(exe)) {
-					strcpy(slash + 1, "pgsc-exec");
-					if (access(exe, X_OK) == 0)
-						lo.exec_path = exe;
-				}
-			}
-			if (lo.command == NULL) {
-				fprintf(stderr, "pgsc-collect: --trace needs -- COMMAND\n");
-				status = 2;
-				goto out;
-			}
-		}
-		lo.postmaster_pids = pids;
-		lo.n_postmaster_pids = io.n_postmaster_pids;
-		lo.has_server_uid = io.has_server_uid;
-		lo.server_uid = io.server_uid;
-		lo.quiet = io.quiet;
-		if (cf.user != NULL || cf.filter != NULL) {
-			lo.ready = confine;
-			lo.ready_arg = &cf;
-		}
-		rc = pgsc_store_open(db, 0, &st, &cause);
-		if (rc == 0)
-			rc = pgsc_live(st, &lo, &ls, &cause);
-		if (rc < 0) {
-			fprintf(stderr, "pgsc-collect: %s\n",
-				cause ? cause : strerror(-rc));
-			goto out;
-		}
-		if (!io.quiet)
-			fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
-				"records, kernel lost %llu, serial gaps %llu\n",
-				(long long)ls.round, (unsigned long long)ls.records,
-				(unsigned long long)ls.lost,
-				(unsigned long long)ls.serial_gaps);
-		status = ls.has_exit_status ? ls.exit_status : 0;
-		goto out;
-	}
-	if ((io.has_since || io.has_until) && !import) {
-		fprintf(stderr, "pgsc-collect: --since and --until are for "
-			"--import\n");
-		status = 2;
-		goto out;
-	}
-	if (db == NULL || !import || optind >= argc) {
-		usage(stderr);
-		status = 2;
-		goto out;
-	}
-	if (io.has_since && io.has_until && io.until < io.since) {
-		fprintf(stderr, "pgsc-collect: --until is before --since\n");
-		status = 2;
-		goto out;
-	}
-	io.postmaster_pids = pids;
-	io.pg_logs = pglogs;
-
-	rc = pgsc_store_open(db, 0, &st, &cause);
-	if (rc < 0) {
-		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
-		goto out;
-	}
-	/* directories are listed before the self-filter (it has no
-	 * getdents64: nothing else needs it) */
-	rc = pgsc_import_expand((const char *const *)argv + optind,
-				(size_t)(argc - optind), stderr, io.quiet,
-				&inputs, &n_inputs, &refused);
-	if (rc < 0) {
-		fprintf(stderr, "pgsc-collect: %s\n", strerror(-rc));
-		goto out;
-	}
-	rc = confine(&cf, &cause);
-	if (rc < 0) {
-		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
-		goto out;
-	}
-	rc = pgsc_import(st, &io, (const char *const *)inputs, n_inputs, &stats,
-			 &cause);
-	if (rc < 0) {
-		fprintf(stderr, "pgsc-collect: %s\n", cause ? cause : strerror(-rc));
-		goto out;
-	}
-	stats.refused_files += refused;
-	if (stats.round == 0 && !io.quiet && stats.refused_files == 0) {
-		fprintf(stderr, "pgsc-collect: nothing new to import (%llu file%s "
-			"already imported); no round created\n",
-			(unsigned long long)stats.skipped_files,
-			stats.skipped_files == 1 ? "" : "s");
-	} else if (stats.round != 0) {
-		if (!io.quiet)
-			fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
-				"records (%llu attributed, %llu unrelated, %llu "
-				"standalone, %llu unattributed) from %llu lines, "
-				"%llu processes, %llu lines rejected\n",
-				(long long)stats.round,
-				(unsigned long long)stats.seccomp,
-				(unsigned long long)stats.attributed,
-				(unsigned long long)stats.unrelated,
-				(unsigned long long)stats.standalone,
-				(unsigned long long)stats.unattributed,
-				(unsigned long long)stats.lines,
-				(unsigned long long)stats.processes,
-				(unsigned long long)stats.rejected);
-		if ((io.has_since || io.has_until) && !io.quiet)
-			fprintf(stderr, "pgsc-collect: %llu SECCOMP records "
-				"outside --since/--until skipped\n",
-				(unsigned long long)stats.outside);
-		if (stats.unattributed > 0)
-			fprintf(stderr, "pgsc-collect: warning: %llu records "
-				"could not be attributed to a server (no "
-				"process tree: load examples/pgsc.rules while "
-				"collecting, or give --postmaster-pid/--pg-log)\n",
-				(unsigned long long)stats.unattributed);
-	}
-	status = 0;
-	if (stats.refused_files > 0) {
-		/* like grep or gzip: every operand is tried, and the exit
-		 * status says that some could not be */
-		fprintf(stderr, "pgsc-collect: %llu input%s not imported (see "
-			"above)%s\n", (unsigned long long)stats.refused_files,
-			stats.refused_files == 1 ? "" : "s",
-			stats.round != 0 ? "; the others are in the round" :
-			"; no round created");
-		status = 1;
-	}
+	if (a.db != NULL && !a.import && (a.live || a.argc > 0))
+		status = run_live(&a);
+	else
+		status = run_import(&a);
 out:
-	pgsc_import_expand_free(inputs, n_inputs);
-	free(cause);
-	pgsc_store_free(st);
-	free(pglogs);
-	free(pids);
+	pgsc_import_expand_free(a.inputs, a.n_inputs);
+	free(a.cause);
+	pgsc_store_free(a.st);
+	free(a.pglogs);
+	free(a.pids);
 	return status;
 }

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* live_tail.c - the file:PATH source: audit.log followed across
+ * rotations, by inode, from where the last run stopped; its position
+ * goes into every commit. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgsc-int.h"
+#include "live.h"
+
+void
+tail_fingerprint(int fd, char out[24])
+{
+	char buf[64 * 1024];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	const char *nl;
+
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	nl = memchr(buf, '\n', (size_t)n);
+	/* a first line of 64 KiB or more: its first 64 KiB, as an import
+	 * identifies it (import.c, infile_open()) */
+	if (nl == NULL && (size_t)n == sizeof(buf))
+		nl = buf + sizeof(buf);
+	if (nl == NULL)
+		return;
+	snprintf(out, 24, "%016llx",
+		 (unsigned long long)util_hash(buf, (size_t)(nl - buf),
+					       0x70677363));
+}
+
+static char *
+rotated_name(const char *path, int k)
+{
+	char *s = NULL;
+
+	if (k == 0)
+		return strdup(path);
+	if (asprintf(&s, "%s.%d", path, k) < 0)
+		return NULL;
+	return s;
+}
+
+/* Read @fd next (it is ours now), from @offset. */
+static int
+tail_use(struct tail *t, int fd, uint64_t offset)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) < 0) {
+		close(fd);
+		return -errno;
+	}
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = fd;
+	t->inode = (uint64_t)sb.st_ino;
+	t->read_off = offset;
+	t->final_read = 0;
+	tail_fingerprint(fd, t->fingerprint);
+	return 0;
+}
+
+static int
+tail_switch(struct tail *t, const char *name, uint64_t offset)
+{
+	int fd = util_open_regular(name, NULL);
+
+	if (fd < 0)
+		return -errno;
+	return tail_use(t, fd, offset);
+}
+
+/* Open @name now and read it after what is queued; missing is fine. */
+static int
+tail_queue(struct tail *t, const char *name)
+{
+	int fd;
+
+	if (name == NULL)
+		return -ENOMEM;
+	if (t->nqueue >= (int)ARRAY_SIZE(t->queue))
+		return 0;
+	fd = util_open_regular(name, NULL);
+	if (fd >= 0)
+		t->queue[t->nqueue++] = fd;
+	return 0;
+}
+
+/* Queue the rotated files @from down to @to (0: the live name). */
+static int
+tail_queue_rotated(struct tail *t, int from, int to)
+{
+	for (int k = from; k >= to; k--) {
+		char *name = rotated_name(t->path, k);
+		int rc = tail_queue(t, name);
+
+		free(name);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+tail_next(struct tail *t)
+{
+	int fd = t->queue[0];
+
+	memmove(t->queue, t->queue + 1,
+		(size_t)(t->nqueue - 1) * sizeof(*t->queue));
+	t->nqueue--;
+	return tail_use(t, fd, 0);
+}
+
+
+/* Open the file to follow: where the last run stopped, or the end. */
+static int
+tail_locate(struct live *lv)
+{
+	struct tail *t = &lv->tail;
+	struct store_source src = { 0 };
+	char fp[24];
+	int rc, k, found = -1;
+
+	t->fd = -1;
+	rc = store_source_by_path(lv->st, t->path, fp, &src, lv->cause);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		/* find the file we were reading: it may have rotated */
+		for (k = 0; k <= MAX_ROTATED; k++) {
+			char *name = rotated_name(t->path, k), cand[24];
+			int fd;
+
+			if (name == NULL)
+				return -ENOMEM;
+			fd = util_open_regular(name, NULL);
+			free(name);
+			if (fd < 0) {
+				if (k > 0)
+					break;
+				continue;
+			}
+			tail_fingerprint(fd, cand);
+			close(fd);
+			if (strcmp(cand, fp) == 0) {
+				found = k;
+				break;
+			}
+		}
+		if (found < 0) {
+			char detail[256];
+
+			snprintf(detail, sizeof(detail), "the file last read at "
+				 "%s (fingerprint %s, offset %llu) was rotated "
+				 "away; records after it may be missing",
+				 t->path, fp, (unsigned long long)src.offset);
+			lv->r.rotation_gaps++;
+			store_gap(lv->st, lv->round, "rotation", util_now(),
+				  detail, NULL);
+			if (!lv->o->quiet)
+				fprintf(lv->diag, "pgsc: warning: %s\n", detail);
+			/* read every file still there, oldest first */
+			rc = tail_queue_rotated(t, MAX_ROTATED, 0);
+			if (rc < 0)
+				return rc;
+			if (t->nqueue == 0)
+				return tail_switch(t, t->path, 0);
+			return tail_next(t);
+		}
+		/* newer rotated files, then the live one, all opened now */
+		rc = tail_queue_rotated(t, found - 1, 0);
+		if (rc < 0)
+			return rc;
+		{
+			char *name = rotated_name(t->path, found);
+
+			if (name == NULL)
+				return -ENOMEM;
+			rc = tail_switch(t, name, src.offset);
+			free(name);
+		}
+		if (rc == 0)
+			feed_set_source(lv->feed, t->path, src.lines, src.offset);
+		return rc;
+	}
+	/* first run on this file: start at its end, on a line boundary */
+	rc = tail_switch(t, t->path, 0);
+	if (rc < 0)
+		return rc;
+	if (!lv->o->from_start) {
+		struct stat sb;
+		off_t end;
+		char c;
+
+		if (fstat(t->fd, &sb) < 0)
+			return -errno;
+		end = sb.st_size;
+		while (end > 0 && pread(t->fd, &c, 1, end - 1) == 1 && c != '\n')
+			end--;
+		t->read_off = (uint64_t)end;
+		feed_set_source(lv->feed, t->path, 0, (uint64_t)end);
+	}
+	return 0;
+}
+
+/*
+ * Read what is new; move to the next file after a rotation.  A collector
+ * far behind (restarted after a long stop) returns once @deadline has
+ * passed, with *more set, so that the main loop commits on time: without
+ * it, tens of MB were read with no commit, and a kill lost all that work.
+ */
+static int
+tail_read(struct live *lv, short revents, double deadline)
+{
+	struct tail *t = &lv->tail;
+	int got = 0, *more = &lv->more;
+
+	(void)revents;
+	*more = 0;
+	for (;;) {
+		ssize_t n;
+		struct stat sb;
+		int rc;
+
+		if (got && (util_now() >= deadline ||
+			    proctree_prune_due(lv->tree))) {
+			*more = 1;
+			return 0;
+		}
+		n = pread(t->fd, lv->buf, BUF_SIZE, (off_t)t->read_off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n > 0) {
+			t->read_off += (uint64_t)n;
+			got = 1;
+			rc = feed_bytes(lv->feed, lv->buf, (size_t)n);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		/* at the end of this file: is there a newer one? */
+		if (t->nqueue > 0) {
+			feed_end_source(lv->feed);
+			rc = tail_next(t);
+			if (rc < 0)
+				return rc;
+			feed_set_source(lv->feed, t->path, 0, 0);
+			continue;
+		}
+		if (stat(t->path, &sb) < 0 || (uint64_t)sb.st_ino == t->inode)
+			return 0;
+		/* Rotated.  auditd may have written to the renamed file after
+		 * our last read: read it to its end once more first. */
+		if (!t->final_read) {
+			t->final_read = 1;
+			continue;
+		}
+		/* Files rotated more than once meanwhile come first; open
+		 * them all at once, before the names move again. */
+		for (int k = 2; k <= MAX_ROTATED; k++) {
+			char *name = rotated_name(t->path, k);
+			struct stat rb;
+
+			if (name == NULL)
+				return -ENOMEM;
+			if (stat(name, &rb) < 0) {
+				free(name);
+				break;
+			}
+			free(name);
+			if ((uint64_t)rb.st_ino == t->inode) {
+				rc = tail_queue_rotated(t, k - 1, 1);
+				if (rc < 0)
+					return rc;
+				break;
+			}
+		}
+		rc = tail_queue(t, t->path);
+		if (rc < 0)
+			return rc;
+		feed_end_source(lv->feed);
+		if (t->nqueue == 0)
+			return 0; /* the new file is not there yet */
+		rc = tail_next(t);
+		if (rc < 0)
+			return rc;
+		feed_set_source(lv->feed, t->path, 0, 0);
+	}
+}
+
+static int
+tail_open(struct live *lv, const char *spec)
+{
+	lv->source = spec;
+	lv->tail.path = strdup(spec + 5);
+	if (lv->tail.path == NULL)
+		return -ENOMEM;
+	return 0; /* opened once the round is known */
+}
+
+static int
+tail_start(struct live *lv)
+{
+	int rc = tail_locate(lv);
+
+	if (rc < 0 && lv->cause && *lv->cause == NULL)
+		util_cause(lv->cause, "%s: %s", lv->tail.path, strerror(-rc));
+	return rc;
+}
+
+/* A file is always readable: poll only the signals, and not at all when
+ * the last read stopped for a commit. */
+static int
+tail_pollfd(struct live *lv, struct pollfd *pfd, int *timeout)
+{
+	(void)pfd;
+	if (lv->more)
+		*timeout = 0;
+	return 0;
+}
+
+/* Where the file stands, stored with the commit. */
+static int
+tail_position(struct live *lv)
+{
+	struct tail *t = &lv->tail;
+	struct store_source src = { 0 };
+
+	if (t->fingerprint[0] == '\0' && t->fd >= 0)
+		tail_fingerprint(t->fd, t->fingerprint);
+	if (t->fingerprint[0] == '\0')
+		return 0;
+	src.path = t->path;
+	src.inode = t->inode;
+	src.offset = feed_offset(lv->feed);
+	src.lines = feed_lines(lv->feed);
+	src.last_serial = lv->ser.max;
+	src.last_event = lv->r.last_event;
+	util_prefix_hash(t->fd, src.offset, src.prefix_hash);
+	return store_source_put(lv->st, t->fingerprint, &src, lv->round,
+				lv->cause);
+}
+
+static void
+tail_close(struct live *lv)
+{
+	struct tail *t = &lv->tail;
+
+	if (t->fd >= 0)
+		close(t->fd);
+	for (int i = 0; i < t->nqueue; i++)
+		close(t->queue[i]);
+	free(t->path);
+}
+
+const struct live_source live_tail = {
+	.kind = "file",
+	.open = tail_open,
+	.start = tail_start,
+	.pollfd = tail_pollfd,
+	.read = tail_read,
+	.position = tail_position,
+	.close = tail_close,
+};

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* resume.c - continuing a crashed live round: what its runs committed
+ * becomes the base of this run, and the processes its last commit left
+ * open get their open counts back (docs/robustness.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgsc-int.h"
+#include "live.h"
+
+/* Room in @*v (elements of @size) for @n + 1. */
+static int
+grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	void **pv = v;
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 256;
+	nv = realloc(*pv, nc * size);
+	if (nv == NULL)
+		return -ENOMEM;
+	*pv = nv;
+	*cap = nc;
+	return 0;
+}
+
+static int
+base_add(void *arg, const struct role_agg *a)
+{
+	struct live *lv = arg;
+	struct role_agg *n;
+
+	if (grow((void *)&lv->base, &lv->capbase, lv->nbase,
+		 sizeof(*n)) < 0)
+		return -ENOMEM;
+	n = &lv->base[lv->nbase];
+	*n = *a;
+	n->role = strset_intern(&lv->base_roles, a->role);
+	n->example_exe = a->example_exe ? strdup(a->example_exe) : NULL;
+	if (n->role == NULL)
+		return -ENOMEM;
+	lv->nbase++;
+	return 0;
+}
+
+static int
+open_add(void *arg, const struct proc_count *c)
+{
+	struct live *lv = arg;
+	struct proc_count *n;
+
+	if (grow((void *)&lv->open, &lv->capopen, lv->nopen,
+		 sizeof(*n)) < 0)
+		return -ENOMEM;
+	n = &lv->open[lv->nopen];
+	*n = *c;
+	n->role = strset_intern(&lv->base_roles, c->role);
+	n->node = c->node ? strset_intern(&lv->base_roles, c->node) : NULL;
+	if (n->role == NULL || (c->node != NULL && n->node == NULL))
+		return -ENOMEM;
+	lv->nopen++;
+	return 0;
+}
+
+/* Take counts given back to a process out of the committed base: the
+ * next commit writes them again, under the role the process has then. */
+static void
+base_sub(struct live *lv, const struct proc_count *c)
+{
+	for (size_t i = 0; i < lv->nbase; i++) {
+		struct role_agg *a = &lv->base[i];
+
+		if (a->role != c->role || a->arch != c->arch || a->nr != c->nr)
+			continue;
+		a->count = a->count > c->count ? a->count - c->count : 0;
+		return;
+	}
+}
+
+static int
+open_cmp(int64_t pid, double birth, const struct proc_count *c)
+{
+	if (pid != c->pid)
+		return pid < c->pid ? -1 : 1;
+	if (birth != c->birth)
+		return birth < c->birth ? -1 : 1;
+	return 0;
+}
+
+/*
+ * A continued round: seed a process the last commit left open and give
+ * it back its open counts (sorted by pid, birth), so that its role is
+ * computed again (docs/robustness.md).
+ */
+static int
+seed_cb(void *arg, const struct proc_info *p)
+{
+	struct live *lv = arg;
+	size_t lo = 0, hi = lv->nopen;
+	int rc = proctree_seed_open(lv->tree, p);
+
+	if (rc < 0)
+		return rc;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (open_cmp(p->pid, p->birth, &lv->open[mid]) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < lv->nopen && open_cmp(p->pid, p->birth, &lv->open[lo]) == 0;
+	     lo++) {
+		rc = proctree_seed_count(lv->tree, &lv->open[lo]);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			base_sub(lv, &lv->open[lo]);
+	}
+	return 0;
+}
+
+/* Drop the base aggregates whose counts all went back to processes. */
+static void
+base_compact(struct live *lv)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < lv->nbase; i++) {
+		if (lv->base[i].count > 0) {
+			lv->base[k++] = lv->base[i];
+			continue;
+		}
+		free((char *)(uintptr_t)lv->base[i].example_exe);
+	}
+	lv->nbase = k;
+}
+
+/* Continue round lv->round, which an earlier run left unfinished. */
+int
+live_resume(struct live *lv)
+{
+	char **cause = lv->cause;
+	int rc;
+
+	rc = store_round_get(lv->st, lv->round, &lv->r, cause);
+	if (rc == 0)
+		rc = store_round_aggs(lv->st, lv->round, base_add, lv, cause);
+	if (rc == 0)
+		rc = store_open_counts(lv->st, lv->round, open_add, lv, cause);
+	if (rc == 0)
+		rc = store_open_procs(lv->st, lv->round, seed_cb, lv, cause);
+	if (rc < 0)
+		return rc;
+	/* what went back to the processes is no longer base */
+	base_compact(lv);
+	free(lv->open);
+	lv->open = NULL;
+	lv->nopen = lv->capopen = 0;
+	lv->base_records = lv->r.records;
+	lv->base_rejected = lv->r.rejected;
+	lv->base_lines = lv->r.lines;
+	if (!lv->o->quiet)
+		fprintf(lv->diag, "pgsc: continuing round %lld (%llu "
+			"records committed before)\n",
+			(long long)lv->round,
+			(unsigned long long)lv->base_records);
+	return 0;
+}

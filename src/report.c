@@ -7,106 +7,11 @@
  * text that came from a record (exe, role) is escaped for its format.
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "pgsc-int.h"
-
-/* Session presets, see docs/roles.md.  Each role brings its descendants. */
-static const char *const preset_client[] = {
-	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN, NULL,
-};
-static const char *const preset_pgseccomp[] = {
-	"client backend", "walsender", NULL,
-};
-static const char *const preset_rfc[] = {
-	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
-	"autovacuum launcher", "background worker",
-	"logical replication launcher", "logical replication worker",
-	"logical replication apply worker",
-	"logical replication tablesync worker",
-	"logical replication parallel worker", "parallel worker", NULL,
-};
-
-int
-report_session_roles(const char *spec, struct strset *roles, char **cause)
-{
-	const char *const *preset = NULL;
-	char *copy, *tok, *save = NULL;
-	int rc = 0;
-
-	if (spec == NULL || strcmp(spec, "client") == 0)
-		preset = preset_client;
-	else if (strcmp(spec, "pgseccomp") == 0)
-		preset = preset_pgseccomp;
-	else if (strcmp(spec, "rfc") == 0)
-		preset = preset_rfc;
-	if (preset != NULL) {
-		for (; *preset != NULL; preset++)
-			if (strset_add(roles, *preset) < 0)
-				return -ENOMEM;
-		return 0;
-	}
-	copy = strdup(spec);
-	if (copy == NULL)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		while (*tok == ' ')
-			tok++;
-		if (*tok == '\0')
-			continue;
-		if (!pgsc_role_in_server(tok) ||
-		    strcmp(tok, PGSC_ROLE_POSTMASTER) == 0) {
-			util_cause(cause, "role \"%s\" cannot be in the session "
-				   "list (the postmaster and processes outside "
-				   "the server never run a session)", tok);
-			rc = -EINVAL;
-			break;
-		}
-		if (strset_add(roles, tok) < 0) {
-			rc = -ENOMEM;
-			break;
-		}
-	}
-	free(copy);
-	if (rc == 0 && roles->n == 0) {
-		util_cause(cause, "empty --session-roles");
-		rc = -EINVAL;
-	}
-	return rc;
-}
-
-/*
- * The roles pgsc can name without a store: PostgreSQL 15's backend types
- * (GetBackendTypeDesc() and the bgw_type of its own background workers)
- * as pgsc_title_role() and the --pg-log hint give them, and "backend".
- * A background worker of an extension logs its own bgw_type: such a name
- * is known once the store holds it (report_roles_known()).
- */
-static const char *const known_roles[] = {
-	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
-	"autovacuum launcher", "autovacuum worker", "background worker",
-	"background writer", "checkpointer", "walwriter", "walreceiver",
-	"archiver", "startup", "logger", "stats collector",
-	"logical replication launcher", "logical replication worker",
-	"logical replication apply worker",
-	"logical replication tablesync worker",
-	"logical replication parallel worker", "parallel worker", NULL,
-};
-
-static int
-role_known(const char *role)
-{
-	if (strncmp(role, "descendant/", 11) == 0)
-		role += 11;
-	for (size_t i = 0; known_roles[i] != NULL; i++)
-		if (strcmp(role, known_roles[i]) == 0)
-			return 1;
-	return 0;
-}
 
 /*
  * Every role of @roles is a known backend type or a role the store holds
@@ -116,59 +21,25 @@ role_known(const char *role)
 static int
 report_roles_known(pgsc_store *st, const struct strset *roles, char **cause)
 {
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s = NULL;
-	int rc = 0;
-
-	for (size_t i = 0; i < roles->n && rc == 0; i++) {
+	for (size_t i = 0; i < roles->n; i++) {
 		const char *role = roles->v[i];
+		int rc;
 
-		if (role_known(role))
+		if (roles_known(role))
 			continue;
-		if (sqlite3_prepare_v2(db, "SELECT 1 FROM aggregates WHERE "
-				       "role = ?1 OR role = 'descendant/' || ?1 "
-				       "LIMIT 1", -1, &s, NULL) != SQLITE_OK) {
-			util_cause(cause, "store: %s", sqlite3_errmsg(db));
-			return -EIO;
-		}
-		sqlite3_bind_text(s, 1, role, -1, SQLITE_STATIC);
-		rc = sqlite3_step(s);
-		sqlite3_finalize(s);
-		if (rc == SQLITE_ROW) {
-			rc = 0;
-		} else if (rc == SQLITE_DONE) {
+		rc = store_role_seen(st, role, cause);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
 			util_cause(cause, "--session-roles: unknown role \"%s\": "
 				   "not a PostgreSQL backend type (client "
 				   "backend, walsender, autovacuum worker, "
 				   "parallel worker, ...) and not in the store "
 				   "(pgsc-report --format=table lists its roles)",
 				   role);
-			rc = -EINVAL;
-		} else {
-			util_cause(cause, "store: %s", sqlite3_errmsg(db));
-			rc = -EIO;
+			return -EINVAL;
 		}
 	}
-	return rc;
-}
-
-int
-pgsc_session_roles_check(const char *spec, char **cause)
-{
-	struct strset s = { 0 };
-	int rc = report_session_roles(spec, &s, cause);
-
-	strset_free(&s);
-	return rc;
-}
-
-static int
-in_session(const struct strset *roles, const char *role)
-{
-	if (strset_has(roles, role))
-		return 1;
-	if (strncmp(role, "descendant/", 11) == 0)
-		return strset_has(roles, role + 11);
 	return 0;
 }
 
@@ -241,96 +112,64 @@ entry_get(struct rep *r, uint32_t arch, int32_t nr)
 	return &r->e[r->n++];
 }
 
+/* One role's count of one syscall (store_role_aggs()) into its entry. */
+static int
+load_row(void *arg, const struct store_role_row *w)
+{
+	struct rep *r = arg;
+	const char *role = strset_intern(&r->roles, w->role);
+	struct entry *e = entry_get(r, w->arch, w->nr);
+	struct rolecount *nrc;
+
+	if (role == NULL || e == NULL)
+		return -ENOMEM;
+	e->all += w->count;
+	nrc = realloc(e->rc, (e->nrc + 1) * sizeof(*nrc));
+	if (nrc == NULL)
+		return -ENOMEM;
+	e->rc = nrc;
+	e->rc[e->nrc++] = (struct rolecount){ role, w->count };
+	if (!pgsc_role_in_server(role))
+		return 0;
+	e->count += w->count;
+	e->global = 1;
+	if (roles_in_session(&r->session, role))
+		e->session = 1;
+	if (w->first_round < e->first_round)
+		e->first_round = w->first_round;
+	if (e->example_exe == NULL) {
+		e->example_pid = w->example_pid;
+		if (w->example_exe != NULL &&
+		    (e->example_exe = strdup(w->example_exe)) == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int
 load(struct rep *r)
 {
-	sqlite3 *db = store_db(r->st);
-	sqlite3_stmt *s = NULL;
+	struct store_totals t;
 	int rc;
 
 	/* the totals and the loss figures of the rounds, in one pass */
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(records),0), "
-			       "coalesce(sum(attributed),0), "
-			       "coalesce(sum(unrelated),0), "
-			       "coalesce(sum(standalone),0), "
-			       "coalesce(sum(unattributed),0), "
-			       "coalesce(sum(rejected),0), "
-			       "coalesce(sum(max(coalesce(kernel_lost_end, 0) "
-			       "- coalesce(kernel_lost_start, 0), 0)), 0), "
-			       "coalesce(sum(serial_gaps), 0), "
-			       "coalesce(sum(rotation_gaps), 0), "
-			       "coalesce(sum(drain_timeouts), 0), "
-			       "coalesce(sum(finished IS NULL), 0) FROM rounds "
-			       "WHERE id BETWEEN ?1 AND ?2", -1, &s,
-			       NULL) != SQLITE_OK)
-		goto sqlerr;
-	sqlite3_bind_int64(s, 1, r->from);
-	sqlite3_bind_int64(s, 2, r->to);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		r->records = (uint64_t)sqlite3_column_int64(s, 0);
-		r->attributed = (uint64_t)sqlite3_column_int64(s, 1);
-		r->unrelated = (uint64_t)sqlite3_column_int64(s, 2);
-		r->standalone = (uint64_t)sqlite3_column_int64(s, 3);
-		r->unattributed = (uint64_t)sqlite3_column_int64(s, 4);
-		r->rejected = (uint64_t)sqlite3_column_int64(s, 5);
-		r->lost = (uint64_t)sqlite3_column_int64(s, 6);
-		r->serial_gaps = (uint64_t)sqlite3_column_int64(s, 7);
-		r->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 8);
-		r->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 9);
-		r->unfinished = sqlite3_column_int64(s, 10);
-	}
-	sqlite3_finalize(s);
-
-	if (sqlite3_prepare_v2(db, "SELECT role, arch, nr, sum(count), "
-			       "min(round_id), min(example_pid), "
-			       "min(example_exe) FROM aggregates "
-			       "WHERE round_id BETWEEN ?1 AND ?2 "
-			       "GROUP BY role, arch, nr ORDER BY arch, nr, role",
-			       -1, &s, NULL) != SQLITE_OK)
-		goto sqlerr;
-	sqlite3_bind_int64(s, 1, r->from);
-	sqlite3_bind_int64(s, 2, r->to);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *role = (const char *)sqlite3_column_text(s, 0);
-		uint32_t arch = (uint32_t)sqlite3_column_int64(s, 1);
-		int32_t nr = (int32_t)sqlite3_column_int64(s, 2);
-		uint64_t count = (uint64_t)sqlite3_column_int64(s, 3);
-		int64_t round = sqlite3_column_int64(s, 4);
-		const char *exe = (const char *)sqlite3_column_text(s, 6);
-		struct entry *e;
-		struct rolecount *nrc;
-		int server;
-
-		if (role == NULL)
-			continue;
-		role = strset_intern(&r->roles, role);
-		e = entry_get(r, arch, nr);
-		if (role == NULL || e == NULL)
-			goto oom;
-		server = pgsc_role_in_server(role);
-		e->all += count;
-		nrc = realloc(e->rc, (e->nrc + 1) * sizeof(*nrc));
-		if (nrc == NULL)
-			goto oom;
-		e->rc = nrc;
-		e->rc[e->nrc++] = (struct rolecount){ role, count };
-		if (!server)
-			continue;
-		e->count += count;
-		e->global = 1;
-		if (in_session(&r->session, role))
-			e->session = 1;
-		if (round < e->first_round)
-			e->first_round = round;
-		if (e->example_exe == NULL) {
-			e->example_pid = sqlite3_column_int64(s, 5);
-			if (exe != NULL && (e->example_exe = strdup(exe)) == NULL)
-				goto oom;
-		}
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		goto sqlerr2;
+	rc = store_totals(r->st, r->from, r->to, &t, r->cause);
+	if (rc < 0)
+		return rc;
+	r->records = t.records;
+	r->attributed = t.attributed;
+	r->unrelated = t.unrelated;
+	r->standalone = t.standalone;
+	r->unattributed = t.unattributed;
+	r->rejected = t.rejected;
+	r->lost = t.lost;
+	r->serial_gaps = t.serial_gaps;
+	r->rotation_gaps = t.rotation_gaps;
+	r->drain_timeouts = t.drain_timeouts;
+	r->unfinished = t.unfinished;
+	rc = store_role_aggs(r->st, r->from, r->to, load_row, r, r->cause);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < r->n; i++) {
 		struct entry *e = &r->e[i];
 
@@ -342,15 +181,6 @@ load(struct rep *r)
 		}
 	}
 	return 0;
-sqlerr:
-	util_cause(r->cause, "store: %s", sqlite3_errmsg(db));
-	return -EIO;
-sqlerr2:
-	util_cause(r->cause, "store: %s", sqlite3_errmsg(db));
-	return -EIO;
-oom:
-	sqlite3_finalize(s);
-	return -ENOMEM;
 }
 
 /* The sorted, de-duplicated names of one list (names of several arches
@@ -686,12 +516,29 @@ json_list(FILE *out, const struct strset *s)
 	fputc(']', out);
 }
 
+struct json_rejects {
+	FILE *out;
+	int first;
+};
+
+static int
+json_reject(void *arg, const char *reason, uint64_t count)
+{
+	struct json_rejects *jr = arg;
+
+	fprintf(jr->out, "%s", jr->first ? "" : ", ");
+	json_str(jr->out, reason);
+	fprintf(jr->out, ": %lld", (long long)count);
+	jr->first = 0;
+	return 0;
+}
+
 static int
 report_json(FILE *out, struct rep *r, const struct lists *L)
 {
 	struct strset arches = { 0 };
-	sqlite3_stmt *st = NULL;
-	int first = 1;
+	struct json_rejects jr;
+	int first;
 
 	arch_list(r, &arches);
 	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n", PGSC_VERSION);
@@ -714,20 +561,10 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 		(r->lost || r->serial_gaps || r->rotation_gaps ||
 		 r->drain_timeouts) ? "false" : "true");
 	fprintf(out, "  \"rejected\": {");
-	if (sqlite3_prepare_v2(store_db(r->st), "SELECT reason, sum(count) "
-			       "FROM rejects WHERE round_id BETWEEN ?1 AND ?2 "
-			       "GROUP BY reason ORDER BY reason", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, r->from);
-		sqlite3_bind_int64(st, 2, r->to);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			fprintf(out, "%s", first ? "" : ", ");
-			json_str(out, (const char *)sqlite3_column_text(st, 0));
-			fprintf(out, ": %lld", (long long)sqlite3_column_int64(st, 1));
-			first = 0;
-		}
-		sqlite3_finalize(st);
-	}
+	jr.out = out;
+	jr.first = 1;
+	if (store_rejects(r->st, r->from, r->to, json_reject, &jr, r->cause) < 0)
+		return -EIO;
 	fprintf(out, "},\n  \"arch\": ");
 	json_list(out, &arches);
 	fprintf(out, ",\n  \"session_roles\": ");
@@ -799,26 +636,10 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 }
 
 static int
-role_rank(const char *role)
+table_reject(void *arg, const char *reason, uint64_t count)
 {
-	if (strcmp(role, PGSC_ROLE_POSTMASTER) == 0)
-		return 0;
-	if (strcmp(role, "client backend") == 0)
-		return 1;
-	if (strcmp(role, "descendant/client backend") == 0)
-		return 2;
-	if (!pgsc_role_in_server(role))
-		return 9;
-	return strncmp(role, "descendant/", 11) == 0 ? 4 : 3;
-}
-
-static int
-role_cmp(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int rx = role_rank(x), ry = role_rank(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
+	fprintf(arg, "# rejected: %s: %lld lines\n", reason, (long long)count);
+	return 0;
 }
 
 static int
@@ -826,14 +647,13 @@ report_table(FILE *out, struct rep *r)
 {
 	const char **cols;
 	size_t ncols = r->roles.n;
-	sqlite3_stmt *st = NULL;
 
 	cols = malloc((ncols ? ncols : 1) * sizeof(*cols));
 	if (cols == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < ncols; i++)
 		cols[i] = r->roles.v[i];
-	qsort(cols, ncols, sizeof(*cols), role_cmp);
+	qsort(cols, ncols, sizeof(*cols), roles_cmp);
 
 	header_line(out, r);
 	fprintf(out, "# G: in the global list, S: in the session list\n");
@@ -863,18 +683,8 @@ report_table(FILE *out, struct rep *r)
 		fputc('\n', out);
 	}
 	free(cols);
-	if (sqlite3_prepare_v2(store_db(r->st), "SELECT reason, sum(count) "
-			       "FROM rejects WHERE round_id BETWEEN ?1 AND ?2 "
-			       "GROUP BY reason ORDER BY reason", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, r->from);
-		sqlite3_bind_int64(st, 2, r->to);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			fprintf(out, "# rejected: %s: %lld lines\n",
-				(const char *)sqlite3_column_text(st, 0),
-				(long long)sqlite3_column_int64(st, 1));
-		sqlite3_finalize(st);
-	}
+	if (store_rejects(r->st, r->from, r->to, table_reject, out, r->cause) < 0)
+		return -EIO;
 	fprintf(out, "# records: %llu attributed, %llu unrelated, %llu "
 		"standalone, %llu unattributed\n",
 		(unsigned long long)r->attributed,
@@ -1109,37 +919,25 @@ static int report_html(FILE *out, struct rep *r, const struct lists *L,
 static int
 round_range(struct rep *r, int64_t from, int64_t to)
 {
-	sqlite3_stmt *s;
-	int rc = -ENOENT;
+	int64_t lo = 0, hi = 0;
+	int rc = store_finished_range(r->st, &lo, &hi, r->cause);
 
-	if (sqlite3_prepare_v2(store_db(r->st), "SELECT min(id), max(id) "
-			       "FROM rounds WHERE finished IS NOT NULL", -1,
-			       &s, NULL) != SQLITE_OK) {
-		util_cause(r->cause, "store: %s",
-			   sqlite3_errmsg(store_db(r->st)));
-		return -EIO;
-	}
-	if (sqlite3_step(s) == SQLITE_ROW &&
-	    sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		int64_t lo = sqlite3_column_int64(s, 0);
-		int64_t hi = sqlite3_column_int64(s, 1);
-
-		r->from = from > 0 ? from : lo;
-		r->to = to > 0 ? to : hi;
-		if (r->from < lo || r->to > hi || r->from > r->to) {
-			util_cause(r->cause, "rounds %lld-%lld are not in the "
-				   "store (it has %lld-%lld)", (long long)r->from,
-				   (long long)r->to, (long long)lo, (long long)hi);
-			rc = -ERANGE;
-		} else {
-			rc = 0;
-		}
-	} else {
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
 		util_cause(r->cause, "the store has no rounds yet; import with "
 			   "pgsc-collect --import first");
+		return -ENOENT;
 	}
-	sqlite3_finalize(s);
-	return rc;
+	r->from = from > 0 ? from : lo;
+	r->to = to > 0 ? to : hi;
+	if (r->from < lo || r->to > hi || r->from > r->to) {
+		util_cause(r->cause, "rounds %lld-%lld are not in the "
+			   "store (it has %lld-%lld)", (long long)r->from,
+			   (long long)r->to, (long long)lo, (long long)hi);
+		return -ERANGE;
+	}
+	return 0;
 }
 
 int
@@ -1280,21 +1078,6 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	return rc;
 }
 
-/* SQL function in_session(role): is @role in the session list's roles?
- * A syscall new to the session list is a new need even when the server
- * made it before in another role: the session filter logs it. */
-static void
-sql_in_session(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const struct strset *roles = sqlite3_user_data(ctx);
-	const unsigned char *role;
-
-	(void)argc;
-	role = sqlite3_value_text(argv[0]);
-	sqlite3_result_int(ctx, role != NULL &&
-			   in_session(roles, (const char *)role));
-}
-
 /* One row of --status. */
 struct status_row {
 	int64_t id, records, loss, nnew, nnew_sess;
@@ -1379,103 +1162,68 @@ status_json(FILE *out, const struct status_row *v, size_t n,
 	fprintf(out, "%s]\n}\n", n ? "\n  " : "");
 }
 
+struct status_acc {
+	struct status_row *v;
+	size_t n, cap;
+};
+
+static int
+status_session(void *arg, const char *role)
+{
+	return roles_in_session(arg, role);
+}
+
+static int
+status_row(void *arg, const struct store_status_row *row)
+{
+	struct status_acc *acc = arg;
+	struct status_row *w;
+
+	if (acc->n == acc->cap) {
+		size_t ncap = acc->cap ? acc->cap * 2 : 16;
+
+		w = realloc(acc->v, ncap * sizeof(*w));
+		if (w == NULL)
+			return -ENOMEM;
+		acc->v = w;
+		acc->cap = ncap;
+	}
+	w = &acc->v[acc->n];
+	memset(w, 0, sizeof(*w));
+	acc->n++;
+	w->id = row->id;
+	w->label = strdup(row->label ? row->label : "");
+	w->mode = strdup(row->mode ? row->mode : "?");
+	if (w->label == NULL || w->mode == NULL)
+		return -ENOMEM;
+	w->records = row->records;
+	w->first = row->first;
+	w->last = row->last;
+	w->started = row->started;
+	w->finished = row->finished;
+	w->loss = row->loss;
+	w->nnew = row->nnew;
+	w->nnew_sess = row->nnew_sess;
+	w->span = w->finished ? row->finished_at - w->started
+		  : (row->last_commit > w->started ?
+		     row->last_commit - w->started : 0);
+	if (w->last > w->first && w->span < w->last - w->first)
+		w->span = w->last - w->first;
+	return 0;
+}
+
 /* The rows of --status, oldest first, in *@v (the caller frees them). */
 static int
 status_rows(pgsc_store *st, struct strset *session, struct status_row **v,
 	    size_t *n, char **cause)
 {
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s = NULL;
-	size_t cap = 0;
+	struct status_acc acc = { NULL, 0, 0 };
 	int rc;
 
-	*v = NULL;
-	*n = 0;
-	if (sqlite3_create_function(db, "pgsc_in_session", 1,
-				    SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-				    session, sql_in_session, NULL,
-				    NULL) != SQLITE_OK) {
-		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		return -EIO;
-	}
-	/* new = syscalls of the server tree first seen in that round */
-	if (sqlite3_prepare_v2(db,
-		"SELECT r.id, coalesce(r.label, ''), r.mode, "
-		"coalesce(r.source, ''), r.records, "
-		"coalesce(r.first_event, 0), coalesce(r.last_event, 0), "
-		"r.started, r.finished, coalesce(r.last_commit, 0), "
-		"max(coalesce(r.kernel_lost_end, 0) - coalesce(r.kernel_lost_start, 0), 0)"
-		" + r.serial_gaps + r.rotation_gaps + r.drain_timeouts, "
-		"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
-		"  aggregates a WHERE a.round_id = r.id AND a.role NOT IN "
-		"  ('unrelated', 'standalone', 'unattributed') AND NOT EXISTS "
-		"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
-		"   b.arch = a.arch AND b.nr = a.nr AND b.role NOT IN "
-		"   ('unrelated', 'standalone', 'unattributed')))), "
-		"r.exit_status, "
-		"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
-		"  aggregates a WHERE a.round_id = r.id AND "
-		"  pgsc_in_session(a.role) AND NOT EXISTS "
-		"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
-		"   b.arch = a.arch AND b.nr = a.nr AND "
-		"   pgsc_in_session(b.role)))) "
-		"FROM rounds r ORDER BY r.id", -1, &s, NULL) != SQLITE_OK) {
-		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		rc = -EIO;
-		goto out;
-	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *label = (const char *)sqlite3_column_text(s, 1);
-		const char *mode = (const char *)sqlite3_column_text(s, 2);
-		struct status_row *w;
-		double fin, lastc;
-
-		if (*n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-
-			w = realloc(*v, ncap * sizeof(*w));
-			if (w == NULL) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			*v = w;
-			cap = ncap;
-		}
-		w = &(*v)[*n];
-		memset(w, 0, sizeof(*w));
-		(*n)++;
-		w->id = sqlite3_column_int64(s, 0);
-		w->label = strdup(label ? label : "");
-		w->mode = strdup(mode ? mode : "?");
-		if (w->label == NULL || w->mode == NULL) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		w->records = sqlite3_column_int64(s, 4);
-		w->first = sqlite3_column_double(s, 5);
-		w->last = sqlite3_column_double(s, 6);
-		w->started = sqlite3_column_double(s, 7);
-		w->finished = sqlite3_column_type(s, 8) != SQLITE_NULL;
-		fin = sqlite3_column_double(s, 8);
-		lastc = sqlite3_column_double(s, 9);
-		w->loss = sqlite3_column_int64(s, 10);
-		w->nnew = sqlite3_column_int64(s, 11);
-		w->nnew_sess = sqlite3_column_int64(s, 13);
-		w->span = w->finished ? fin - w->started
-			  : (lastc > w->started ? lastc - w->started : 0);
-		if (w->last > w->first && w->span < w->last - w->first)
-			w->span = w->last - w->first;
-	}
-	if (rc != SQLITE_DONE) {
-		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		rc = -EIO;
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(s);
-	sqlite3_create_function(db, "pgsc_in_session", 1, SQLITE_UTF8, NULL,
-				NULL, NULL, NULL);
+	rc = store_status_rows(st, status_session, session, status_row, &acc,
+			       cause);
+	*v = acc.v;
+	*n = acc.n;
 	return rc;
 }
 
@@ -1596,7 +1344,7 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 	}
 	for (size_t i = 0; i < ncols; i++)
 		cols[i] = r->roles.v[i];
-	qsort(cols, ncols, sizeof(*cols), role_cmp);
+	qsort(cols, ncols, sizeof(*cols), roles_cmp);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct entry *e = &r->e[i];
 		struct html_syscall *h = &sc[nsc];

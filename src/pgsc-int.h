@@ -447,6 +447,11 @@ int roles_known(const char *role);
 int roles_in_session(const struct strset *session, const char *role);
 int roles_rank(const char *role);
 int roles_cmp(const void *a, const void *b);   /* qsort of const char * */
+/* report.c: the global and session lists of rounds @from-@to (0: all),
+ * as pgsc-report prints them (pgsc-diff). */
+int report_lists(pgsc_store *st, int64_t from, int64_t to,
+		 const char *session_roles, struct strset *global,
+		 struct strset *session, char **cause);
 /* The roles of a --session-roles spec (a preset or a list) into @roles. */
 int report_session_roles(const char *spec, struct strset *roles,
 			 char **cause);

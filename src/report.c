@@ -814,3 +814,35 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 }
 
 /* One row of --status. */
+/*
+ * The global and session lists of a store's rounds, into @global and
+ * @session (pgsc-diff): the lists pgsc-report prints, by the same code,
+ * with no format in between.
+ */
+int
+report_lists(pgsc_store *st, int64_t from, int64_t to,
+	     const char *session_roles, struct strset *global,
+	     struct strset *session, char **cause)
+{
+	struct rep r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.st = st;
+	r.cause = cause;
+	rc = report_session_roles(session_roles, &r.session, cause);
+	if (rc == 0)
+		rc = report_roles_known(st, &r.session, cause);
+	if (rc == 0)
+		rc = report_round_range(&r, from, to);
+	if (rc == 0)
+		rc = report_load(&r);
+	if (rc == 0)
+		rc = list_names(&r, 0, global);
+	if (rc == 0)
+		rc = list_names(&r, 1, session);
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	report_free(&r);
+	return rc;
+}

@@ -757,18 +757,15 @@ diff_load_buffer(const char *buf, size_t len, const char *name,
 	return 0;
 }
 
-/* The lists of a store, from its JSON report: the same lists, by the
- * same code, as pgsc-report prints. */
+/* The lists of a store: the same lists, by the same code, as pgsc-report
+ * prints (report_lists()). */
 static int
 load_store(const char *path, const struct pgsc_lists_opts *opts,
 	   pgsc_lists **out, char **cause)
 {
-	struct pgsc_report_opts ro = { 0 };
 	struct pgsc_lists *ls = NULL;
 	pgsc_store *st = NULL;
-	char *lcause = NULL, *buf = NULL;
-	size_t sz = 0;
-	FILE *f;
+	char *lcause = NULL;
 	int rc;
 
 	ls = calloc(1, sizeof(*ls));
@@ -776,30 +773,12 @@ load_store(const char *path, const struct pgsc_lists_opts *opts,
 		return -ENOMEM;
 	ls->kind = PGSC_LISTS_STORE;
 	rc = pgsc_store_open(path, PGSC_STORE_READONLY, &st, &lcause);
-	if (rc < 0) {
+	if (rc == 0)
+		rc = report_lists(st, opts->round_from, opts->round_to,
+				  opts->session_roles, &ls->l[0], &ls->l[1],
+				  &lcause);
+	if (rc < 0)
 		restate(cause, path, path, lcause, rc);
-		goto out;
-	}
-	ro.format = PGSC_FMT_JSON;
-	ro.round_from = opts->round_from;
-	ro.round_to = opts->round_to;
-	ro.guc_prefix = "";
-	ro.session_roles = opts->session_roles;
-	f = open_memstream(&buf, &sz);
-	if (f == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	rc = pgsc_report(st, &ro, f, &lcause);
-	if (fclose(f) != 0 && rc == 0)
-		rc = -ENOMEM;
-	if (rc < 0) {
-		restate(cause, path, path, lcause, rc);
-		goto out;
-	}
-	rc = diff_parse_json(buf, sz, path, &ls->l[0], &ls->l[1], cause);
-out:
-	free(buf);
 	free(lcause);
 	pgsc_store_free(st);
 	if (rc < 0) {

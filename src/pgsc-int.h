@@ -288,8 +288,6 @@ const char *pglog_lookup(const struct pglog *l, int64_t pid, double t);
 size_t pglog_count(const struct pglog *l);
 
 /* store.c - the SQLite store. */
-struct sqlite3;
-struct sqlite3 *store_db(pgsc_store *st);
 int store_begin(pgsc_store *st, char **cause);
 int store_commit(pgsc_store *st, char **cause);
 void store_rollback(pgsc_store *st);
@@ -415,7 +413,65 @@ void nlsrc_close(struct nlsrc *s);
  * audit stream (type=USER ... msg='@text'): the drain marker. */
 int audit_send_marker(const char *text, char **cause);
 
-/* report.c */
+/* store_report.c - the store's reads for the report, status and diff. */
+struct store_totals {
+	uint64_t records, attributed, unrelated, standalone, unattributed;
+	uint64_t rejected;
+	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
+	int64_t unfinished;
+};
+int store_totals(pgsc_store *st, int64_t from, int64_t to,
+		 struct store_totals *t, char **cause);
+/* One role's count of one syscall over a range of rounds. */
+struct store_role_row {
+	const char *role;
+	uint32_t arch;
+	int32_t nr;
+	uint64_t count;
+	int64_t first_round, example_pid;
+	const char *example_exe;
+};
+int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
+		    int (*cb)(void *arg, const struct store_role_row *row),
+		    void *arg, char **cause);
+/* 1 when some round holds @role or its descendants, 0 when none does. */
+int store_role_seen(pgsc_store *st, const char *role, char **cause);
+int store_rejects(pgsc_store *st, int64_t from, int64_t to,
+		  int (*cb)(void *arg, const char *reason, uint64_t count),
+		  void *arg, char **cause);
+/* 1 and the first and last finished round, 0 when none is finished. */
+int store_finished_range(pgsc_store *st, int64_t *lo, int64_t *hi,
+			 char **cause);
+struct store_status_row {
+	int64_t id, records, loss, nnew, nnew_sess;
+	double started, first, last, finished_at, last_commit;
+	int finished;
+	const char *label, *mode;
+};
+int store_status_rows(pgsc_store *st,
+		      int (*in_session)(void *arg, const char *role),
+		      void *sarg,
+		      int (*cb)(void *arg, const struct store_status_row *row),
+		      void *arg, char **cause);
+
+/* roles.c - role names, the descendant rule, session presets, rank. */
+int roles_is_descendant(const char *role);
+/* The role a descendant's role names ("descendant/walsender" -> walsender). */
+const char *roles_ancestor(const char *role);
+/* "descendant/@role" into @buf, or -ENAMETOOLONG. */
+int roles_descendant(char *buf, size_t size, const char *role);
+int roles_provisional(const char *role);
+/* A PostgreSQL 15 backend type pgsc can name without a store. */
+int roles_known(const char *role);
+int roles_in_session(const struct strset *session, const char *role);
+int roles_rank(const char *role);
+int roles_cmp(const void *a, const void *b);   /* qsort of const char * */
+/* report.c: the global and session lists of rounds @from-@to (0: all),
+ * as pgsc-report prints them (pgsc-diff). */
+int report_lists(pgsc_store *st, int64_t from, int64_t to,
+		 const char *session_roles, struct strset *global,
+		 struct strset *session, char **cause);
+/* The roles of a --session-roles spec (a preset or a list) into @roles. */
 int report_session_roles(const char *spec, struct strset *roles,
 			 char **cause);
 

@@ -122,30 +122,15 @@ pglog_type(const struct proctree *t, const struct proc *p)
 	return pglog_lookup(t->hints.pglog, p->pid, p->first_t);
 }
 
-static int
-role_is_descendant(const char *r)
-{
-	return strncmp(r, "descendant/", 11) == 0;
-}
-
-int
-pgsc_role_in_server(const char *role)
-{
-	if (role == NULL)
-		return 0;
-	return strcmp(role, PGSC_ROLE_STANDALONE) != 0 &&
-	       strcmp(role, PGSC_ROLE_UNRELATED) != 0 &&
-	       strcmp(role, PGSC_ROLE_UNATTRIBUTED) != 0;
-}
-
 static const char *
 descendant_of(struct proctree *t, const char *ar)
 {
 	char buf[160];
 
-	if (!pgsc_role_in_server(ar) || role_is_descendant(ar))
+	if (!pgsc_role_in_server(ar) || roles_is_descendant(ar))
 		return ar;
-	snprintf(buf, sizeof(buf), "descendant/%s", ar);
+	if (roles_descendant(buf, sizeof(buf), ar) < 0)
+		return ar;
 	return intern(t, buf);
 }
 
@@ -370,18 +355,6 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	return t->oom ? -ENOMEM : 0;
 }
 
-/* A role the stream may still change: a parent's fork record, an exec or
- * a title can come later (docs/roles.md). */
-static int
-role_provisional(const char *r)
-{
-	if (role_is_descendant(r))
-		r += 11;
-	return strcmp(r, PGSC_ROLE_UNATTRIBUTED) == 0 ||
-	       strcmp(r, PGSC_ROLE_BACKEND_UNKNOWN) == 0 ||
-	       strcmp(r, PGSC_ROLE_UNRELATED) == 0;
-}
-
 /*
  * A process's birth in the store (processes and open_counts are keyed by
  * pid and birth): the time of its fork record, or of its first record
@@ -438,7 +411,7 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	p = map_get(t, node_intern(t, pi->node), pi->pid);
 	p->records = pi->records;
 	p->exited = pi->exited ? 1 : 0;
-	if (p->fixed != NULL && p->parent != NULL && role_provisional(p->fixed))
+	if (p->fixed != NULL && p->parent != NULL && roles_provisional(p->fixed))
 		p->fixed = NULL;
 	/* the processes table keeps the argv where no title is known */
 	if (p->title != NULL && pgsc_title_role(p->title) == NULL &&

@@ -1,214 +1,57 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* report.c - lists from the store: GUC lines, JSON provenance, a table,
- * a systemd drop-in, an OCI seccomp profile, the effective filters. */
+/* report.c - lists from the store: a range of rounds loaded, the global
+ * and session lists built from it, the GUC lines, the JSON provenance and
+ * the table (report_filter.c writes the filters, report_status.c the
+ * status and the HTML page's data). */
 /*
  * Every name printed comes from libseccomp for the record's own arch and
  * is checked against [a-z0-9_]+ before it reaches a GUC line; every other
  * text that came from a record (exe, role) is escaped for its format.
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "pgsc-int.h"
-
-/* Session presets, see docs/roles.md.  Each role brings its descendants. */
-static const char *const preset_client[] = {
-	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN, NULL,
-};
-static const char *const preset_pgseccomp[] = {
-	"client backend", "walsender", NULL,
-};
-static const char *const preset_rfc[] = {
-	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
-	"autovacuum launcher", "background worker",
-	"logical replication launcher", "logical replication worker",
-	"logical replication apply worker",
-	"logical replication tablesync worker",
-	"logical replication parallel worker", "parallel worker", NULL,
-};
-
-int
-report_session_roles(const char *spec, struct strset *roles, char **cause)
-{
-	const char *const *preset = NULL;
-	char *copy, *tok, *save = NULL;
-	int rc = 0;
-
-	if (spec == NULL || strcmp(spec, "client") == 0)
-		preset = preset_client;
-	else if (strcmp(spec, "pgseccomp") == 0)
-		preset = preset_pgseccomp;
-	else if (strcmp(spec, "rfc") == 0)
-		preset = preset_rfc;
-	if (preset != NULL) {
-		for (; *preset != NULL; preset++)
-			if (strset_add(roles, *preset) < 0)
-				return -ENOMEM;
-		return 0;
-	}
-	copy = strdup(spec);
-	if (copy == NULL)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		while (*tok == ' ')
-			tok++;
-		if (*tok == '\0')
-			continue;
-		if (!pgsc_role_in_server(tok) ||
-		    strcmp(tok, PGSC_ROLE_POSTMASTER) == 0) {
-			util_cause(cause, "role \"%s\" cannot be in the session "
-				   "list (the postmaster and processes outside "
-				   "the server never run a session)", tok);
-			rc = -EINVAL;
-			break;
-		}
-		if (strset_add(roles, tok) < 0) {
-			rc = -ENOMEM;
-			break;
-		}
-	}
-	free(copy);
-	if (rc == 0 && roles->n == 0) {
-		util_cause(cause, "empty --session-roles");
-		rc = -EINVAL;
-	}
-	return rc;
-}
-
-/*
- * The roles pgsc can name without a store: PostgreSQL 15's backend types
- * (GetBackendTypeDesc() and the bgw_type of its own background workers)
- * as pgsc_title_role() and the --pg-log hint give them, and "backend".
- * A background worker of an extension logs its own bgw_type: such a name
- * is known once the store holds it (report_roles_known()).
- */
-static const char *const known_roles[] = {
-	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
-	"autovacuum launcher", "autovacuum worker", "background worker",
-	"background writer", "checkpointer", "walwriter", "walreceiver",
-	"archiver", "startup", "logger", "stats collector",
-	"logical replication launcher", "logical replication worker",
-	"logical replication apply worker",
-	"logical replication tablesync worker",
-	"logical replication parallel worker", "parallel worker", NULL,
-};
-
-static int
-role_known(const char *role)
-{
-	if (strncmp(role, "descendant/", 11) == 0)
-		role += 11;
-	for (size_t i = 0; known_roles[i] != NULL; i++)
-		if (strcmp(role, known_roles[i]) == 0)
-			return 1;
-	return 0;
-}
+#include "report-int.h"
 
 /*
  * Every role of @roles is a known backend type or a role the store holds
  * in some round: "--session-roles clinet" is a typo, not an empty list.
  * Returns 0, or -EINVAL with *cause naming the role.
  */
-static int
+int
 report_roles_known(pgsc_store *st, const struct strset *roles, char **cause)
 {
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s = NULL;
-	int rc = 0;
-
-	for (size_t i = 0; i < roles->n && rc == 0; i++) {
+	for (size_t i = 0; i < roles->n; i++) {
 		const char *role = roles->v[i];
+		int rc;
 
-		if (role_known(role))
+		if (roles_known(role))
 			continue;
-		if (sqlite3_prepare_v2(db, "SELECT 1 FROM aggregates WHERE "
-				       "role = ?1 OR role = 'descendant/' || ?1 "
-				       "LIMIT 1", -1, &s, NULL) != SQLITE_OK) {
-			util_cause(cause, "store: %s", sqlite3_errmsg(db));
-			return -EIO;
-		}
-		sqlite3_bind_text(s, 1, role, -1, SQLITE_STATIC);
-		rc = sqlite3_step(s);
-		sqlite3_finalize(s);
-		if (rc == SQLITE_ROW) {
-			rc = 0;
-		} else if (rc == SQLITE_DONE) {
+		rc = store_role_seen(st, role, cause);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
 			util_cause(cause, "--session-roles: unknown role \"%s\": "
 				   "not a PostgreSQL backend type (client "
 				   "backend, walsender, autovacuum worker, "
 				   "parallel worker, ...) and not in the store "
 				   "(pgsc-report --format=table lists its roles)",
 				   role);
-			rc = -EINVAL;
-		} else {
-			util_cause(cause, "store: %s", sqlite3_errmsg(db));
-			rc = -EIO;
+			return -EINVAL;
 		}
 	}
-	return rc;
-}
-
-int
-pgsc_session_roles_check(const char *spec, char **cause)
-{
-	struct strset s = { 0 };
-	int rc = report_session_roles(spec, &s, cause);
-
-	strset_free(&s);
-	return rc;
-}
-
-static int
-in_session(const struct strset *roles, const char *role)
-{
-	if (strset_has(roles, role))
-		return 1;
-	if (strncmp(role, "descendant/", 11) == 0)
-		return strset_has(roles, role + 11);
 	return 0;
 }
 
 /* ---------------------------------------------------------------- */
 
-struct rolecount {
-	const char *role;   /* interned in rep->roles */
-	uint64_t count;
-};
 
-struct entry {
-	uint32_t arch;
-	int32_t nr;
-	const char *name;
-	uint64_t count;         /* in server roles */
-	uint64_t all;           /* in every role */
-	int64_t first_round;
-	int64_t example_pid;
-	char *example_exe;
-	int global, session;
-	struct rolecount *rc;
-	size_t nrc;
-};
 
-struct rep {
-	pgsc_store *st;
-	int64_t from, to;
-	struct entry *e;
-	size_t n, cap;
-	struct strset roles;
-	struct strset session;
-	uint64_t records, attributed, unrelated, standalone, unattributed;
-	uint64_t rejected;
-	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
-	int64_t unfinished;
-	char **cause;
-};
 
-static void
-rep_free(struct rep *r)
+void
+report_free(struct rep *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->e[i].example_exe);
@@ -241,96 +84,64 @@ entry_get(struct rep *r, uint32_t arch, int32_t nr)
 	return &r->e[r->n++];
 }
 
+/* One role's count of one syscall (store_role_aggs()) into its entry. */
 static int
-load(struct rep *r)
+load_row(void *arg, const struct store_role_row *w)
 {
-	sqlite3 *db = store_db(r->st);
-	sqlite3_stmt *s = NULL;
+	struct rep *r = arg;
+	const char *role = strset_intern(&r->roles, w->role);
+	struct entry *e = entry_get(r, w->arch, w->nr);
+	struct rolecount *nrc;
+
+	if (role == NULL || e == NULL)
+		return -ENOMEM;
+	e->all += w->count;
+	nrc = realloc(e->rc, (e->nrc + 1) * sizeof(*nrc));
+	if (nrc == NULL)
+		return -ENOMEM;
+	e->rc = nrc;
+	e->rc[e->nrc++] = (struct rolecount){ role, w->count };
+	if (!pgsc_role_in_server(role))
+		return 0;
+	e->count += w->count;
+	e->global = 1;
+	if (roles_in_session(&r->session, role))
+		e->session = 1;
+	if (w->first_round < e->first_round)
+		e->first_round = w->first_round;
+	if (e->example_exe == NULL) {
+		e->example_pid = w->example_pid;
+		if (w->example_exe != NULL &&
+		    (e->example_exe = strdup(w->example_exe)) == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int
+report_load(struct rep *r)
+{
+	struct store_totals t;
 	int rc;
 
 	/* the totals and the loss figures of the rounds, in one pass */
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(records),0), "
-			       "coalesce(sum(attributed),0), "
-			       "coalesce(sum(unrelated),0), "
-			       "coalesce(sum(standalone),0), "
-			       "coalesce(sum(unattributed),0), "
-			       "coalesce(sum(rejected),0), "
-			       "coalesce(sum(max(coalesce(kernel_lost_end, 0) "
-			       "- coalesce(kernel_lost_start, 0), 0)), 0), "
-			       "coalesce(sum(serial_gaps), 0), "
-			       "coalesce(sum(rotation_gaps), 0), "
-			       "coalesce(sum(drain_timeouts), 0), "
-			       "coalesce(sum(finished IS NULL), 0) FROM rounds "
-			       "WHERE id BETWEEN ?1 AND ?2", -1, &s,
-			       NULL) != SQLITE_OK)
-		goto sqlerr;
-	sqlite3_bind_int64(s, 1, r->from);
-	sqlite3_bind_int64(s, 2, r->to);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		r->records = (uint64_t)sqlite3_column_int64(s, 0);
-		r->attributed = (uint64_t)sqlite3_column_int64(s, 1);
-		r->unrelated = (uint64_t)sqlite3_column_int64(s, 2);
-		r->standalone = (uint64_t)sqlite3_column_int64(s, 3);
-		r->unattributed = (uint64_t)sqlite3_column_int64(s, 4);
-		r->rejected = (uint64_t)sqlite3_column_int64(s, 5);
-		r->lost = (uint64_t)sqlite3_column_int64(s, 6);
-		r->serial_gaps = (uint64_t)sqlite3_column_int64(s, 7);
-		r->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 8);
-		r->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 9);
-		r->unfinished = sqlite3_column_int64(s, 10);
-	}
-	sqlite3_finalize(s);
-
-	if (sqlite3_prepare_v2(db, "SELECT role, arch, nr, sum(count), "
-			       "min(round_id), min(example_pid), "
-			       "min(example_exe) FROM aggregates "
-			       "WHERE round_id BETWEEN ?1 AND ?2 "
-			       "GROUP BY role, arch, nr ORDER BY arch, nr, role",
-			       -1, &s, NULL) != SQLITE_OK)
-		goto sqlerr;
-	sqlite3_bind_int64(s, 1, r->from);
-	sqlite3_bind_int64(s, 2, r->to);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *role = (const char *)sqlite3_column_text(s, 0);
-		uint32_t arch = (uint32_t)sqlite3_column_int64(s, 1);
-		int32_t nr = (int32_t)sqlite3_column_int64(s, 2);
-		uint64_t count = (uint64_t)sqlite3_column_int64(s, 3);
-		int64_t round = sqlite3_column_int64(s, 4);
-		const char *exe = (const char *)sqlite3_column_text(s, 6);
-		struct entry *e;
-		struct rolecount *nrc;
-		int server;
-
-		if (role == NULL)
-			continue;
-		role = strset_intern(&r->roles, role);
-		e = entry_get(r, arch, nr);
-		if (role == NULL || e == NULL)
-			goto oom;
-		server = pgsc_role_in_server(role);
-		e->all += count;
-		nrc = realloc(e->rc, (e->nrc + 1) * sizeof(*nrc));
-		if (nrc == NULL)
-			goto oom;
-		e->rc = nrc;
-		e->rc[e->nrc++] = (struct rolecount){ role, count };
-		if (!server)
-			continue;
-		e->count += count;
-		e->global = 1;
-		if (in_session(&r->session, role))
-			e->session = 1;
-		if (round < e->first_round)
-			e->first_round = round;
-		if (e->example_exe == NULL) {
-			e->example_pid = sqlite3_column_int64(s, 5);
-			if (exe != NULL && (e->example_exe = strdup(exe)) == NULL)
-				goto oom;
-		}
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		goto sqlerr2;
+	rc = store_totals(r->st, r->from, r->to, &t, r->cause);
+	if (rc < 0)
+		return rc;
+	r->records = t.records;
+	r->attributed = t.attributed;
+	r->unrelated = t.unrelated;
+	r->standalone = t.standalone;
+	r->unattributed = t.unattributed;
+	r->rejected = t.rejected;
+	r->lost = t.lost;
+	r->serial_gaps = t.serial_gaps;
+	r->rotation_gaps = t.rotation_gaps;
+	r->drain_timeouts = t.drain_timeouts;
+	r->unfinished = t.unfinished;
+	rc = store_role_aggs(r->st, r->from, r->to, load_row, r, r->cause);
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < r->n; i++) {
 		struct entry *e = &r->e[i];
 
@@ -342,15 +153,6 @@ load(struct rep *r)
 		}
 	}
 	return 0;
-sqlerr:
-	util_cause(r->cause, "store: %s", sqlite3_errmsg(db));
-	return -EIO;
-sqlerr2:
-	util_cause(r->cause, "store: %s", sqlite3_errmsg(db));
-	return -EIO;
-oom:
-	sqlite3_finalize(s);
-	return -ENOMEM;
 }
 
 /* The sorted, de-duplicated names of one list (names of several arches
@@ -370,22 +172,8 @@ list_names(const struct rep *r, int session, struct strset *out)
 }
 
 /* A name that --arch or --portable replaced: "open" -> "openat". */
-struct mapnote {
-	const char *from;       /* interned in lists->noted */
-	struct strset to;
-};
 
 /* The two lists as printed, with what --arch/--portable did to them. */
-struct lists {
-	struct strset l[2];
-	int mapping;                    /* --arch or --portable given */
-	int portable;
-	uint32_t target;                /* --arch, 0 = none */
-	struct strset unmapped[2];      /* no equivalent on the target */
-	struct strset noted[2];
-	struct mapnote *notes[2];       /* sorted by from */
-	size_t nnotes[2];
-};
 
 static void
 lists_free(struct lists *L)
@@ -518,10 +306,9 @@ lists_warn(const struct lists *L, FILE *diag)
 	}
 }
 
-static void print_joined(FILE *out, const struct strset *s, const char *sep);
 
-static void
-lists_comment(FILE *out, const struct lists *L)
+void
+report_lists_comment(FILE *out, const struct lists *L)
 {
 	if (!L->mapping)
 		return;
@@ -539,7 +326,7 @@ lists_comment(FILE *out, const struct lists *L)
 			for (size_t i = 0; i < L->nnotes[k]; i++) {
 				fprintf(out, "%s%s -> ", i ? ", " : "",
 					L->notes[k][i].from);
-				print_joined(out, &L->notes[k][i].to, ",");
+				report_print_joined(out, &L->notes[k][i].to, ",");
 			}
 			fputc('\n', out);
 		}
@@ -555,8 +342,8 @@ lists_comment(FILE *out, const struct lists *L)
 	}
 }
 
-static void
-arch_list(const struct rep *r, struct strset *out)
+void
+report_arch_list(const struct rep *r, struct strset *out)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (r->e[i].global && pgsc_arch_name(r->e[i].arch))
@@ -565,23 +352,23 @@ arch_list(const struct rep *r, struct strset *out)
 		strset_add(out, pgsc_arch_name(pgsc_native_arch()));
 }
 
-static void
-print_joined(FILE *out, const struct strset *s, const char *sep)
+void
+report_print_joined(FILE *out, const struct strset *s, const char *sep)
 {
 	for (size_t i = 0; i < s->n; i++)
 		fprintf(out, "%s%s", i ? sep : "", s->v[i]);
 }
 
-static void
-header_line(FILE *out, const struct rep *r)
+void
+report_header_line(FILE *out, const struct rep *r)
 {
 	struct strset arches = { 0 };
 
-	arch_list(r, &arches);
+	report_arch_list(r, &arches);
 	fprintf(out, "# pgsc: %llu records, rounds %lld-%lld, arch ",
 		(unsigned long long)r->records, (long long)r->from,
 		(long long)r->to);
-	print_joined(out, &arches, ",");
+	report_print_joined(out, &arches, ",");
 	fprintf(out, ", %llu unattributed\n",
 		(unsigned long long)r->unattributed);
 	strset_free(&arches);
@@ -614,8 +401,8 @@ header_line(FILE *out, const struct rep *r)
  * the rounds was attributed to a server (the lists are empty).
  * Returns 1, or 0 with *cause saying what to do.
  */
-static int
-rep_usable(const struct rep *r, int need_server, char **cause)
+int
+report_usable(const struct rep *r, int need_server, char **cause)
 {
 	/* no record at all is a round that logged nothing: a proof run
 	 * under error that nothing was denied in (tools/pgsc-iterate) */
@@ -656,44 +443,61 @@ static int
 report_guc(FILE *out, struct rep *r, const struct lists *L,
 	   const char *prefix)
 {
-	header_line(out, r);
-	lists_comment(out, L);
+	report_header_line(out, r);
+	report_lists_comment(out, L);
 	fprintf(out, "%sglobal_syscall_allow = '", prefix);
-	print_joined(out, &L->l[0], ",");
+	report_print_joined(out, &L->l[0], ",");
 	fprintf(out, "'\n%ssession_syscall_allow = '", prefix);
-	print_joined(out, &L->l[1], ",");
+	report_print_joined(out, &L->l[1], ",");
 	fprintf(out, "'\n");
 	return 0;
 }
 
-static void
-json_str(FILE *out, const char *s)
+void
+report_json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
 	pgsc_json_escape(out, s ? s : "");
 	fputc('"', out);
 }
 
-static void
-json_list(FILE *out, const struct strset *s)
+void
+report_json_list(FILE *out, const struct strset *s)
 {
 	fputc('[', out);
 	for (size_t i = 0; i < s->n; i++) {
 		if (i)
 			fputs(", ", out);
-		json_str(out, s->v[i]);
+		report_json_str(out, s->v[i]);
 	}
 	fputc(']', out);
+}
+
+struct json_rejects {
+	FILE *out;
+	int first;
+};
+
+static int
+json_reject(void *arg, const char *reason, uint64_t count)
+{
+	struct json_rejects *jr = arg;
+
+	fprintf(jr->out, "%s", jr->first ? "" : ", ");
+	report_json_str(jr->out, reason);
+	fprintf(jr->out, ": %lld", (long long)count);
+	jr->first = 0;
+	return 0;
 }
 
 static int
 report_json(FILE *out, struct rep *r, const struct lists *L)
 {
 	struct strset arches = { 0 };
-	sqlite3_stmt *st = NULL;
-	int first = 1;
+	struct json_rejects jr;
+	int first;
 
-	arch_list(r, &arches);
+	report_arch_list(r, &arches);
 	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n", PGSC_VERSION);
 	fprintf(out, "  \"rounds\": {\"from\": %lld, \"to\": %lld},\n",
 		(long long)r->from, (long long)r->to);
@@ -714,33 +518,23 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 		(r->lost || r->serial_gaps || r->rotation_gaps ||
 		 r->drain_timeouts) ? "false" : "true");
 	fprintf(out, "  \"rejected\": {");
-	if (sqlite3_prepare_v2(store_db(r->st), "SELECT reason, sum(count) "
-			       "FROM rejects WHERE round_id BETWEEN ?1 AND ?2 "
-			       "GROUP BY reason ORDER BY reason", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, r->from);
-		sqlite3_bind_int64(st, 2, r->to);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			fprintf(out, "%s", first ? "" : ", ");
-			json_str(out, (const char *)sqlite3_column_text(st, 0));
-			fprintf(out, ": %lld", (long long)sqlite3_column_int64(st, 1));
-			first = 0;
-		}
-		sqlite3_finalize(st);
-	}
+	jr.out = out;
+	jr.first = 1;
+	if (store_rejects(r->st, r->from, r->to, json_reject, &jr, r->cause) < 0)
+		return -EIO;
 	fprintf(out, "},\n  \"arch\": ");
-	json_list(out, &arches);
+	report_json_list(out, &arches);
 	fprintf(out, ",\n  \"session_roles\": ");
-	json_list(out, &r->session);
+	report_json_list(out, &r->session);
 	fprintf(out, ",\n  \"global\": ");
-	json_list(out, &L->l[0]);
+	report_json_list(out, &L->l[0]);
 	fprintf(out, ",\n  \"session\": ");
-	json_list(out, &L->l[1]);
+	report_json_list(out, &L->l[1]);
 	if (L->mapping) {
 		/* --arch, --portable: what was mapped, what was left out */
 		fprintf(out, ",\n  \"target_arch\": ");
 		if (L->target)
-			json_str(out, pgsc_arch_name(L->target));
+			report_json_str(out, pgsc_arch_name(L->target));
 		else
 			fputs("null", out);
 		fprintf(out, ",\n  \"portable\": %s,\n  \"mapped\": {",
@@ -750,16 +544,16 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 				k ? "session" : "global");
 			for (size_t i = 0; i < L->nnotes[k]; i++) {
 				fputs(i ? ", " : "", out);
-				json_str(out, L->notes[k][i].from);
+				report_json_str(out, L->notes[k][i].from);
 				fputs(": ", out);
-				json_list(out, &L->notes[k][i].to);
+				report_json_list(out, &L->notes[k][i].to);
 			}
 			fputc('}', out);
 		}
 		fprintf(out, "},\n  \"unmapped\": {\"global\": ");
-		json_list(out, &L->unmapped[0]);
+		report_json_list(out, &L->unmapped[0]);
 		fprintf(out, ", \"session\": ");
-		json_list(out, &L->unmapped[1]);
+		report_json_list(out, &L->unmapped[1]);
 		fputc('}', out);
 	}
 	fprintf(out, ",\n  \"syscalls\": [");
@@ -771,9 +565,9 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 			continue;
 		fprintf(out, "%s\n    {\"name\": ", first ? "" : ",");
 		first = 0;
-		json_str(out, e->name);
+		report_json_str(out, e->name);
 		fprintf(out, ", \"arch\": ");
-		json_str(out, pgsc_arch_name(e->arch));
+		report_json_str(out, pgsc_arch_name(e->arch));
 		fprintf(out, ", \"nr\": %d, \"count\": %llu, \"global\": %s, "
 			"\"session\": %s, \"roles\": {", e->nr,
 			(unsigned long long)e->count, e->global ? "true" : "false",
@@ -781,7 +575,7 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 		for (size_t k = 0; k < e->nrc; k++) {
 			if (k)
 				fputs(", ", out);
-			json_str(out, e->rc[k].role);
+			report_json_str(out, e->rc[k].role);
 			fprintf(out, ": %llu", (unsigned long long)e->rc[k].count);
 		}
 		fputc('}', out);
@@ -789,7 +583,7 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 			fprintf(out, ", \"first_round\": %lld, \"example_pid\": "
 				"%lld, \"example_exe\": ", (long long)e->first_round,
 				(long long)e->example_pid);
-			json_str(out, e->example_exe);
+			report_json_str(out, e->example_exe);
 		}
 		fputc('}', out);
 	}
@@ -799,26 +593,10 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 }
 
 static int
-role_rank(const char *role)
+table_reject(void *arg, const char *reason, uint64_t count)
 {
-	if (strcmp(role, PGSC_ROLE_POSTMASTER) == 0)
-		return 0;
-	if (strcmp(role, "client backend") == 0)
-		return 1;
-	if (strcmp(role, "descendant/client backend") == 0)
-		return 2;
-	if (!pgsc_role_in_server(role))
-		return 9;
-	return strncmp(role, "descendant/", 11) == 0 ? 4 : 3;
-}
-
-static int
-role_cmp(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int rx = role_rank(x), ry = role_rank(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
+	fprintf(arg, "# rejected: %s: %lld lines\n", reason, (long long)count);
+	return 0;
 }
 
 static int
@@ -826,16 +604,15 @@ report_table(FILE *out, struct rep *r)
 {
 	const char **cols;
 	size_t ncols = r->roles.n;
-	sqlite3_stmt *st = NULL;
 
 	cols = malloc((ncols ? ncols : 1) * sizeof(*cols));
 	if (cols == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < ncols; i++)
 		cols[i] = r->roles.v[i];
-	qsort(cols, ncols, sizeof(*cols), role_cmp);
+	qsort(cols, ncols, sizeof(*cols), roles_cmp);
 
-	header_line(out, r);
+	report_header_line(out, r);
 	fprintf(out, "# G: in the global list, S: in the session list\n");
 	fprintf(out, "%-24s %-8s %10s G S", "syscall", "arch", "total");
 	for (size_t c = 0; c < ncols; c++) {
@@ -863,18 +640,8 @@ report_table(FILE *out, struct rep *r)
 		fputc('\n', out);
 	}
 	free(cols);
-	if (sqlite3_prepare_v2(store_db(r->st), "SELECT reason, sum(count) "
-			       "FROM rejects WHERE round_id BETWEEN ?1 AND ?2 "
-			       "GROUP BY reason ORDER BY reason", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, r->from);
-		sqlite3_bind_int64(st, 2, r->to);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			fprintf(out, "# rejected: %s: %lld lines\n",
-				(const char *)sqlite3_column_text(st, 0),
-				(long long)sqlite3_column_int64(st, 1));
-		sqlite3_finalize(st);
-	}
+	if (store_rejects(r->st, r->from, r->to, table_reject, out, r->cause) < 0)
+		return -EIO;
 	fprintf(out, "# records: %llu attributed, %llu unrelated, %llu "
 		"standalone, %llu unattributed\n",
 		(unsigned long long)r->attributed,
@@ -884,262 +651,28 @@ report_table(FILE *out, struct rep *r)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- */
-/* Filters for other loaders: systemd, OCI runtimes, the effective rows */
-
-/*
- * The arches a filter must cover: the target of --arch; else the native
- * arch and every arch the global list was recorded on (a filter without
- * i386 kills a 32-bit descendant: DESIGN §4).
- */
-static int
-filter_arches(const struct rep *r, const struct lists *L, uint32_t *v,
-	      size_t cap)
+int
+report_round_range(struct rep *r, int64_t from, int64_t to)
 {
-	size_t n = 0;
-
-	if (L->target != 0) {
-		v[n++] = L->target;
-		return (int)n;
-	}
-	v[n++] = pgsc_native_arch();
-	for (size_t i = 0; i < r->n && n < cap; i++) {
-		size_t k;
-
-		if (!r->e[i].global || r->e[i].name == NULL)
-			continue;
-		for (k = 0; k < n && v[k] != r->e[i].arch; k++)
-			;
-		if (k == n)
-			v[n++] = r->e[i].arch;
-	}
-	return (int)n;
-}
-
-static int
-filter_nonempty(const struct lists *L, char **cause)
-{
-	if (L->l[0].n > 0)
-		return 0;
-	util_cause(cause, "the global list is empty: a filter built from it "
-		   "would allow nothing (collect a round first)");
-	return -ENODATA;
-}
-
-/*
- * A systemd unit drop-in.  systemd loads one filter, before it execs the
- * service's main process, and every process of the service inherits it:
- * exactly the global context (DESIGN §1).  The session list has no
- * systemd counterpart (backends load it after authentication), so it is
- * not emitted.  systemd 252 (Debian 12): SystemCallErrorNumber= takes an
- * errno or "kill", not "log"; logging everything not listed is
- * SystemCallLog=~LIST, which filters nothing.
- */
-static int
-report_systemd(FILE *out, struct rep *r, const struct lists *L,
-	       enum pgsc_action def, char **cause)
-{
-	uint32_t arches[16];
-	int na = filter_arches(r, L, arches, ARRAY_SIZE(arches));
-	int rc = filter_nonempty(L, cause);
+	int64_t lo = 0, hi = 0;
+	int rc = store_finished_range(r->st, &lo, &hi, r->cause);
 
 	if (rc < 0)
 		return rc;
-	header_line(out, r);
-	lists_comment(out, L);
-	fprintf(out, "# A drop-in for the server's unit, e.g.\n"
-		"#   /etc/systemd/system/postgresql@15-main.service.d/"
-		"pgsc.conf\n"
-		"# It holds the global list: systemd loads one filter for "
-		"the whole service.\n"
-		"# systemd also allows execve, exit, exit_group, getrlimit, "
-		"rt_sigreturn,\n"
-		"# sigreturn and the calls that read the time or sleep, "
-		"listed or not.\n"
-		"[Service]\n");
-	fputs("SystemCallArchitectures=", out);
-	for (int i = 0; i < na; i++) {
-		const char *n = arches[i] == pgsc_native_arch() ? "native"
-				: portable_systemd_arch(arches[i]);
-
-		fprintf(out, "%s%s", i ? " " : "", n ? n : "native");
-	}
-	fputc('\n', out);
-	if (def == PGSC_ACT_LOG) {
-		fputs("# default log: every call not listed is logged, none "
-		      "is refused\nSystemCallLog=~", out);
-		print_joined(out, &L->l[0], " ");
-		fputc('\n', out);
-	} else {
-		fputs("SystemCallFilter=", out);
-		print_joined(out, &L->l[0], " ");
-		fprintf(out, "\nSystemCallErrorNumber=%s\n",
-			def == PGSC_ACT_KILL ? "kill" : "EPERM");
-	}
-	return 0;
-}
-
-/*
- * An OCI runtime seccomp profile (opencontainers/runtime-spec,
- * config-linux.md "Seccomp"; runc, crun, podman and docker read it).
- * The whole container runs under it, so it holds the global list.
- * No "flags": runc 1.1.5 (Debian 12) refuses the whole profile when it
- * has any ("seccomp flags are not yet supported by runc"), so
- * SECCOMP_FILTER_FLAG_LOG cannot make the kernel audit the errors as
- * the module's filters do; a collection round uses --default=log.
- */
-static int
-report_oci(FILE *out, struct rep *r, const struct lists *L,
-	   enum pgsc_action def, char **cause)
-{
-	uint32_t arches[16];
-	int na = filter_arches(r, L, arches, ARRAY_SIZE(arches));
-	int rc = filter_nonempty(L, cause);
-
-	if (rc < 0)
-		return rc;
-	fprintf(out, "{\n  \"defaultAction\": \"%s\",\n",
-		def == PGSC_ACT_LOG ? "SCMP_ACT_LOG" :
-		def == PGSC_ACT_KILL ? "SCMP_ACT_KILL_PROCESS" :
-		"SCMP_ACT_ERRNO");
-	if (def == PGSC_ACT_ERROR)
-		fprintf(out, "  \"defaultErrnoRet\": %d,\n", EPERM);
-	fputs("  \"architectures\": [", out);
-	for (int i = 0, first = 1; i < na; i++) {
-		const char *n = portable_oci_arch(arches[i]);
-
-		if (n == NULL)
-			continue;
-		fprintf(out, "%s\"%s\"", first ? "" : ", ", n);
-		first = 0;
-	}
-	fputs("],\n  \"syscalls\": [\n    {\n      \"names\": [", out);
-	for (size_t i = 0; i < L->l[0].n; i++) {
-		fputs(i == 0 ? "\n        " : (i % 6 == 0 ? ",\n        "
-						  : ", "), out);
-		json_str(out, L->l[0].v[i]);
-	}
-	fputs("\n      ],\n      \"action\": \"SCMP_ACT_ALLOW\"\n    }\n"
-	      "  ]\n}\n", out);
-	return 0;
-}
-
-/*
- * The effective filters, one row per (syscall, context), like the RFC's
- * pg_get_seccomp_filter() and the module's pgsc_filter(), with the
- * default first as "<default>": computed by effective.c, the code the
- * module runs, so both agree.  The lists are allow lists; every other
- * call gets the default.  Each context is shown alone, as pgsc_filter()
- * shows it; a backend runs under both, the strictest action winning.
- */
-static int
-report_effective(FILE *out, struct rep *r, const struct lists *L,
-		 enum pgsc_action def, char **cause)
-{
-	uint32_t arch = L->target ? L->target : pgsc_native_arch();
-	pgsc_effective *eff[2] = { NULL, NULL };
-	char *joined[2] = { NULL, NULL };
-	int rc = 0;
-
-	for (int k = 0; k < 2; k++) {
-		struct pgsc_filter_spec spec;
-		struct strbuf sb = { 0 };
-
-		for (size_t i = 0; i < L->l[k].n; i++) {
-			if (i)
-				strbuf_addstr(&sb, ",");
-			strbuf_addstr(&sb, L->l[k].v[i]);
-		}
-		if (sb.oom) {
-			strbuf_free(&sb);
-			rc = -ENOMEM;
-			goto out;
-		}
-		joined[k] = sb.buf;
-		memset(&spec, 0, sizeof(spec));
-		spec.def = def;
-		spec.list[PGSC_ACT_ALLOW] = joined[k] ? joined[k] : "";
-		rc = pgsc_effective_new(&spec, arch, &eff[k], cause);
-		if (rc < 0)
-			goto out;
-	}
-	header_line(out, r);
-	lists_comment(out, L);
-	for (int k = 0; k < 2; k++) {
-		const struct pgsc_effective_entry *v;
-		size_t n = pgsc_effective_entries(eff[k], &v);
-
-		fprintf(out, "# %s: default %s on %s, %zu listed\n",
-			k ? "session" : "global",
-			pgsc_action_name(pgsc_effective_default(eff[k])),
-			pgsc_arch_name(arch), n);
-	}
-	fprintf(out, "%-24s %7s  %-6s %s\n", "syscall", "nr", "action",
-		"context");
-	for (int k = 0; k < 2; k++) {
-		const struct pgsc_effective_entry *v;
-		size_t n = pgsc_effective_entries(eff[k], &v);
-
-		/* as pgsc_filter() does: the default first */
-		fprintf(out, "%-24s %7s  %-6s %s\n", "<default>", "-",
-			pgsc_action_name(pgsc_effective_default(eff[k])),
-			k ? "session" : "global");
-		for (size_t i = 0; i < n; i++) {
-			fprintf(out, "%-24s ", v[i].name);
-			fprintf(out, "%7d  %-6s %s\n", v[i].nr,
-				pgsc_action_name(v[i].action),
-				k ? "session" : "global");
-		}
-	}
-out:
-	for (int k = 0; k < 2; k++) {
-		pgsc_effective_free(eff[k]);
-		free(joined[k]);
-	}
-	return rc;
-}
-
-struct status_row;
-static int status_rows(pgsc_store *st, struct strset *session,
-		       struct status_row **v, size_t *n, char **cause);
-static void status_rows_free(struct status_row *v, size_t n);
-static int report_html(FILE *out, struct rep *r, const struct lists *L,
-		       char **cause);
-
-static int
-round_range(struct rep *r, int64_t from, int64_t to)
-{
-	sqlite3_stmt *s;
-	int rc = -ENOENT;
-
-	if (sqlite3_prepare_v2(store_db(r->st), "SELECT min(id), max(id) "
-			       "FROM rounds WHERE finished IS NOT NULL", -1,
-			       &s, NULL) != SQLITE_OK) {
-		util_cause(r->cause, "store: %s",
-			   sqlite3_errmsg(store_db(r->st)));
-		return -EIO;
-	}
-	if (sqlite3_step(s) == SQLITE_ROW &&
-	    sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		int64_t lo = sqlite3_column_int64(s, 0);
-		int64_t hi = sqlite3_column_int64(s, 1);
-
-		r->from = from > 0 ? from : lo;
-		r->to = to > 0 ? to : hi;
-		if (r->from < lo || r->to > hi || r->from > r->to) {
-			util_cause(r->cause, "rounds %lld-%lld are not in the "
-				   "store (it has %lld-%lld)", (long long)r->from,
-				   (long long)r->to, (long long)lo, (long long)hi);
-			rc = -ERANGE;
-		} else {
-			rc = 0;
-		}
-	} else {
+	if (rc == 0) {
 		util_cause(r->cause, "the store has no rounds yet; import with "
 			   "pgsc-collect --import first");
+		return -ENOENT;
 	}
-	sqlite3_finalize(s);
-	return rc;
+	r->from = from > 0 ? from : lo;
+	r->to = to > 0 ? to : hi;
+	if (r->from < lo || r->to > hi || r->from > r->to) {
+		util_cause(r->cause, "rounds %lld-%lld are not in the "
+			   "store (it has %lld-%lld)", (long long)r->from,
+			   (long long)r->to, (long long)lo, (long long)hi);
+		return -ERANGE;
+	}
+	return 0;
 }
 
 int
@@ -1161,7 +694,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	rc = report_roles_known(st, &r.session, cause);
 	if (rc < 0)
 		goto out;
-	rc = round_range(&r, opts->round_from, opts->round_to);
+	rc = report_round_range(&r, opts->round_from, opts->round_to);
 	if (rc < 0)
 		goto out;
 	if ((opts->arch != 0 || opts->portable) &&
@@ -1183,7 +716,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = load(&r);
+	rc = report_load(&r);
 	if (rc < 0)
 		goto out;
 	rc = lists_build(&r, opts, &L);
@@ -1226,11 +759,11 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		lists_warn(&L, opts->diag != NULL ? opts->diag : stderr);
 	else if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
-	if (rc == 0 && !rep_usable(&r, 1, cause))
+	if (rc == 0 && !report_usable(&r, 1, cause))
 		rc = 1;
 out:
 	lists_free(&L);
-	rep_free(&r);
+	report_free(&r);
 	return rc;
 }
 
@@ -1247,16 +780,16 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	memset(&r, 0, sizeof(r));
 	r.st = st;
 	r.cause = cause;
-	rc = round_range(&r, opts->round_from, opts->round_to);
+	rc = report_round_range(&r, opts->round_from, opts->round_to);
 	if (rc == 0)
 		rc = report_session_roles(NULL, &r.session, cause);
 	if (rc == 0)
-		rc = load(&r);
+		rc = report_load(&r);
 	if (rc == 0) {
 		int missing = r.lost || r.serial_gaps || r.rotation_gaps ||
 			      r.drain_timeouts;
 		char *why = NULL;
-		int usable = rep_usable(&r, 0, &why);
+		int usable = report_usable(&r, 0, &why);
 
 		fprintf(out, "rounds %lld-%lld: kernel lost %llu, serial gaps "
 			"%llu, rotation gaps %llu, drain timeouts %llu, "
@@ -1276,399 +809,40 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 		free(why);
 		rc = missing || !usable;
 	}
-	rep_free(&r);
+	report_free(&r);
 	return rc;
-}
-
-/* SQL function in_session(role): is @role in the session list's roles?
- * A syscall new to the session list is a new need even when the server
- * made it before in another role: the session filter logs it. */
-static void
-sql_in_session(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const struct strset *roles = sqlite3_user_data(ctx);
-	const unsigned char *role;
-
-	(void)argc;
-	role = sqlite3_value_text(argv[0]);
-	sqlite3_result_int(ctx, role != NULL &&
-			   in_session(roles, (const char *)role));
 }
 
 /* One row of --status. */
-struct status_row {
-	int64_t id, records, loss, nnew, nnew_sess;
-	double started, first, last, span;
-	int finished;
-	char *label, *mode;
-};
-
-static void
-status_text(FILE *out, const struct status_row *v, size_t n, double now)
-{
-	/* "new": new to the server tree (the global list); "new-sess": new
-	 * to the session roles (the session list).  Columns keep their
-	 * places for scripts: round, started (2 fields), mode, records,
-	 * records/s, new, new-sess, ... */
-	fprintf(out, "%5s  %-19s  %-8s %10s %10s %5s %8s  %-19s %8s %6s  %s\n",
-		"round", "started", "mode", "records", "records/s", "new",
-		"new-sess", "last event", "lag", "loss", "label");
-	for (size_t i = 0; i < n; i++) {
-		const struct status_row *w = &v[i];
-		char when[32], lastev[32], lag[32];
-		time_t tt = (time_t)w->started;
-		struct tm tm;
-
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
-			 gmtime_r(&tt, &tm));
-		if (w->last > 0) {
-			tt = (time_t)w->last;
-			strftime(lastev, sizeof(lastev), "%Y-%m-%d %H:%M:%S",
-				 gmtime_r(&tt, &tm));
-		} else {
-			snprintf(lastev, sizeof(lastev), "-");
-		}
-		if (!w->finished && w->last > 0)
-			snprintf(lag, sizeof(lag), "%.1fs", now - w->last);
-		else
-			snprintf(lag, sizeof(lag), "%s", w->finished ? "done" : "-");
-		fprintf(out, "%5lld  %-19s  %-8s %10lld %10.0f %5lld %8lld  %-19s %8s %6lld  ",
-			(long long)w->id, when, w->mode ? w->mode : "?",
-			(long long)w->records,
-			w->span > 0 ? w->records / w->span : 0.0,
-			(long long)w->nnew, (long long)w->nnew_sess, lastev, lag,
-			(long long)w->loss);
-		pgsc_text_escape(out, w->label ? w->label : "");
-		fputc('\n', out);
-	}
-}
-
-static void
-status_json(FILE *out, const struct status_row *v, size_t n,
-	    const struct rep *tot, int converged, const char *verdict)
-{
-	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n  \"converged\": %s,\n"
-		"  \"verdict\": ", PGSC_VERSION, converged ? "true" : "false");
-	json_str(out, verdict);
-	fprintf(out, ",\n  \"records\": %llu,\n  \"attributed\": %llu,\n"
-		"  \"unattributed\": %llu,\n  \"rounds\": [",
-		(unsigned long long)tot->records,
-		(unsigned long long)tot->attributed,
-		(unsigned long long)tot->unattributed);
-	for (size_t i = 0; i < n; i++) {
-		const struct status_row *w = &v[i];
-
-		fprintf(out, "%s\n    {\"round\": %lld, \"started\": %.3f, "
-			"\"finished\": %s, \"mode\": ", i ? "," : "",
-			(long long)w->id, w->started,
-			w->finished ? "true" : "false");
-		json_str(out, w->mode);
-		fprintf(out, ", \"records\": %lld, \"records_per_s\": %.0f, "
-			"\"new\": %lld, \"new_session\": %lld, \"last_event\": ",
-			(long long)w->records,
-			w->span > 0 ? w->records / w->span : 0.0,
-			(long long)w->nnew, (long long)w->nnew_sess);
-		if (w->last > 0)
-			fprintf(out, "%.3f", w->last);
-		else
-			fputs("null", out);
-		fprintf(out, ", \"loss\": %lld, \"label\": ", (long long)w->loss);
-		json_str(out, w->label);
-		fputc('}', out);
-	}
-	fprintf(out, "%s]\n}\n", n ? "\n  " : "");
-}
-
-/* The rows of --status, oldest first, in *@v (the caller frees them). */
-static int
-status_rows(pgsc_store *st, struct strset *session, struct status_row **v,
-	    size_t *n, char **cause)
-{
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s = NULL;
-	size_t cap = 0;
-	int rc;
-
-	*v = NULL;
-	*n = 0;
-	if (sqlite3_create_function(db, "pgsc_in_session", 1,
-				    SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-				    session, sql_in_session, NULL,
-				    NULL) != SQLITE_OK) {
-		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		return -EIO;
-	}
-	/* new = syscalls of the server tree first seen in that round */
-	if (sqlite3_prepare_v2(db,
-		"SELECT r.id, coalesce(r.label, ''), r.mode, "
-		"coalesce(r.source, ''), r.records, "
-		"coalesce(r.first_event, 0), coalesce(r.last_event, 0), "
-		"r.started, r.finished, coalesce(r.last_commit, 0), "
-		"max(coalesce(r.kernel_lost_end, 0) - coalesce(r.kernel_lost_start, 0), 0)"
-		" + r.serial_gaps + r.rotation_gaps + r.drain_timeouts, "
-		"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
-		"  aggregates a WHERE a.round_id = r.id AND a.role NOT IN "
-		"  ('unrelated', 'standalone', 'unattributed') AND NOT EXISTS "
-		"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
-		"   b.arch = a.arch AND b.nr = a.nr AND b.role NOT IN "
-		"   ('unrelated', 'standalone', 'unattributed')))), "
-		"r.exit_status, "
-		"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
-		"  aggregates a WHERE a.round_id = r.id AND "
-		"  pgsc_in_session(a.role) AND NOT EXISTS "
-		"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
-		"   b.arch = a.arch AND b.nr = a.nr AND "
-		"   pgsc_in_session(b.role)))) "
-		"FROM rounds r ORDER BY r.id", -1, &s, NULL) != SQLITE_OK) {
-		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		rc = -EIO;
-		goto out;
-	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *label = (const char *)sqlite3_column_text(s, 1);
-		const char *mode = (const char *)sqlite3_column_text(s, 2);
-		struct status_row *w;
-		double fin, lastc;
-
-		if (*n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-
-			w = realloc(*v, ncap * sizeof(*w));
-			if (w == NULL) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			*v = w;
-			cap = ncap;
-		}
-		w = &(*v)[*n];
-		memset(w, 0, sizeof(*w));
-		(*n)++;
-		w->id = sqlite3_column_int64(s, 0);
-		w->label = strdup(label ? label : "");
-		w->mode = strdup(mode ? mode : "?");
-		if (w->label == NULL || w->mode == NULL) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		w->records = sqlite3_column_int64(s, 4);
-		w->first = sqlite3_column_double(s, 5);
-		w->last = sqlite3_column_double(s, 6);
-		w->started = sqlite3_column_double(s, 7);
-		w->finished = sqlite3_column_type(s, 8) != SQLITE_NULL;
-		fin = sqlite3_column_double(s, 8);
-		lastc = sqlite3_column_double(s, 9);
-		w->loss = sqlite3_column_int64(s, 10);
-		w->nnew = sqlite3_column_int64(s, 11);
-		w->nnew_sess = sqlite3_column_int64(s, 13);
-		w->span = w->finished ? fin - w->started
-			  : (lastc > w->started ? lastc - w->started : 0);
-		if (w->last > w->first && w->span < w->last - w->first)
-			w->span = w->last - w->first;
-	}
-	if (rc != SQLITE_DONE) {
-		util_cause(cause, "store: %s", sqlite3_errmsg(db));
-		rc = -EIO;
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(s);
-	sqlite3_create_function(db, "pgsc_in_session", 1, SQLITE_UTF8, NULL,
-				NULL, NULL, NULL);
-	return rc;
-}
-
-static void
-status_rows_free(struct status_row *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].label);
-		free(v[i].mode);
-	}
-	free(v);
-}
-
+/*
+ * The global and session lists of a store's rounds, into @global and
+ * @session (pgsc-diff): the lists pgsc-report prints, by the same code,
+ * with no format in between.
+ */
 int
-pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
-	    int *converged, char **cause)
+report_lists(pgsc_store *st, int64_t from, int64_t to,
+	     const char *session_roles, struct strset *global,
+	     struct strset *session, char **cause)
 {
-	struct status_row *v = NULL;
-	struct rep tot;
-	size_t n = 0;
-	char *why = NULL, *verdict = NULL;
-	int rc, usable = 0;
-
-	memset(&tot, 0, sizeof(tot));
-	tot.st = st;
-	tot.cause = cause;
-	*converged = 0;
-	rc = report_session_roles(opts ? opts->session_roles : NULL,
-				  &tot.session, cause);
-	if (rc == 0)
-		rc = report_roles_known(st, &tot.session, cause);
-	if (rc == 0)
-		rc = status_rows(st, &tot.session, &v, &n, cause);
-	if (rc < 0)
-		goto out;
-	if (n > 0) {
-		/* the totals of every round, for rep_usable() */
-		tot.from = v[0].id;
-		tot.to = v[n - 1].id;
-		rc = load(&tot);
-		if (rc < 0)
-			goto out;
-		usable = rep_usable(&tot, 1, &why);
-	}
-	if (n == 0) {
-		verdict = strdup("no rounds yet");
-	} else if (!v[n - 1].finished) {
-		verdict = strdup("not converged: the last round is still "
-				 "being collected");
-	} else if (!usable) {
-		if (asprintf(&verdict, "not converged: %s",
-			     why ? why : "the lists are not usable") < 0)
-			verdict = NULL;
-	} else if (v[n - 1].nnew != 0 || v[n - 1].nnew_sess != 0) {
-		verdict = strdup("not converged: the last round logged "
-				 "syscalls new to the global or the session "
-				 "list");
-	} else {
-		*converged = 1;
-		verdict = strdup("converged: the last round logged no syscall "
-				 "that earlier rounds had not");
-	}
-	if (verdict == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (opts != NULL && opts->format == PGSC_FMT_JSON) {
-		status_json(out, v, n, &tot, *converged, verdict);
-	} else {
-		if (n > 0)
-			status_text(out, v, n, util_now());
-		fprintf(out, "%s\n", verdict);
-	}
-	if (fflush(out) != 0 || ferror(out)) {
-		rc = errno ? -errno : -EIO;
-		util_cause(cause, "writing the status: %s", strerror(-rc));
-	}
-out:
-	if (rc == -ENOMEM)
-		util_cause(cause, "out of memory");
-	free(why);
-	free(verdict);
-	status_rows_free(v, n);
-	rep_free(&tot);
-	return rc;
-}
-
-/* ---------------------------------------------------------------- */
-/* HTML (report_html.c draws it)                                     */
-
-static int
-report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
-{
-	struct html_page pg;
-	struct html_syscall *sc = NULL;
-	struct html_round *hr = NULL;
-	struct status_row *rows = NULL;
-	struct strset arches = { 0 };
-	const char **cols = NULL;
-	uint64_t *counts = NULL;
-	size_t nrows = 0, ncols = r->roles.n, nsc = 0;
-	char *why = NULL;
+	struct rep r;
 	int rc;
 
-	memset(&pg, 0, sizeof(pg));
-	rc = status_rows(r->st, &r->session, &rows, &nrows, cause);
-	if (rc < 0)
-		goto out;
-	arch_list(r, &arches);
-	cols = calloc(ncols ? ncols : 1, sizeof(*cols));
-	sc = calloc(r->n ? r->n : 1, sizeof(*sc));
-	counts = calloc((r->n ? r->n : 1) * (ncols ? ncols : 1),
-			sizeof(*counts));
-	hr = calloc(nrows ? nrows : 1, sizeof(*hr));
-	if (cols == NULL || sc == NULL || counts == NULL || hr == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < ncols; i++)
-		cols[i] = r->roles.v[i];
-	qsort(cols, ncols, sizeof(*cols), role_cmp);
-	for (size_t i = 0; i < r->n; i++) {
-		const struct entry *e = &r->e[i];
-		struct html_syscall *h = &sc[nsc];
-		uint64_t *rc_row = counts + nsc * (ncols ? ncols : 1);
-
-		if (e->name == NULL)
-			continue;
-		h->name = e->name;
-		h->arch = pgsc_arch_name(e->arch);
-		h->all = e->all;
-		h->global = e->global;
-		h->session = e->session;
-		h->first_round = e->first_round;
-		h->example_pid = e->example_pid;
-		h->example_exe = e->example_exe;
-		for (size_t c = 0; c < ncols; c++)
-			for (size_t k = 0; k < e->nrc; k++)
-				if (strcmp(e->rc[k].role, cols[c]) == 0)
-					rc_row[c] += e->rc[k].count;
-		h->role_counts = rc_row;
-		nsc++;
-	}
-	for (size_t i = 0; i < nrows; i++) {
-		struct status_row *w = &rows[i];
-
-		if (w->id < r->from || w->id > r->to)
-			continue;
-		hr[pg.nrounds].id = w->id;
-		hr[pg.nrounds].records = w->records;
-		hr[pg.nrounds].nnew = w->nnew;
-		hr[pg.nrounds].nnew_sess = w->nnew_sess;
-		hr[pg.nrounds].loss = w->loss;
-		hr[pg.nrounds].label = w->label;
-		pg.nrounds++;
-	}
-	pg.from = r->from;
-	pg.to = r->to;
-	pg.records = r->records;
-	pg.attributed = r->attributed;
-	pg.unrelated = r->unrelated;
-	pg.standalone = r->standalone;
-	pg.unattributed = r->unattributed;
-	pg.rejected = r->rejected;
-	pg.lost = r->lost;
-	pg.serial_gaps = r->serial_gaps;
-	pg.rotation_gaps = r->rotation_gaps;
-	pg.drain_timeouts = r->drain_timeouts;
-	pg.arches = (const char *const *)arches.v;
-	pg.narches = arches.n;
-	pg.roles = cols;
-	pg.nroles = ncols;
-	pg.sc = sc;
-	pg.nsc = nsc;
-	pg.rounds = hr;
-	for (int k = 0; k < 2; k++) {
-		pg.list[k] = (const char *const *)L->l[k].v;
-		pg.nlist[k] = L->l[k].n;
-	}
-	pg.nglobal = L->l[0].n;
-	pg.nsession = L->l[1].n;
-	if (!rep_usable(r, 1, &why))
-		pg.warning = why;
-	rc = html_write(out, &pg);
-out:
+	memset(&r, 0, sizeof(r));
+	r.st = st;
+	r.cause = cause;
+	rc = report_session_roles(session_roles, &r.session, cause);
+	if (rc == 0)
+		rc = report_roles_known(st, &r.session, cause);
+	if (rc == 0)
+		rc = report_round_range(&r, from, to);
+	if (rc == 0)
+		rc = report_load(&r);
+	if (rc == 0)
+		rc = list_names(&r, 0, global);
+	if (rc == 0)
+		rc = list_names(&r, 1, session);
 	if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
-	free(why);
-	free(cols);
-	free(sc);
-	free(counts);
-	free(hr);
-	strset_free(&arches);
-	status_rows_free(rows, nrows);
+	report_free(&r);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "store-int.h"
 
 struct pgsc_schema {
 	int version;
@@ -24,21 +25,6 @@ struct pgsc_schema {
 extern const struct pgsc_schema pgsc_schemas[];
 extern const size_t pgsc_n_schemas;
 
-struct pgsc_store {
-	sqlite3 *db;
-	int readonly;
-	int version;
-	char *path;
-	int lockfd;                 /* the writer's flock(), or -1 */
-	int snapshot;               /* read-only: one read transaction open */
-	int image;                  /* read-only: a checked copy in memory */
-};
-
-struct sqlite3 *
-store_db(pgsc_store *st)
-{
-	return st->db;
-}
 
 /*
  * Turn SQLite's last error on @st into a negative errno and a cause.
@@ -1400,4 +1386,25 @@ store_source_by_path(pgsc_store *st, const char *path, char fingerprint[24],
 	}
 	sqlite3_finalize(s);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* For the store's other files (store-int.h): one error mapping.      */
+
+int
+store_sql_error(pgsc_store *st, char **cause)
+{
+	return sql_error(st, sqlite3_extended_errcode(st->db), NULL, cause);
+}
+
+int
+store_prep(pgsc_store *st, const char *sql, sqlite3_stmt **s, char **cause)
+{
+	return prep(st, sql, s, cause);
+}
+
+int
+store_rows_end(pgsc_store *st, sqlite3_stmt *s, int rc, char **cause)
+{
+	return rows_end(st, s, rc, cause);
 }

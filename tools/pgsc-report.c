@@ -100,8 +100,91 @@ print_cause(const char *path, const char *cause)
 	fputc('\n', stderr);
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asked for. */
+struct args {
+	struct pgsc_report_opts ro;
+	struct pgsc_guc_check_opts go;
+	const char *db, *guc, *cands;
+	int want_status, check, strict, format_given, list_opts;
+};
+
+static int
+parse_format(const char *v, enum pgsc_format *f)
+{
+	static const struct {
+		const char *name;
+		enum pgsc_format f;
+	} fmts[] = {
+		{ "guc", PGSC_FMT_GUC }, { "json", PGSC_FMT_JSON },
+		{ "table", PGSC_FMT_TABLE }, { "systemd", PGSC_FMT_SYSTEMD },
+		{ "oci", PGSC_FMT_OCI }, { "effective", PGSC_FMT_EFFECTIVE },
+		{ "html", PGSC_FMT_HTML },
+	};
+
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (strcmp(v, fmts[i].name) == 0) {
+			*f = fmts[i].f;
+			return 0;
+		}
+	bad_value("unknown format", v);
+	return -1;
+}
+
+/* One option of the list family; 0, or the exit status (2). */
+static int
+parse_list_opt(struct args *A, int c)
+{
+	char *cause = NULL;
+	int rc;
+
+	A->list_opts = 1;
+	switch (c) {
+	case 'r':
+		if (pgsc_round_range_parse(optarg, &A->ro.round_from,
+					   &A->ro.round_to) < 0) {
+			bad_value("bad --round", optarg);
+			return 2;
+		}
+		break;
+	case 'p':
+		if (!prefix_ok(optarg)) {
+			bad_value("--guc-prefix must be empty or end "
+				  "with a dot, as in pgsc. or "
+				  "pgseccomp. (letters, digits and '_' "
+				  "before it), not", optarg);
+			return 2;
+		}
+		A->ro.guc_prefix = optarg;
+		break;
+	case 's':
+		A->ro.session_roles = optarg;
+		if (pgsc_session_roles_check(optarg, &cause) < 0) {
+			print_cause(NULL, cause ? cause : "bad --session-roles");
+			free(cause);
+			return 2;
+		}
+		break;
+	case 'P':
+		A->ro.portable = 1;
+		break;
+	case 'D':
+		rc = pgsc_action_parse(optarg);
+		if (rc != PGSC_ACT_LOG && rc != PGSC_ACT_ERROR &&
+		    rc != PGSC_ACT_KILL) {
+			bad_value("--default must be log, error or kill, "
+				  "not", optarg);
+			return 2;
+		}
+		A->ro.has_default = 1;
+		A->ro.def = rc;
+		break;
+	}
+	return 0;
+}
+
+/* The options; -1 to go on, else the exit status. */
+static int
+parse_args(int argc, char **argv, struct args *A)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
@@ -122,107 +205,46 @@ main(int argc, char **argv)
 		{ "candidates", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pgsc_report_opts ro;
-	struct pgsc_guc_check_opts go = { 0, 0 };
-	const char *db = NULL, *guc = NULL, *cands = NULL;
-	pgsc_store *st = NULL;
-	char *cause = NULL;
-	int c, rc, status = 1, want_status = 0, check = 0, strict = 0;
-	int format_given = 0, list_opts = 0;
+	int c, rc;
 
-	memset(&ro, 0, sizeof(ro));
-	ro.guc_prefix = "";
+	memset(A, 0, sizeof(*A));
+	A->ro.guc_prefix = "";
 	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			db = optarg;
+			A->db = optarg;
 			break;
 		case 'f':
-			format_given = 1;
-			if (strcmp(optarg, "guc") == 0)
-				ro.format = PGSC_FMT_GUC;
-			else if (strcmp(optarg, "json") == 0)
-				ro.format = PGSC_FMT_JSON;
-			else if (strcmp(optarg, "table") == 0)
-				ro.format = PGSC_FMT_TABLE;
-			else if (strcmp(optarg, "systemd") == 0)
-				ro.format = PGSC_FMT_SYSTEMD;
-			else if (strcmp(optarg, "oci") == 0)
-				ro.format = PGSC_FMT_OCI;
-			else if (strcmp(optarg, "effective") == 0)
-				ro.format = PGSC_FMT_EFFECTIVE;
-			else if (strcmp(optarg, "html") == 0)
-				ro.format = PGSC_FMT_HTML;
-			else {
-				bad_value("unknown format", optarg);
+			A->format_given = 1;
+			if (parse_format(optarg, &A->ro.format) < 0)
 				return 2;
-			}
 			break;
-		case 'r':
-			list_opts = 1;
-			if (pgsc_round_range_parse(optarg, &ro.round_from, &ro.round_to) < 0) {
-				bad_value("bad --round", optarg);
-				return 2;
-			}
-			break;
-		case 'p':
-			list_opts = 1;
-			if (!prefix_ok(optarg)) {
-				bad_value("--guc-prefix must be empty or end "
-					  "with a dot, as in pgsc. or "
-					  "pgseccomp. (letters, digits and '_' "
-					  "before it), not", optarg);
-				return 2;
-			}
-			ro.guc_prefix = optarg;
-			break;
-		case 's':
-			list_opts = 1;
-			ro.session_roles = optarg;
-			if (pgsc_session_roles_check(optarg, &cause) < 0) {
-				print_cause(NULL, cause ? cause : "bad --session-roles");
-				free(cause);
-				return 2;
-			}
+		case 'r': case 'p': case 's': case 'P': case 'D':
+			if ((rc = parse_list_opt(A, c)) != 0)
+				return rc;
 			break;
 		case 'S':
-			want_status = 1;
+			A->want_status = 1;
 			break;
 		case 'C':
-			check = 1;
+			A->check = 1;
 			break;
 		case 'a':
-			ro.arch = go.arch = pgsc_arch_parse(optarg);
-			if (ro.arch == 0) {
+			A->ro.arch = A->go.arch = pgsc_arch_parse(optarg);
+			if (A->ro.arch == 0) {
 				bad_value("unknown --arch", optarg);
 				return 2;
 			}
 			break;
-		case 'P':
-			list_opts = 1;
-			ro.portable = 1;
-			break;
-		case 'D':
-			list_opts = 1;
-			rc = pgsc_action_parse(optarg);
-			if (rc != PGSC_ACT_LOG && rc != PGSC_ACT_ERROR &&
-			    rc != PGSC_ACT_KILL) {
-				bad_value("--default must be log, error or kill, "
-					  "not", optarg);
-				return 2;
-			}
-			ro.has_default = 1;
-			ro.def = rc;
-			break;
 		case 'G':
-			guc = optarg;
+			A->guc = optarg;
 			break;
 		case 'T':
-			strict = 1;
+			A->strict = 1;
 			break;
 		case 'K':
-			cands = optarg;
+			A->cands = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -239,74 +261,117 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (guc != NULL) {
-		struct pgsc_guc_check_result res;
+	return -1;
+}
 
-		if (db != NULL || want_status || check || format_given ||
-		    list_opts) {
-			fprintf(stderr, "pgsc-report: --check-guc takes only "
-				"--arch and --strict\n");
-			return 2;
-		}
-		go.strict = strict;
-		rc = pgsc_guc_check(guc, &go, stdout, &res, &cause);
-		if (rc < 0) {
-			print_cause(guc, cause ? cause : strerror(-rc));
-			free(cause);
-			return 2;
-		}
-		if (stdout_done() != 0)
-			return 2;
-		return res.errors > 0 || (strict && res.warnings > 0) ? 1 : 0;
+/* --check-guc FILE: no store. */
+static int
+check_guc(struct args *A)
+{
+	struct pgsc_guc_check_result res;
+	char *cause = NULL;
+	int rc;
+
+	if (A->db != NULL || A->want_status || A->check || A->format_given ||
+	    A->list_opts) {
+		fprintf(stderr, "pgsc-report: --check-guc takes only "
+			"--arch and --strict\n");
+		return 2;
 	}
-	if (db == NULL || strict) {
+	A->go.strict = A->strict;
+	rc = pgsc_guc_check(A->guc, &A->go, stdout, &res, &cause);
+	if (rc < 0) {
+		print_cause(A->guc, cause ? cause : strerror(-rc));
+		free(cause);
+		return 2;
+	}
+	if (stdout_done() != 0)
+		return 2;
+	return res.errors > 0 || (A->strict && res.warnings > 0) ? 1 : 0;
+}
+
+/* The options that go together, for a store; 0 or 2. */
+static int
+check_combination(const struct args *A)
+{
+	const struct pgsc_report_opts *ro = &A->ro;
+
+	if (A->db == NULL || A->strict) {
 		usage(stderr);
 		return 2;
 	}
-	if ((want_status || check) && (ro.arch || ro.portable ||
-				       ro.has_default ||
-				       (format_given && (check ||
-					ro.format != PGSC_FMT_JSON)))) {
+	if ((A->want_status || A->check) &&
+	    (ro->arch || ro->portable || ro->has_default ||
+	     (A->format_given && (A->check || ro->format != PGSC_FMT_JSON)))) {
 		fprintf(stderr, "pgsc-report: --status takes only "
 			"--format=json, --check-complete no --format; neither "
 			"takes --arch, --portable or --default\n");
 		return 2;
 	}
-	if (ro.has_default && ro.format != PGSC_FMT_SYSTEMD &&
-	    ro.format != PGSC_FMT_OCI && ro.format != PGSC_FMT_EFFECTIVE) {
+	if (ro->has_default && ro->format != PGSC_FMT_SYSTEMD &&
+	    ro->format != PGSC_FMT_OCI && ro->format != PGSC_FMT_EFFECTIVE) {
 		fprintf(stderr, "pgsc-report: --default applies to the systemd, "
 			"oci and effective formats\n");
 		return 2;
 	}
-	rc = pgsc_store_open(db, PGSC_STORE_READONLY, &st, &cause);
-	if (rc == 0 && cands != NULL) {
+	return 0;
+}
+
+/* What the store is asked; sets *@status (0, 1) when it answered. */
+static int
+run_store(struct args *A, pgsc_store *st, int *status, char **cause)
+{
+	int rc;
+
+	if (A->cands != NULL) {
 		/* issue 16: candidates against the observed (docs/static.md) */
-		rc = pgsc_candidates_report(st, cands, &ro, stdout, &cause);
+		rc = pgsc_candidates_report(st, A->cands, &A->ro, stdout, cause);
 		if (rc == 0)
-			status = 0;
-	} else if (rc == 0 && want_status) {
+			*status = 0;
+	} else if (A->want_status) {
 		int converged = 0;
 
-		rc = pgsc_status(st, &ro, stdout, &converged, &cause);
+		rc = pgsc_status(st, &A->ro, stdout, &converged, cause);
 		if (rc == 0)
-			status = converged ? 0 : 1;
-	} else if (rc == 0 && check) {
-		rc = pgsc_check_complete(st, &ro, stdout, &cause);
+			*status = converged ? 0 : 1;
+	} else if (A->check) {
+		rc = pgsc_check_complete(st, &A->ro, stdout, cause);
 		if (rc >= 0)
-			status = rc;
-	} else if (rc == 0) {
-		ro.diag = stderr;
-		rc = pgsc_report(st, &ro, stdout, &cause);
+			*status = rc;
+	} else {
+		A->ro.diag = stderr;
+		rc = pgsc_report(st, &A->ro, stdout, cause);
 		if (rc >= 0)
-			status = rc;
+			*status = rc;
 		if (rc > 0) {
 			/* printed, but not worth pasting: say why */
-			print_cause(NULL, cause ? cause : "the lists are not "
+			print_cause(NULL, *cause ? *cause : "the lists are not "
 				    "usable");
 		}
 	}
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args A;
+	pgsc_store *st = NULL;
+	char *cause = NULL;
+	int rc, status = 1;
+
+	rc = parse_args(argc, argv, &A);
+	if (rc >= 0)
+		return rc;
+	if (A.guc != NULL)
+		return check_guc(&A);
+	if (check_combination(&A) != 0)
+		return 2;
+	rc = pgsc_store_open(A.db, PGSC_STORE_READONLY, &st, &cause);
+	if (rc == 0)
+		rc = run_store(&A, st, &status, &cause);
 	if (rc < 0) {
-		print_cause(db, cause ? cause : strerror(-rc));
+		print_cause(A.db, cause ? cause : strerror(-rc));
 		status = 2;
 	} else if (stdout_done() != 0) {
 		status = 2;

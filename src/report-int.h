@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* report-int.h - what the report's files share and nothing else
+ * includes: a range of rounds loaded from the store (struct rep), the two
+ * lists built from it (struct lists), the rows of --status, and the
+ * helpers every format uses.  report.c loads and builds and writes the
+ * GUC, JSON and table formats; report_filter.c the systemd, OCI and
+ * effective filters; report_status.c --status and the HTML page's data. */
+#ifndef PGSC_REPORT_INT_H
+#define PGSC_REPORT_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pgsc-int.h"
+
+struct rolecount {
+	const char *role;   /* interned in rep->roles */
+	uint64_t count;
+};
+
+struct entry {
+	uint32_t arch;
+	int32_t nr;
+	const char *name;
+	uint64_t count;         /* in server roles */
+	uint64_t all;           /* in every role */
+	int64_t first_round;
+	int64_t example_pid;
+	char *example_exe;
+	int global, session;
+	struct rolecount *rc;
+	size_t nrc;
+};
+
+struct rep {
+	pgsc_store *st;
+	int64_t from, to;
+	struct entry *e;
+	size_t n, cap;
+	struct strset roles;
+	struct strset session;
+	uint64_t records, attributed, unrelated, standalone, unattributed;
+	uint64_t rejected;
+	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
+	int64_t unfinished;
+	char **cause;
+};
+
+struct mapnote {
+	const char *from;       /* interned in lists->noted */
+	struct strset to;
+};
+
+struct lists {
+	struct strset l[2];
+	int mapping;                    /* --arch or --portable given */
+	int portable;
+	uint32_t target;                /* --arch, 0 = none */
+	struct strset unmapped[2];      /* no equivalent on the target */
+	struct strset noted[2];
+	struct mapnote *notes[2];       /* sorted by from */
+	size_t nnotes[2];
+};
+
+struct status_row {
+	int64_t id, records, loss, nnew, nnew_sess;
+	double started, first, last, span;
+	int finished;
+	char *label, *mode;
+};
+
+/* report.c */
+int report_roles_known(pgsc_store *st, const struct strset *roles,
+		       char **cause);
+int report_round_range(struct rep *r, int64_t from, int64_t to);
+int report_load(struct rep *r);
+void report_free(struct rep *r);
+void report_arch_list(const struct rep *r, struct strset *out);
+void report_print_joined(FILE *out, const struct strset *s, const char *sep);
+void report_header_line(FILE *out, const struct rep *r);
+/* The "# ..." lines that say what --arch/--portable mapped or left out. */
+void report_lists_comment(FILE *out, const struct lists *L);
+int report_usable(const struct rep *r, int need_server, char **cause);
+void report_json_str(FILE *out, const char *s);
+void report_json_list(FILE *out, const struct strset *s);
+
+/* report_filter.c */
+int report_systemd(FILE *out, struct rep *r, const struct lists *L,
+		   enum pgsc_action def, char **cause);
+int report_oci(FILE *out, struct rep *r, const struct lists *L,
+	       enum pgsc_action def, char **cause);
+int report_effective(FILE *out, struct rep *r, const struct lists *L,
+		     enum pgsc_action def, char **cause);
+
+/* report_status.c */
+int report_status_rows(pgsc_store *st, struct strset *session,
+		       struct status_row **v, size_t *n, char **cause);
+void report_status_rows_free(struct status_row *v, size_t n);
+int report_html(FILE *out, struct rep *r, const struct lists *L,
+		char **cause);
+
+#endif /* PGSC_REPORT_INT_H */

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* report_filter.c - the lists as filters for other loaders: a systemd
+ * drop-in (SystemCallFilter=), an OCI runtime's seccomp profile, and the
+ * effective rows of the module's precedence (--format=effective). */
+/*
+ * Every name printed comes from libseccomp for the record's own arch and
+ * is checked against [a-z0-9_]+ before it reaches a filter.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+
+/*
+ * The arches a filter must cover: the target of --arch; else the native
+ * arch and every arch the global list was recorded on (a filter without
+ * i386 kills a 32-bit descendant: DESIGN §4).
+ */
+static int
+filter_arches(const struct rep *r, const struct lists *L, uint32_t *v,
+	      size_t cap)
+{
+	size_t n = 0;
+
+	if (L->target != 0) {
+		v[n++] = L->target;
+		return (int)n;
+	}
+	v[n++] = pgsc_native_arch();
+	for (size_t i = 0; i < r->n && n < cap; i++) {
+		size_t k;
+
+		if (!r->e[i].global || r->e[i].name == NULL)
+			continue;
+		for (k = 0; k < n && v[k] != r->e[i].arch; k++)
+			;
+		if (k == n)
+			v[n++] = r->e[i].arch;
+	}
+	return (int)n;
+}
+
+static int
+filter_nonempty(const struct lists *L, char **cause)
+{
+	if (L->l[0].n > 0)
+		return 0;
+	util_cause(cause, "the global list is empty: a filter built from it "
+		   "would allow nothing (collect a round first)");
+	return -ENODATA;
+}
+
+/*
+ * A systemd unit drop-in.  systemd loads one filter, before it execs the
+ * service's main process, and every process of the service inherits it:
+ * exactly the global context (DESIGN §1).  The session list has no
+ * systemd counterpart (backends load it after authentication), so it is
+ * not emitted.  systemd 252 (Debian 12): SystemCallErrorNumber= takes an
+ * errno or "kill", not "log"; logging everything not listed is
+ * SystemCallLog=~LIST, which filters nothing.
+ */
+int
+report_systemd(FILE *out, struct rep *r, const struct lists *L,
+	       enum pgsc_action def, char **cause)
+{
+	uint32_t arches[16];
+	int na = filter_arches(r, L, arches, ARRAY_SIZE(arches));
+	int rc = filter_nonempty(L, cause);
+
+	if (rc < 0)
+		return rc;
+	report_header_line(out, r);
+	report_lists_comment(out, L);
+	fprintf(out, "# A drop-in for the server's unit, e.g.\n"
+		"#   /etc/systemd/system/postgresql@15-main.service.d/"
+		"pgsc.conf\n"
+		"# It holds the global list: systemd loads one filter for "
+		"the whole service.\n"
+		"# systemd also allows execve, exit, exit_group, getrlimit, "
+		"rt_sigreturn,\n"
+		"# sigreturn and the calls that read the time or sleep, "
+		"listed or not.\n"
+		"[Service]\n");
+	fputs("SystemCallArchitectures=", out);
+	for (int i = 0; i < na; i++) {
+		const char *n = arches[i] == pgsc_native_arch() ? "native"
+				: portable_systemd_arch(arches[i]);
+
+		fprintf(out, "%s%s", i ? " " : "", n ? n : "native");
+	}
+	fputc('\n', out);
+	if (def == PGSC_ACT_LOG) {
+		fputs("# default log: every call not listed is logged, none "
+		      "is refused\nSystemCallLog=~", out);
+		report_print_joined(out, &L->l[0], " ");
+		fputc('\n', out);
+	} else {
+		fputs("SystemCallFilter=", out);
+		report_print_joined(out, &L->l[0], " ");
+		fprintf(out, "\nSystemCallErrorNumber=%s\n",
+			def == PGSC_ACT_KILL ? "kill" : "EPERM");
+	}
+	return 0;
+}
+
+/*
+ * An OCI runtime seccomp profile (opencontainers/runtime-spec,
+ * config-linux.md "Seccomp"; runc, crun, podman and docker read it).
+ * The whole container runs under it, so it holds the global list.
+ * No "flags": runc 1.1.5 (Debian 12) refuses the whole profile when it
+ * has any ("seccomp flags are not yet supported by runc"), so
+ * SECCOMP_FILTER_FLAG_LOG cannot make the kernel audit the errors as
+ * the module's filters do; a collection round uses --default=log.
+ */
+int
+report_oci(FILE *out, struct rep *r, const struct lists *L,
+	   enum pgsc_action def, char **cause)
+{
+	uint32_t arches[16];
+	int na = filter_arches(r, L, arches, ARRAY_SIZE(arches));
+	int rc = filter_nonempty(L, cause);
+
+	if (rc < 0)
+		return rc;
+	fprintf(out, "{\n  \"defaultAction\": \"%s\",\n",
+		def == PGSC_ACT_LOG ? "SCMP_ACT_LOG" :
+		def == PGSC_ACT_KILL ? "SCMP_ACT_KILL_PROCESS" :
+		"SCMP_ACT_ERRNO");
+	if (def == PGSC_ACT_ERROR)
+		fprintf(out, "  \"defaultErrnoRet\": %d,\n", EPERM);
+	fputs("  \"architectures\": [", out);
+	for (int i = 0, first = 1; i < na; i++) {
+		const char *n = portable_oci_arch(arches[i]);
+
+		if (n == NULL)
+			continue;
+		fprintf(out, "%s\"%s\"", first ? "" : ", ", n);
+		first = 0;
+	}
+	fputs("],\n  \"syscalls\": [\n    {\n      \"names\": [", out);
+	for (size_t i = 0; i < L->l[0].n; i++) {
+		fputs(i == 0 ? "\n        " : (i % 6 == 0 ? ",\n        "
+						  : ", "), out);
+		report_json_str(out, L->l[0].v[i]);
+	}
+	fputs("\n      ],\n      \"action\": \"SCMP_ACT_ALLOW\"\n    }\n"
+	      "  ]\n}\n", out);
+	return 0;
+}
+
+/*
+ * The effective filters, one row per (syscall, context), like the RFC's
+ * pg_get_seccomp_filter() and the module's pgsc_filter(), with the
+ * default first as "<default>": computed by effective.c, the code the
+ * module runs, so both agree.  The lists are allow lists; every other
+ * call gets the default.  Each context is shown alone, as pgsc_filter()
+ * shows it; a backend runs under both, the strictest action winning.
+ */
+int
+report_effective(FILE *out, struct rep *r, const struct lists *L,
+		 enum pgsc_action def, char **cause)
+{
+	uint32_t arch = L->target ? L->target : pgsc_native_arch();
+	pgsc_effective *eff[2] = { NULL, NULL };
+	char *joined[2] = { NULL, NULL };
+	int rc = 0;
+
+	for (int k = 0; k < 2; k++) {
+		struct pgsc_filter_spec spec;
+		struct strbuf sb = { 0 };
+
+		for (size_t i = 0; i < L->l[k].n; i++) {
+			if (i)
+				strbuf_addstr(&sb, ",");
+			strbuf_addstr(&sb, L->l[k].v[i]);
+		}
+		if (sb.oom) {
+			strbuf_free(&sb);
+			rc = -ENOMEM;
+			goto out;
+		}
+		joined[k] = sb.buf;
+		memset(&spec, 0, sizeof(spec));
+		spec.def = def;
+		spec.list[PGSC_ACT_ALLOW] = joined[k] ? joined[k] : "";
+		rc = pgsc_effective_new(&spec, arch, &eff[k], cause);
+		if (rc < 0)
+			goto out;
+	}
+	report_header_line(out, r);
+	report_lists_comment(out, L);
+	for (int k = 0; k < 2; k++) {
+		const struct pgsc_effective_entry *v;
+		size_t n = pgsc_effective_entries(eff[k], &v);
+
+		fprintf(out, "# %s: default %s on %s, %zu listed\n",
+			k ? "session" : "global",
+			pgsc_action_name(pgsc_effective_default(eff[k])),
+			pgsc_arch_name(arch), n);
+	}
+	fprintf(out, "%-24s %7s  %-6s %s\n", "syscall", "nr", "action",
+		"context");
+	for (int k = 0; k < 2; k++) {
+		const struct pgsc_effective_entry *v;
+		size_t n = pgsc_effective_entries(eff[k], &v);
+
+		/* as pgsc_filter() does: the default first */
+		fprintf(out, "%-24s %7s  %-6s %s\n", "<default>", "-",
+			pgsc_action_name(pgsc_effective_default(eff[k])),
+			k ? "session" : "global");
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%-24s ", v[i].name);
+			fprintf(out, "%7d  %-6s %s\n", v[i].nr,
+				pgsc_action_name(v[i].action),
+				k ? "session" : "global");
+		}
+	}
+out:
+	for (int k = 0; k < 2; k++) {
+		pgsc_effective_free(eff[k]);
+		free(joined[k]);
+	}
+	return rc;
+}

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* report_status.c - the rounds as --status shows them (text or JSON:
+ * records, rate, new syscalls for the global and the session list, lag,
+ * loss, the verdict on convergence), and the data of the HTML page
+ * (report_html.c draws it). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report-int.h"
+
+static void
+status_text(FILE *out, const struct status_row *v, size_t n, double now)
+{
+	/* "new": new to the server tree (the global list); "new-sess": new
+	 * to the session roles (the session list).  Columns keep their
+	 * places for scripts: round, started (2 fields), mode, records,
+	 * records/s, new, new-sess, ... */
+	fprintf(out, "%5s  %-19s  %-8s %10s %10s %5s %8s  %-19s %8s %6s  %s\n",
+		"round", "started", "mode", "records", "records/s", "new",
+		"new-sess", "last event", "lag", "loss", "label");
+	for (size_t i = 0; i < n; i++) {
+		const struct status_row *w = &v[i];
+		char when[32], lastev[32], lag[32];
+		time_t tt = (time_t)w->started;
+		struct tm tm;
+
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+			 gmtime_r(&tt, &tm));
+		if (w->last > 0) {
+			tt = (time_t)w->last;
+			strftime(lastev, sizeof(lastev), "%Y-%m-%d %H:%M:%S",
+				 gmtime_r(&tt, &tm));
+		} else {
+			snprintf(lastev, sizeof(lastev), "-");
+		}
+		if (!w->finished && w->last > 0)
+			snprintf(lag, sizeof(lag), "%.1fs", now - w->last);
+		else
+			snprintf(lag, sizeof(lag), "%s", w->finished ? "done" : "-");
+		fprintf(out, "%5lld  %-19s  %-8s %10lld %10.0f %5lld %8lld  %-19s %8s %6lld  ",
+			(long long)w->id, when, w->mode ? w->mode : "?",
+			(long long)w->records,
+			w->span > 0 ? w->records / w->span : 0.0,
+			(long long)w->nnew, (long long)w->nnew_sess, lastev, lag,
+			(long long)w->loss);
+		pgsc_text_escape(out, w->label ? w->label : "");
+		fputc('\n', out);
+	}
+}
+
+static void
+status_json(FILE *out, const struct status_row *v, size_t n,
+	    const struct rep *tot, int converged, const char *verdict)
+{
+	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n  \"converged\": %s,\n"
+		"  \"verdict\": ", PGSC_VERSION, converged ? "true" : "false");
+	report_json_str(out, verdict);
+	fprintf(out, ",\n  \"records\": %llu,\n  \"attributed\": %llu,\n"
+		"  \"unattributed\": %llu,\n  \"rounds\": [",
+		(unsigned long long)tot->records,
+		(unsigned long long)tot->attributed,
+		(unsigned long long)tot->unattributed);
+	for (size_t i = 0; i < n; i++) {
+		const struct status_row *w = &v[i];
+
+		fprintf(out, "%s\n    {\"round\": %lld, \"started\": %.3f, "
+			"\"finished\": %s, \"mode\": ", i ? "," : "",
+			(long long)w->id, w->started,
+			w->finished ? "true" : "false");
+		report_json_str(out, w->mode);
+		fprintf(out, ", \"records\": %lld, \"records_per_s\": %.0f, "
+			"\"new\": %lld, \"new_session\": %lld, \"last_event\": ",
+			(long long)w->records,
+			w->span > 0 ? w->records / w->span : 0.0,
+			(long long)w->nnew, (long long)w->nnew_sess);
+		if (w->last > 0)
+			fprintf(out, "%.3f", w->last);
+		else
+			fputs("null", out);
+		fprintf(out, ", \"loss\": %lld, \"label\": ", (long long)w->loss);
+		report_json_str(out, w->label);
+		fputc('}', out);
+	}
+	fprintf(out, "%s]\n}\n", n ? "\n  " : "");
+}
+
+struct status_acc {
+	struct status_row *v;
+	size_t n, cap;
+};
+
+static int
+status_session(void *arg, const char *role)
+{
+	return roles_in_session(arg, role);
+}
+
+static int
+status_row(void *arg, const struct store_status_row *row)
+{
+	struct status_acc *acc = arg;
+	struct status_row *w;
+
+	if (acc->n == acc->cap) {
+		size_t ncap = acc->cap ? acc->cap * 2 : 16;
+
+		w = realloc(acc->v, ncap * sizeof(*w));
+		if (w == NULL)
+			return -ENOMEM;
+		acc->v = w;
+		acc->cap = ncap;
+	}
+	w = &acc->v[acc->n];
+	memset(w, 0, sizeof(*w));
+	acc->n++;
+	w->id = row->id;
+	w->label = strdup(row->label ? row->label : "");
+	w->mode = strdup(row->mode ? row->mode : "?");
+	if (w->label == NULL || w->mode == NULL)
+		return -ENOMEM;
+	w->records = row->records;
+	w->first = row->first;
+	w->last = row->last;
+	w->started = row->started;
+	w->finished = row->finished;
+	w->loss = row->loss;
+	w->nnew = row->nnew;
+	w->nnew_sess = row->nnew_sess;
+	w->span = w->finished ? row->finished_at - w->started
+		  : (row->last_commit > w->started ?
+		     row->last_commit - w->started : 0);
+	if (w->last > w->first && w->span < w->last - w->first)
+		w->span = w->last - w->first;
+	return 0;
+}
+
+/* The rows of --status, oldest first, in *@v (the caller frees them). */
+int
+report_status_rows(pgsc_store *st, struct strset *session, struct status_row **v,
+	    size_t *n, char **cause)
+{
+	struct status_acc acc = { NULL, 0, 0 };
+	int rc;
+
+	rc = store_status_rows(st, status_session, session, status_row, &acc,
+			       cause);
+	*v = acc.v;
+	*n = acc.n;
+	return rc;
+}
+
+void
+report_status_rows_free(struct status_row *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].label);
+		free(v[i].mode);
+	}
+	free(v);
+}
+
+int
+pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
+	    int *converged, char **cause)
+{
+	struct status_row *v = NULL;
+	struct rep tot;
+	size_t n = 0;
+	char *why = NULL, *verdict = NULL;
+	int rc, usable = 0;
+
+	memset(&tot, 0, sizeof(tot));
+	tot.st = st;
+	tot.cause = cause;
+	*converged = 0;
+	rc = report_session_roles(opts ? opts->session_roles : NULL,
+				  &tot.session, cause);
+	if (rc == 0)
+		rc = report_roles_known(st, &tot.session, cause);
+	if (rc == 0)
+		rc = report_status_rows(st, &tot.session, &v, &n, cause);
+	if (rc < 0)
+		goto out;
+	if (n > 0) {
+		/* the totals of every round, for report_usable() */
+		tot.from = v[0].id;
+		tot.to = v[n - 1].id;
+		rc = report_load(&tot);
+		if (rc < 0)
+			goto out;
+		usable = report_usable(&tot, 1, &why);
+	}
+	if (n == 0) {
+		verdict = strdup("no rounds yet");
+	} else if (!v[n - 1].finished) {
+		verdict = strdup("not converged: the last round is still "
+				 "being collected");
+	} else if (!usable) {
+		if (asprintf(&verdict, "not converged: %s",
+			     why ? why : "the lists are not usable") < 0)
+			verdict = NULL;
+	} else if (v[n - 1].nnew != 0 || v[n - 1].nnew_sess != 0) {
+		verdict = strdup("not converged: the last round logged "
+				 "syscalls new to the global or the session "
+				 "list");
+	} else {
+		*converged = 1;
+		verdict = strdup("converged: the last round logged no syscall "
+				 "that earlier rounds had not");
+	}
+	if (verdict == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (opts != NULL && opts->format == PGSC_FMT_JSON) {
+		status_json(out, v, n, &tot, *converged, verdict);
+	} else {
+		if (n > 0)
+			status_text(out, v, n, util_now());
+		fprintf(out, "%s\n", verdict);
+	}
+	if (fflush(out) != 0 || ferror(out)) {
+		rc = errno ? -errno : -EIO;
+		util_cause(cause, "writing the status: %s", strerror(-rc));
+	}
+out:
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	free(why);
+	free(verdict);
+	report_status_rows_free(v, n);
+	report_free(&tot);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* HTML (report_html.c draws it)                                     */
+
+int
+report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
+{
+	struct html_page pg;
+	struct html_syscall *sc = NULL;
+	struct html_round *hr = NULL;
+	struct status_row *rows = NULL;
+	struct strset arches = { 0 };
+	const char **cols = NULL;
+	uint64_t *counts = NULL;
+	size_t nrows = 0, ncols = r->roles.n, nsc = 0;
+	char *why = NULL;
+	int rc;
+
+	memset(&pg, 0, sizeof(pg));
+	rc = report_status_rows(r->st, &r->session, &rows, &nrows, cause);
+	if (rc < 0)
+		goto out;
+	report_arch_list(r, &arches);
+	cols = calloc(ncols ? ncols : 1, sizeof(*cols));
+	sc = calloc(r->n ? r->n : 1, sizeof(*sc));
+	counts = calloc((r->n ? r->n : 1) * (ncols ? ncols : 1),
+			sizeof(*counts));
+	hr = calloc(nrows ? nrows : 1, sizeof(*hr));
+	if (cols == NULL || sc == NULL || counts == NULL || hr == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ncols; i++)
+		cols[i] = r->roles.v[i];
+	qsort(cols, ncols, sizeof(*cols), roles_cmp);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct entry *e = &r->e[i];
+		struct html_syscall *h = &sc[nsc];
+		uint64_t *rc_row = counts + nsc * (ncols ? ncols : 1);
+
+		if (e->name == NULL)
+			continue;
+		h->name = e->name;
+		h->arch = pgsc_arch_name(e->arch);
+		h->all = e->all;
+		h->global = e->global;
+		h->session = e->session;
+		h->first_round = e->first_round;
+		h->example_pid = e->example_pid;
+		h->example_exe = e->example_exe;
+		for (size_t c = 0; c < ncols; c++)
+			for (size_t k = 0; k < e->nrc; k++)
+				if (strcmp(e->rc[k].role, cols[c]) == 0)
+					rc_row[c] += e->rc[k].count;
+		h->role_counts = rc_row;
+		nsc++;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		struct status_row *w = &rows[i];
+
+		if (w->id < r->from || w->id > r->to)
+			continue;
+		hr[pg.nrounds].id = w->id;
+		hr[pg.nrounds].records = w->records;
+		hr[pg.nrounds].nnew = w->nnew;
+		hr[pg.nrounds].nnew_sess = w->nnew_sess;
+		hr[pg.nrounds].loss = w->loss;
+		hr[pg.nrounds].label = w->label;
+		pg.nrounds++;
+	}
+	pg.from = r->from;
+	pg.to = r->to;
+	pg.records = r->records;
+	pg.attributed = r->attributed;
+	pg.unrelated = r->unrelated;
+	pg.standalone = r->standalone;
+	pg.unattributed = r->unattributed;
+	pg.rejected = r->rejected;
+	pg.lost = r->lost;
+	pg.serial_gaps = r->serial_gaps;
+	pg.rotation_gaps = r->rotation_gaps;
+	pg.drain_timeouts = r->drain_timeouts;
+	pg.arches = (const char *const *)arches.v;
+	pg.narches = arches.n;
+	pg.roles = cols;
+	pg.nroles = ncols;
+	pg.sc = sc;
+	pg.nsc = nsc;
+	pg.rounds = hr;
+	for (int k = 0; k < 2; k++) {
+		pg.list[k] = (const char *const *)L->l[k].v;
+		pg.nlist[k] = L->l[k].n;
+	}
+	pg.nglobal = L->l[0].n;
+	pg.nsession = L->l[1].n;
+	if (!report_usable(r, 1, &why))
+		pg.warning = why;
+	rc = html_write(out, &pg);
+out:
+	if (rc == -ENOMEM)
+		util_cause(cause, "out of memory");
+	free(why);
+	free(cols);
+	free(sc);
+	free(counts);
+	free(hr);
+	strset_free(&arches);
+	report_status_rows_free(rows, nrows);
+	return rc;
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* store_report.c - the store's reads for the report, the status and the
+ * diff: totals and loss of a range of rounds, the aggregates per role,
+ * the rejects, the range of finished rounds, the rows of --status.  The
+ * report only formats what these hand it; the SQL is here. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-int.h"
+
+int
+store_totals(pgsc_store *st, int64_t from, int64_t to,
+	     struct store_totals *t, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = store_prep(st, "SELECT coalesce(sum(records),0), "
+			"coalesce(sum(attributed),0), "
+			"coalesce(sum(unrelated),0), "
+			"coalesce(sum(standalone),0), "
+			"coalesce(sum(unattributed),0), "
+			"coalesce(sum(rejected),0), "
+			"coalesce(sum(max(coalesce(kernel_lost_end, 0) "
+			"- coalesce(kernel_lost_start, 0), 0)), 0), "
+			"coalesce(sum(serial_gaps), 0), "
+			"coalesce(sum(rotation_gaps), 0), "
+			"coalesce(sum(drain_timeouts), 0), "
+			"coalesce(sum(finished IS NULL), 0) FROM rounds "
+			"WHERE id BETWEEN ?1 AND ?2", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, from);
+	sqlite3_bind_int64(s, 2, to);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		t->records = (uint64_t)sqlite3_column_int64(s, 0);
+		t->attributed = (uint64_t)sqlite3_column_int64(s, 1);
+		t->unrelated = (uint64_t)sqlite3_column_int64(s, 2);
+		t->standalone = (uint64_t)sqlite3_column_int64(s, 3);
+		t->unattributed = (uint64_t)sqlite3_column_int64(s, 4);
+		t->rejected = (uint64_t)sqlite3_column_int64(s, 5);
+		t->lost = (uint64_t)sqlite3_column_int64(s, 6);
+		t->serial_gaps = (uint64_t)sqlite3_column_int64(s, 7);
+		t->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 8);
+		t->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 9);
+		t->unfinished = sqlite3_column_int64(s, 10);
+		rc = SQLITE_DONE;
+	}
+	return store_rows_end(st, s, rc, cause);
+}
+
+int
+store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
+		int (*cb)(void *arg, const struct store_role_row *row),
+		void *arg, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = store_prep(st, "SELECT role, arch, nr, sum(count), "
+			"min(round_id), min(example_pid), "
+			"min(example_exe) FROM aggregates "
+			"WHERE round_id BETWEEN ?1 AND ?2 "
+			"GROUP BY role, arch, nr ORDER BY arch, nr, role",
+			&s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, from);
+	sqlite3_bind_int64(s, 2, to);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_role_row w;
+
+		w.role = (const char *)sqlite3_column_text(s, 0);
+		if (w.role == NULL)
+			continue;
+		w.arch = (uint32_t)sqlite3_column_int64(s, 1);
+		w.nr = (int32_t)sqlite3_column_int64(s, 2);
+		w.count = (uint64_t)sqlite3_column_int64(s, 3);
+		w.first_round = sqlite3_column_int64(s, 4);
+		w.example_pid = sqlite3_column_int64(s, 5);
+		w.example_exe = (const char *)sqlite3_column_text(s, 6);
+		rc = cb(arg, &w);
+		if (rc != 0)
+			break;
+	}
+	return store_rows_end(st, s, rc, cause);
+}
+
+int
+store_role_seen(pgsc_store *st, const char *role, char **cause)
+{
+	char desc[256];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (roles_descendant(desc, sizeof(desc), role) < 0)
+		return 0;
+	rc = store_prep(st, "SELECT 1 FROM aggregates WHERE role = ?1 OR "
+			"role = ?2 LIMIT 1", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(s, 1, role, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, desc, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return 1;
+	}
+	rc = store_rows_end(st, s, rc, cause);
+	return rc < 0 ? rc : 0;
+}
+
+int
+store_rejects(pgsc_store *st, int64_t from, int64_t to,
+	      int (*cb)(void *arg, const char *reason, uint64_t count),
+	      void *arg, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = store_prep(st, "SELECT reason, sum(count) FROM rejects "
+			"WHERE round_id BETWEEN ?1 AND ?2 "
+			"GROUP BY reason ORDER BY reason", &s, cause);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, from);
+	sqlite3_bind_int64(s, 2, to);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *reason = (const char *)sqlite3_column_text(s, 0);
+
+		rc = cb(arg, reason ? reason : "",
+			(uint64_t)sqlite3_column_int64(s, 1));
+		if (rc != 0)
+			break;
+	}
+	return store_rows_end(st, s, rc, cause);
+}
+
+int
+store_finished_range(pgsc_store *st, int64_t *lo, int64_t *hi, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc, found = 0;
+
+	rc = store_prep(st, "SELECT min(id), max(id) FROM rounds "
+			"WHERE finished IS NOT NULL", &s, cause);
+	if (rc < 0)
+		return rc;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		if (sqlite3_column_type(s, 0) != SQLITE_NULL) {
+			*lo = sqlite3_column_int64(s, 0);
+			*hi = sqlite3_column_int64(s, 1);
+			found = 1;
+		}
+		rc = SQLITE_DONE;
+	}
+	rc = store_rows_end(st, s, rc, cause);
+	return rc < 0 ? rc : found;
+}
+
+/* ---------------------------------------------------------------- */
+/* The rows of --status                                              */
+
+struct role_fn {
+	int (*in_session)(void *arg, const char *role);
+	void *arg;
+};
+
+/* SQL function pgsc_in_server(role): is @role one of the server's? */
+static void
+sql_in_server(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	sqlite3_result_int(ctx, pgsc_role_in_server(
+		(const char *)sqlite3_value_text(argv[0])));
+}
+
+/* SQL function pgsc_in_session(role): is @role in the session list's
+ * roles?  A syscall new to the session list is a new need even when the
+ * server made it before in another role: the session filter logs it. */
+static void
+sql_in_session(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct role_fn *f = sqlite3_user_data(ctx);
+	const unsigned char *role;
+
+	(void)argc;
+	role = sqlite3_value_text(argv[0]);
+	sqlite3_result_int(ctx, role != NULL &&
+			   f->in_session(f->arg, (const char *)role));
+}
+
+static int
+status_functions(pgsc_store *st, struct role_fn *f, int on, char **cause)
+{
+	if (!on) {
+		sqlite3_create_function(st->db, "pgsc_in_session", 1,
+					SQLITE_UTF8, NULL, NULL, NULL, NULL);
+		sqlite3_create_function(st->db, "pgsc_in_server", 1,
+					SQLITE_UTF8, NULL, NULL, NULL, NULL);
+		return 0;
+	}
+	if (sqlite3_create_function(st->db, "pgsc_in_session", 1,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, f,
+				    sql_in_session, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_create_function(st->db, "pgsc_in_server", 1,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				    sql_in_server, NULL, NULL) != SQLITE_OK)
+		return store_sql_error(st, cause);
+	return 0;
+}
+
+/* new = syscalls of the server tree (or of the session roles) first seen
+ * in that round */
+static const char status_sql[] =
+	"SELECT r.id, coalesce(r.label, ''), r.mode, "
+	"coalesce(r.source, ''), r.records, "
+	"coalesce(r.first_event, 0), coalesce(r.last_event, 0), "
+	"r.started, r.finished, coalesce(r.last_commit, 0), "
+	"max(coalesce(r.kernel_lost_end, 0) - coalesce(r.kernel_lost_start, 0), 0)"
+	" + r.serial_gaps + r.rotation_gaps + r.drain_timeouts, "
+	"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
+	"  aggregates a WHERE a.round_id = r.id AND pgsc_in_server(a.role) "
+	"  AND NOT EXISTS "
+	"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
+	"   b.arch = a.arch AND b.nr = a.nr AND pgsc_in_server(b.role)))), "
+	"r.exit_status, "
+	"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
+	"  aggregates a WHERE a.round_id = r.id AND "
+	"  pgsc_in_session(a.role) AND NOT EXISTS "
+	"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
+	"   b.arch = a.arch AND b.nr = a.nr AND "
+	"   pgsc_in_session(b.role)))) "
+	"FROM rounds r ORDER BY r.id";
+
+int
+store_status_rows(pgsc_store *st,
+		  int (*in_session)(void *arg, const char *role), void *sarg,
+		  int (*cb)(void *arg, const struct store_status_row *row),
+		  void *arg, char **cause)
+{
+	struct role_fn f = { in_session, sarg };
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	rc = status_functions(st, &f, 1, cause);
+	if (rc < 0)
+		return rc;
+	rc = store_prep(st, status_sql, &s, cause);
+	if (rc < 0)
+		goto out;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_status_row w;
+
+		memset(&w, 0, sizeof(w));
+		w.id = sqlite3_column_int64(s, 0);
+		w.label = (const char *)sqlite3_column_text(s, 1);
+		w.mode = (const char *)sqlite3_column_text(s, 2);
+		w.records = sqlite3_column_int64(s, 4);
+		w.first = sqlite3_column_double(s, 5);
+		w.last = sqlite3_column_double(s, 6);
+		w.started = sqlite3_column_double(s, 7);
+		w.finished = sqlite3_column_type(s, 8) != SQLITE_NULL;
+		w.finished_at = sqlite3_column_double(s, 8);
+		w.last_commit = sqlite3_column_double(s, 9);
+		w.loss = sqlite3_column_int64(s, 10);
+		w.nnew = sqlite3_column_int64(s, 11);
+		w.nnew_sess = sqlite3_column_int64(s, 13);
+		rc = cb(arg, &w);
+		if (rc != 0)
+			break;
+	}
+	rc = store_rows_end(st, s, rc, cause);
+out:
+	status_functions(st, &f, 0, NULL);
+	return rc;
+}

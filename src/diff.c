@@ -189,404 +189,94 @@ diff_parse_names(const char *value, const char *name, const char *which,
 /* JSON: only the top-level "global" and "session" arrays are kept;   */
 /* everything else is checked against RFC 8259 and skipped.          */
 
-struct jp {
-	const char *start, *p, *end;
-	const char *name;
-	int depth;
-	char **cause;
-};
-
-static int PGSC_PRINTF(2, 3)
-jp_fail(struct jp *j, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	fail(j->cause, j->name, "invalid JSON at byte %zu%s: %s",
-	     (size_t)(j->p - j->start), j->p >= j->end ? " (the end)" : "",
-	     msg ? msg : "out of memory");
-	free(msg);
-	return -EINVAL;
-}
-
-static void
-jp_ws(struct jp *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
-				 *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
-/* Is the next byte @c (after blanks)?  Consumes it if so. */
-static int
-jp_eat(struct jp *j, char c)
-{
-	jp_ws(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return 1;
-	}
-	return 0;
-}
-
-/* Length of the well-formed UTF-8 sequence at @p (RFC 3629), 0 if none. */
-static size_t
-utf8_seq(const unsigned char *p, size_t n)
-{
-	uint32_t cp;
-	size_t len;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-static int
-jp_hex4(struct jp *j, uint32_t *v)
-{
-	*v = 0;
-	for (int i = 0; i < 4; i++, j->p++) {
-		char c = j->p < j->end ? *j->p : '\0';
-
-		*v <<= 4;
-		if (c >= '0' && c <= '9')
-			*v |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			*v |= (uint32_t)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			*v |= (uint32_t)(c - 'A' + 10);
-		else
-			return jp_fail(j, "bad \\u escape");
-	}
-	return 0;
-}
-
-/* The code point of a \u escape whose "\u" is behind j->p, surrogate
- * pairs joined; a lone surrogate is refused. */
-static int
-jp_unicode(struct jp *j, uint32_t *cp)
-{
-	uint32_t lo;
-	int rc = jp_hex4(j, cp);
-
-	if (rc < 0)
-		return rc;
-	if (*cp >= 0xdc00 && *cp <= 0xdfff)
-		return jp_fail(j, "lone low surrogate");
-	if (*cp < 0xd800 || *cp > 0xdbff)
-		return 0;
-	if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u')
-		return jp_fail(j, "lone high surrogate");
-	j->p += 2;
-	rc = jp_hex4(j, &lo);
-	if (rc < 0)
-		return rc;
-	if (lo < 0xdc00 || lo > 0xdfff)
-		return jp_fail(j, "lone high surrogate");
-	*cp = 0x10000 + ((*cp - 0xd800) << 10) + (lo - 0xdc00);
-	return 0;
-}
-
-/* Append @n bytes to a bounded decode buffer; past @cap they are only
- * counted. */
-static void
-put(char *dst, size_t cap, size_t *len, const char *s, size_t n)
-{
-	if (dst != NULL && *len + n < cap)
-		memcpy(dst + *len, s, n);
-	*len += n;
-}
-
-/*
- * A string at j->p (its opening quote).  When @dst is not NULL it is
- * decoded there, NUL-terminated; *fits is 0 when it did not fit in @cap
- * bytes or held a NUL (\u0000), which a C string cannot carry.
- */
-static int
-jp_string(struct jp *j, char *dst, size_t cap, int *fits)
-{
-	size_t len = 0;
-	int nul = 0, rc;
-
-	j->p++;
-	for (;;) {
-		unsigned char c;
-
-		if (j->p >= j->end)
-			return jp_fail(j, "unterminated string");
-		c = (unsigned char)*j->p;
-		if (c == '"') {
-			j->p++;
-			break;
-		}
-		if (c < 0x20)
-			return jp_fail(j, "control byte 0x%02x in a string",
-				       (unsigned)c);
-		if (c >= 0x80) {
-			size_t l = utf8_seq((const unsigned char *)j->p,
-					    (size_t)(j->end - j->p));
-
-			if (l == 0)
-				return jp_fail(j, "invalid UTF-8");
-			put(dst, cap, &len, j->p, l);
-			j->p += l;
-			continue;
-		}
-		if (c != '\\') {
-			put(dst, cap, &len, j->p++, 1);
-			continue;
-		}
-		if (++j->p >= j->end)
-			return jp_fail(j, "unterminated string");
-		switch (*j->p++) {
-		case '"':
-			put(dst, cap, &len, "\"", 1);
-			break;
-		case '\\':
-			put(dst, cap, &len, "\\", 1);
-			break;
-		case '/':
-			put(dst, cap, &len, "/", 1);
-			break;
-		case 'b':
-			put(dst, cap, &len, "\b", 1);
-			break;
-		case 'f':
-			put(dst, cap, &len, "\f", 1);
-			break;
-		case 'n':
-			put(dst, cap, &len, "\n", 1);
-			break;
-		case 'r':
-			put(dst, cap, &len, "\r", 1);
-			break;
-		case 't':
-			put(dst, cap, &len, "\t", 1);
-			break;
-		case 'u': {
-			uint32_t cp;
-			char u[4];
-			size_t n;
-
-			rc = jp_unicode(j, &cp);
-			if (rc < 0)
-				return rc;
-			if (cp == 0)
-				nul = 1;
-			if (cp < 0x80) {
-				u[0] = (char)cp;
-				n = 1;
-			} else if (cp < 0x800) {
-				u[0] = (char)(0xc0 | (cp >> 6));
-				u[1] = (char)(0x80 | (cp & 0x3f));
-				n = 2;
-			} else if (cp < 0x10000) {
-				u[0] = (char)(0xe0 | (cp >> 12));
-				u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				u[2] = (char)(0x80 | (cp & 0x3f));
-				n = 3;
-			} else {
-				u[0] = (char)(0xf0 | (cp >> 18));
-				u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-				u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				u[3] = (char)(0x80 | (cp & 0x3f));
-				n = 4;
-			}
-			put(dst, cap, &len, u, n);
-			break;
-		}
-		default:
-			j->p--;
-			return jp_fail(j, "bad escape");
-		}
-	}
-	if (dst != NULL) {
-		dst[len < cap ? len : cap - 1] = '\0';
-		*fits = len < cap && !nul;
-	}
-	return 0;
-}
-
-static int
-jp_number(struct jp *j)
-{
-	if (j->p < j->end && *j->p == '-')
-		j->p++;
-	if (j->p < j->end && *j->p == '0') {
-		j->p++;
-	} else if (j->p < j->end && *j->p >= '1' && *j->p <= '9') {
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-	} else {
-		return jp_fail(j, "bad number");
-	}
-	if (j->p < j->end && *j->p == '.') {
-		j->p++;
-		if (j->p >= j->end || *j->p < '0' || *j->p > '9')
-			return jp_fail(j, "bad number");
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-	}
-	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
-		j->p++;
-		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
-			j->p++;
-		if (j->p >= j->end || *j->p < '0' || *j->p > '9')
-			return jp_fail(j, "bad number");
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-	}
-	return 0;
-}
-
-static int
-jp_literal(struct jp *j, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n) != 0)
-		return jp_fail(j, "unexpected character");
-	j->p += n;
-	return 0;
-}
-
-static int jp_value(struct jp *j);
-
-/* The members of an object or the elements of an array, after its
- * opening bracket, up to and including @close. */
-static int
-jp_members(struct jp *j, int object, char close)
-{
-	int rc;
-
-	if (jp_eat(j, close))
-		return 0;
-	for (;;) {
-		if (object) {
-			jp_ws(j);
-			if (j->p >= j->end || *j->p != '"')
-				return jp_fail(j, "expected a member name");
-			rc = jp_string(j, NULL, 0, NULL);
-			if (rc < 0)
-				return rc;
-			if (!jp_eat(j, ':'))
-				return jp_fail(j, "expected ':'");
-		}
-		rc = jp_value(j);
-		if (rc < 0)
-			return rc;
-		if (jp_eat(j, close))
-			return 0;
-		if (!jp_eat(j, ','))
-			return jp_fail(j, "expected ',' or '%c'", close);
-	}
-}
-
-/* Check and skip any value. */
-static int
-jp_value(struct jp *j)
-{
-	char bracket;
-	int rc;
-
-	jp_ws(j);
-	if (j->p >= j->end)
-		return jp_fail(j, "unexpected end");
-	switch (*j->p) {
-	case '{':
-	case '[':
-		if (j->depth >= DIFF_JSON_DEPTH)
-			return jp_fail(j, "nested deeper than %d levels",
-				       DIFF_JSON_DEPTH);
-		bracket = *j->p++;
-		j->depth++;
-		rc = jp_members(j, bracket == '{', bracket == '{' ? '}' : ']');
-		j->depth--;
-		return rc;
-	case '"':
-		return jp_string(j, NULL, 0, NULL);
-	case 't':
-		return jp_literal(j, "true");
-	case 'f':
-		return jp_literal(j, "false");
-	case 'n':
-		return jp_literal(j, "null");
-	default:
-		if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9'))
-			return jp_number(j);
-		return jp_fail(j, "unexpected character");
-	}
-}
-
 /* An array of names, kept in @set. */
 static int
-jp_names(struct jp *j, struct strset *set, const char *which)
+read_names(struct json *j, struct strset *set, const char *which,
+	   const char *name, char **cause)
 {
 	char nm[DIFF_NAME_MAX + 2];
-	int rc, fits;
+	struct json_str st;
+	int rc;
 
-	jp_ws(j);
-	if (j->p >= j->end || *j->p != '[')
-		return jp_fail(j, "\"%s\" is not an array", which);
+	if (!json_at(j, '['))
+		return json_fail(j, "\"%s\" is not an array", which);
 	j->p++;
-	if (jp_eat(j, ']'))
+	if (json_eat(j, ']'))
 		return 0;
 	for (;;) {
-		jp_ws(j);
-		if (j->p >= j->end || *j->p != '"')
-			return jp_fail(j, "\"%s\" holds something other than "
-				       "a string", which);
-		rc = jp_string(j, nm, sizeof(nm), &fits);
+		if (!json_at(j, '"'))
+			return json_fail(j, "\"%s\" holds something other "
+					 "than a string", which);
+		rc = json_string(j, nm, sizeof(nm), &st);
 		if (rc < 0)
 			return rc;
-		if (!fits) {
+		if (st.over || st.nul) {
 			/* longer than a name, or with a NUL that would cut it
 			 * short: never keep a prefix */
 			char *e = escaped_excerpt(nm);
 
 			if (strlen(nm) <= DIFF_NAME_MAX)
-				fail(j->cause, j->name, "%s list: \"%s\\u0000"
+				fail(cause, name, "%s list: \"%s\\u0000"
 				     "...\" is not a syscall name (a NUL)",
 				     which, e ? e : "?");
 			else
-				fail(j->cause, j->name, "%s list: \"%s\" is "
+				fail(cause, name, "%s list: \"%s\" is "
 				     "not a syscall name (longer than %d "
 				     "bytes)", which, e ? e : "?",
 				     DIFF_NAME_MAX);
 			free(e);
 			return -EINVAL;
 		}
-		rc = keep_name(set, nm, j->name, which, j->cause);
+		rc = keep_name(set, nm, name, which, cause);
 		if (rc < 0)
 			return rc;
-		if (jp_eat(j, ']'))
+		if (json_eat(j, ']'))
 			return 0;
-		if (!jp_eat(j, ','))
-			return jp_fail(j, "expected ',' or ']'");
+		if (!json_eat(j, ','))
+			return json_fail(j, "expected ',' or ']'");
+	}
+}
+
+/* The members of the top-level object, after its '{'. */
+static int
+read_lists(struct json *j, struct strset *sets[2], int seen[2],
+	   const char *name, char **cause)
+{
+	int rc;
+
+	if (json_eat(j, '}'))
+		return 0;
+	for (;;) {
+		char key[16];
+		struct json_str st;
+		int which = -1;
+
+		if (!json_at(j, '"'))
+			return json_fail(j, "expected a member name");
+		rc = json_string(j, key, sizeof(key), &st);
+		if (rc < 0)
+			return rc;
+		if (!json_eat(j, ':'))
+			return json_fail(j, "expected ':'");
+		for (int i = 0; i < 2 && !st.over && !st.nul; i++)
+			if (strcmp(key, list_names[i]) == 0)
+				which = i;
+		if (which >= 0 && seen[which])
+			return json_fail(j, "\"%s\" appears twice",
+					 list_names[which]);
+		if (which >= 0) {
+			seen[which] = 1;
+			rc = read_names(j, sets[which], list_names[which],
+					name, cause);
+		} else {
+			rc = json_skip(j);
+		}
+		if (rc < 0)
+			return rc;
+		if (json_eat(j, '}'))
+			return 0;
+		if (!json_eat(j, ','))
+			return json_fail(j, "expected ',' or '}'");
 	}
 }
 
@@ -602,51 +292,31 @@ int
 diff_parse_json(const char *buf, size_t len, const char *name,
 		struct strset *global, struct strset *session, char **cause)
 {
-	struct jp j = { buf, buf, buf + len, name, 1, cause };
 	struct strset *sets[2] = { global, session };
 	int seen[2] = { 0, 0 };
+	struct json j;
 	int rc;
 
-	jp_ws(&j);
-	if (j.p >= j.end || *j.p != '{')
-		return jp_fail(&j, "expected an object");
-	j.p++;
-	if (!jp_eat(&j, '}')) {
-		for (;;) {
-			char key[16];
-			int fits, which = -1;
-
-			jp_ws(&j);
-			if (j.p >= j.end || *j.p != '"')
-				return jp_fail(&j, "expected a member name");
-			rc = jp_string(&j, key, sizeof(key), &fits);
-			if (rc < 0)
-				return rc;
-			if (!jp_eat(&j, ':'))
-				return jp_fail(&j, "expected ':'");
-			for (int i = 0; i < 2 && fits; i++)
-				if (strcmp(key, list_names[i]) == 0)
-					which = i;
-			if (which >= 0 && seen[which])
-				return jp_fail(&j, "\"%s\" appears twice",
-					       list_names[which]);
-			if (which >= 0) {
-				seen[which] = 1;
-				rc = jp_names(&j, sets[which], list_names[which]);
-			} else {
-				rc = jp_value(&j);
-			}
-			if (rc < 0)
-				return rc;
-			if (jp_eat(&j, '}'))
-				break;
-			if (!jp_eat(&j, ','))
-				return jp_fail(&j, "expected ',' or '}'");
-		}
+	json_init(&j, buf, len, 1, DIFF_JSON_DEPTH);
+	j.depth = 1;
+	if (!json_at(&j, '{'))
+		rc = json_fail(&j, "expected an object");
+	else {
+		j.p++;
+		rc = read_lists(&j, sets, seen, name, cause);
 	}
-	jp_ws(&j);
-	if (j.p != j.end)
-		return jp_fail(&j, "text after the object");
+	if (rc == 0) {
+		json_ws(&j);
+		if (j.p != j.end)
+			rc = json_fail(&j, "text after the object");
+	}
+	if (rc < 0) {
+		if (j.failed)
+			fail(cause, name, "invalid JSON at byte %zu%s: %s",
+			     j.fail_at, j.fail_end ? " (the end)" : "",
+			     j.why);
+		return rc;
+	}
 	for (int i = 0; i < 2; i++)
 		if (!seen[i]) {
 			fail(cause, name, "no \"%s\" array", list_names[i]);

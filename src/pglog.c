@@ -807,195 +807,83 @@ csv_segment(struct load *ld, const char *s, size_t n, int first, int last)
 
 /* --- jsonlog ------------------------------------------------------ */
 
-struct jstr {
-	char buf[CAP_MAX];
-	size_t len;
-	int over, nonascii;
-};
-
-/* The string whose quote is at s[*i], decoded into @out if not NULL. */
+/* A string member's value, decoded by the loose JSON reader: jsonlog is
+ * written in the server's encoding, so only ASCII values are used. */
 static int
-json_string(const char *s, size_t n, size_t *i, struct jstr *out)
+json_value(struct json *j, char *dst, size_t cap, struct json_str *st)
 {
-	size_t k = *i + 1;
-
-	if (out != NULL)
-		out->len = 0, out->over = out->nonascii = 0;
-	for (;;) {
-		unsigned int c;
-
-		if (k >= n)
-			return 0;
-		c = (unsigned char)s[k++];
-		if (c == '"')
-			break;
-		if (c < 0x20)
-			return 0;
-		if (c == '\\') {
-			if (k >= n)
-				return 0;
-			c = (unsigned char)s[k++];
-			switch (c) {
-			case '"': case '\\': case '/':
-				break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
-			case 'u': {
-				unsigned int v = 0;
-
-				if (n - k < 4)
-					return 0;
-				for (int j = 0; j < 4; j++) {
-					char h = s[k++];
-
-					v <<= 4;
-					if (is_digit(h))
-						v |= (unsigned int)(h - '0');
-					else if (h >= 'a' && h <= 'f')
-						v |= (unsigned int)(h - 'a' + 10);
-					else if (h >= 'A' && h <= 'F')
-						v |= (unsigned int)(h - 'A' + 10);
-					else
-						return 0;
-				}
-				c = v;
-				break;
-			}
-			default:
-				return 0;
-			}
-		}
-		if (out == NULL)
-			continue;
-		if (c >= 0x80)
-			out->nonascii = 1;
-		else if (out->len < sizeof(out->buf))
-			out->buf[out->len++] = (char)c;
-		else
-			out->over = 1;
-	}
-	*i = k;
-	return 1;
+	return j->p < j->end && *j->p == '"' &&
+	       json_string(j, dst, cap, st) == 0 && !st->over &&
+	       !st->nonascii;
 }
 
-/* Step over any JSON value at s[*i] (structure loosely checked). */
+/* The "pid" member: digits only, as PostgreSQL writes it. */
 static int
-json_skip(const char *s, size_t n, size_t *i)
+json_pid(struct json *j, int64_t *pid)
 {
-	size_t k = *i, b;
-	int depth = 0;
+	const char *b = j->p;
 
-	if (k >= n)
-		return 0;
-	if (s[k] == '"')
-		return json_string(s, n, i, NULL);
-	if (s[k] == '{' || s[k] == '[') {
-		do {
-			if (k >= n)
-				return 0;
-			if (s[k] == '"') {
-				if (!json_string(s, n, &k, NULL))
-					return 0;
-				continue;
-			}
-			if (s[k] == '{' || s[k] == '[') {
-				if (++depth > 64)
-					return 0;
-			} else if (s[k] == '}' || s[k] == ']') {
-				depth--;
-			}
-			k++;
-		} while (depth > 0);
-		*i = k;
-		return 1;
-	}
-	b = k;
-	while (k < n && (is_digit(s[k]) || is_alpha(s[k]) || s[k] == '-' ||
-			 s[k] == '+' || s[k] == '.'))
-		k++;
-	if (k == b)
-		return 0;
-	*i = k;
-	return 1;
-}
-
-static void
-json_ws(const char *s, size_t n, size_t *i)
-{
-	while (*i < n && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\r' ||
-			  s[*i] == '\n'))
-		(*i)++;
+	while (j->p < j->end && is_digit(*j->p))
+		j->p++;
+	return parse_pid(b, (size_t)(j->p - b), pid) &&
+	       !(j->p < j->end && (*j->p == '.' || *j->p == 'e' ||
+				   *j->p == 'E'));
 }
 
 static int
 json_line(struct load *ld, const char *s, size_t n)
 {
-	struct jstr key, ts, ty;
+	char key[CAP_MAX + 1], ts[CAP_MAX + 1], ty[CAP_MAX + 1];
+	struct json_str kst, tsst, tyst;
 	int have_ts = 0, have_pid = 0, have_ty = 0;
 	int64_t pid = 0;
-	size_t i = 0;
+	struct json j;
 	double t;
 
-	json_ws(s, n, &i);
-	if (!take_char(s, n, &i, '{'))
+	json_init(&j, s, n, 0, 64);
+	if (!json_eat(&j, '{'))
 		return LN_BAD;
-	json_ws(s, n, &i);
-	if (take_char(s, n, &i, '}'))
+	if (json_eat(&j, '}'))
 		goto end;
 	for (;;) {
-		json_ws(s, n, &i);
-		if (i >= n || s[i] != '"' || !json_string(s, n, &i, &key))
+		if (!json_at(&j, '"') ||
+		    json_string(&j, key, sizeof(key), &kst) < 0 ||
+		    !json_eat(&j, ':'))
 			return LN_BAD;
-		json_ws(s, n, &i);
-		if (!take_char(s, n, &i, ':'))
-			return LN_BAD;
-		json_ws(s, n, &i);
-		if (key.over || key.nonascii) {
-			if (!json_skip(s, n, &i))
+		json_ws(&j);
+		if (kst.over || kst.nonascii) {
+			if (json_skip(&j) < 0)
 				return LN_BAD;
-		} else if (key.len == 9 && memcmp(key.buf, "timestamp", 9) == 0) {
-			if (have_ts || i >= n || s[i] != '"' ||
-			    !json_string(s, n, &i, &ts))
+		} else if (kst.len == 9 && memcmp(key, "timestamp", 9) == 0) {
+			if (have_ts || !json_value(&j, ts, sizeof(ts), &tsst))
 				return LN_BAD;
 			have_ts = 1;
-		} else if (key.len == 12 &&
-			   memcmp(key.buf, "backend_type", 12) == 0) {
-			if (have_ty || i >= n || s[i] != '"' ||
-			    !json_string(s, n, &i, &ty))
+		} else if (kst.len == 12 &&
+			   memcmp(key, "backend_type", 12) == 0) {
+			if (have_ty || !json_value(&j, ty, sizeof(ty), &tyst))
 				return LN_BAD;
 			have_ty = 1;
-		} else if (key.len == 3 && memcmp(key.buf, "pid", 3) == 0) {
-			size_t b = i;
-
-			while (i < n && is_digit(s[i]))
-				i++;
-			if (have_pid || !parse_pid(s + b, i - b, &pid) ||
-			    (i < n && (s[i] == '.' || s[i] == 'e' ||
-				       s[i] == 'E')))
+		} else if (kst.len == 3 && memcmp(key, "pid", 3) == 0) {
+			if (have_pid || !json_pid(&j, &pid))
 				return LN_BAD;
 			have_pid = 1;
-		} else if (!json_skip(s, n, &i)) {
+		} else if (json_skip(&j) < 0) {
 			return LN_BAD;
 		}
-		json_ws(s, n, &i);
-		if (take_char(s, n, &i, ','))
+		if (json_eat(&j, ','))
 			continue;
-		if (take_char(s, n, &i, '}'))
+		if (json_eat(&j, '}'))
 			break;
 		return LN_BAD;
 	}
 end:
-	json_ws(s, n, &i);
-	if (i != n || !have_ts || !have_pid || !have_ty)
+	json_ws(&j);
+	if (j.p != j.end || !have_ts || !have_pid || !have_ty)
 		return LN_BAD;
-	if (ts.over || ts.nonascii ||
-	    pglog_parse_time(ts.buf, ts.len, &t) != ts.len ||
-	    ty.over || ty.nonascii || !pglog_type_ok(ty.buf, ty.len))
+	if (pglog_parse_time(ts, tsst.len, &t) != tsst.len ||
+	    !pglog_type_ok(ty, tyst.len))
 		return LN_BAD;
-	note_hit(ld, pid, ty.buf, ty.len, t, t);
+	note_hit(ld, pid, ty, tyst.len, t, t);
 	return LN_OK;
 }
 

@@ -578,4 +578,33 @@ int candidates_parse(const char *name, const char *text, size_t len,
 void candidates_free(struct cand_list *c);
 size_t candidates_count(const struct cand_list *c);
 
+/* utf8.c - the one UTF-8 decoder and encoder */
+size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
+size_t utf8_encode(uint32_t cp, char out[4]);
+
+/* json.c - the one JSON reader: a cursor, strict (RFC 8259) or loose */
+struct json {
+	const char *start, *p, *end;
+	int depth, maxdepth;
+	int strict;
+	int failed;             /* json_fail() was called: */
+	size_t fail_at;         /* the byte where, */
+	int fail_end;           /* whether that was the end, */
+	char why[128];          /* and why */
+};
+struct json_str {
+	size_t len;             /* decoded bytes, even past the buffer */
+	int over;               /* did not fit (with its NUL) */
+	int nul;                /* held \u0000 */
+	int nonascii;           /* held a byte past 0x7f */
+};
+void json_init(struct json *j, const char *buf, size_t len, int strict,
+	       int maxdepth);
+int json_fail(struct json *j, const char *fmt, ...) PGSC_PRINTF(2, 3);
+void json_ws(struct json *j);
+int json_eat(struct json *j, char c);
+int json_at(struct json *j, char c);
+int json_string(struct json *j, char *dst, size_t cap, struct json_str *s);
+int json_skip(struct json *j);
+
 #endif /* PGSC_INT_H */

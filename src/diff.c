@@ -13,7 +13,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -328,55 +327,28 @@ diff_parse_json(const char *buf, size_t len, const char *name,
 /* ---------------------------------------------------------------- */
 /* Loading                                                           */
 
-/* The lists of a GUC file, through pgsc_guc_file_list(): pgsc-diff reads
- * the lines exactly as pgsc-exec --allow-file does.  The text is already
- * in memory (it may have come from a pipe), so it is handed over in a
- * memory file. */
+/* The lists of a GUC file, through filter_guc_list(): pgsc-diff reads
+ * the lines exactly as pgsc-exec --allow-file does. */
 static int
 load_guc(const char *buf, size_t len, const char *name,
 	 struct pgsc_lists *ls, char **cause)
 {
-	char fdpath[64], *val = NULL, *lcause = NULL;
-	size_t off = 0;
-	int fd, rc = 0;
+	char *val = NULL, *lcause = NULL;
+	int rc = 0;
 
-	fd = memfd_create("pgsc-diff", MFD_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		fail(cause, name, "cannot make a memory file: %s",
-		     strerror(errno));
-		return rc;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = w < 0 ? -errno : -EIO;
-			fail(cause, name, "cannot fill a memory file: %s",
-			     strerror(-rc));
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	for (int i = 0; i < 2; i++) {
-		rc = pgsc_guc_file_list(fdpath, list_names[i], &val, &lcause);
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		rc = filter_guc_list(buf, len, name, list_names[i], &val,
+				     &lcause);
 		if (rc < 0) {
-			restate(cause, name, fdpath, lcause, rc);
-			goto out;
+			restate(cause, name, name, lcause, rc);
+			break;
 		}
 		rc = diff_parse_names(val, name, list_names[i], &ls->l[i],
 				      cause);
 		free(val);
 		val = NULL;
-		if (rc < 0)
-			goto out;
 	}
-out:
 	free(lcause);
-	close(fd);
 	return rc;
 }
 

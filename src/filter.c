@@ -187,9 +187,15 @@ file_list_entry(void *arg, const struct gucfile_entry *e)
 	return fl->value == NULL ? -ENOMEM : 0;
 }
 
+/**
+ * The allow list @which ("global" or "session") of GUC text in memory,
+ * read as pgsc_guc_file_list() reads a file.
+ * @param path names the text in causes
+ * Returns 0 with *out (the caller frees it), or a negative errno.
+ */
 int
-pgsc_guc_file_list(const char *path, const char *which, char **out,
-		   char **cause)
+filter_guc_list(const char *buf, size_t len, const char *path,
+		const char *which, char **out, char **cause)
 {
 	struct file_list fl;
 	int rc;
@@ -200,7 +206,7 @@ pgsc_guc_file_list(const char *path, const char *which, char **out,
 						  : "session_syscall_allow";
 	fl.value = NULL;
 	fl.cause = cause;
-	rc = gucfile_read(path, file_list_entry, &fl, cause);
+	rc = gucfile_parse(buf, len, file_list_entry, &fl);
 	if (rc == 0 && fl.value == NULL) {
 		util_cause(cause, "%s: no %s line", path, fl.suffix);
 		rc = -ENOENT;
@@ -213,4 +219,20 @@ pgsc_guc_file_list(const char *path, const char *which, char **out,
 	}
 	*out = fl.value;
 	return 0;
+}
+
+int
+pgsc_guc_file_list(const char *path, const char *which, char **out,
+		   char **cause)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	rc = gucfile_load(path, &buf, &len, cause);
+	if (rc == 0)
+		rc = filter_guc_list(buf, len, path, which, out, cause);
+	free(buf);
+	return rc;
 }

@@ -612,6 +612,11 @@ int candidates_parse(const char *name, const char *text, size_t len,
 void candidates_free(struct cand_list *c);
 size_t candidates_count(const struct cand_list *c);
 
+/* filter.c */
+/* The allow list @which ("global", "session") of GUC text in memory. */
+int filter_guc_list(const char *buf, size_t len, const char *path,
+		    const char *which, char **out, char **cause);
+
 /* utf8.c - the one UTF-8 decoder and encoder */
 size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
 size_t utf8_encode(uint32_t cp, char out[4]);

@@ -172,14 +172,18 @@ int
 diff_parse_names(const char *value, const char *name, const char *which,
 		 struct strset *out, char **cause)
 {
-	char *copy = strdup(value), *tok, *save = NULL;
+	char *copy = strdup(value);
+	const char *p = copy, *t;
+	size_t len;
 	int rc = 0;
 
 	if (copy == NULL)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ", \t\n", &save); tok != NULL && rc == 0;
-	     tok = strtok_r(NULL, ", \t\n", &save))
-		rc = keep_name(out, tok, name, which, cause);
+	while (rc == 0 && (t = lists_next(&p, LISTS_SEP_BLANKS,
+					  LISTS_SPLIT_BLANKS, &len)) != NULL) {
+		copy[t - copy + (ptrdiff_t)len] = '\0';
+		rc = keep_name(out, t, name, which, cause);
+	}
 	free(copy);
 	return rc;
 }

@@ -23,26 +23,20 @@ pgsc_action_parse(const char *s)
 	return -EINVAL;
 }
 
-/* The separators of an allow list given to pgsc_filter_load(). */
-#define LIST_SEP ", \t\n"
-
-/* Does @allow (names separated by LIST_SEP) name @name? */
+/* Does @allow (names separated by commas and blanks) name @name? */
 static int
 list_has(const char *allow, const char *name)
 {
-	size_t n = strlen(name);
-	const char *p = allow;
+	size_t n = strlen(name), len;
+	const char *p = allow, *t;
 
 	if (p == NULL)
 		return 0;
-	for (;;) {
-		p += strspn(p, LIST_SEP);
-		if (*p == '\0')
-			return 0;
-		if (strcspn(p, LIST_SEP) == n && strncmp(p, name, n) == 0)
+	while ((t = lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
+			       &len)) != NULL)
+		if (len == n && strncmp(t, name, n) == 0)
 			return 1;
-		p += strcspn(p, LIST_SEP);
-	}
+	return 0;
 }
 
 int
@@ -92,7 +86,9 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 {
 	scmp_filter_ctx ctx;
 	uint32_t native = seccomp_arch_native(), compat;
-	char *list = NULL, *save = NULL, *tok;
+	char *list = NULL;
+	const char *p, *t;
+	size_t len;
 	int rc;
 
 	ctx = seccomp_init(pgsc_action_scmp(def));
@@ -126,10 +122,13 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 			rc = -ENOMEM;
 			goto out;
 		}
-		for (tok = strtok_r(list, LIST_SEP, &save); tok != NULL;
-		     tok = strtok_r(NULL, LIST_SEP, &save)) {
-			int nr = seccomp_syscall_resolve_name(tok);
+		for (p = list; (t = lists_next(&p, LISTS_SEP_BLANKS,
+					     LISTS_SPLIT_BLANKS, &len)) != NULL;) {
+			char *tok = list + (t - list);
+			int nr;
 
+			tok[len] = '\0';
+			nr = seccomp_syscall_resolve_name(tok);
 			if (nr == __NR_SCMP_ERROR) {
 				util_cause(cause, "unknown syscall name \"%s\"",
 					   tok);

@@ -617,6 +617,15 @@ size_t candidates_count(const struct cand_list *c);
 int filter_guc_list(const char *buf, size_t len, const char *path,
 		    const char *which, char **out, char **cause);
 
+/* lists.c - the one tokenizer of syscall lists */
+#define LISTS_SEP_BLANKS " \t\n"      /* what pgsc-exec splits on */
+enum {
+	LISTS_SPLIT_BLANKS = 1,         /* "read write": two names */
+	LISTS_KEEP_EMPTY = 2,           /* "a,,b": an empty name too */
+};
+const char *lists_next(const char **p, const char *blanks, int flags,
+		       size_t *len);
+
 /* utf8.c - the one UTF-8 decoder and encoder */
 size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
 size_t utf8_encode(uint32_t cp, char out[4]);

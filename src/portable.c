@@ -453,7 +453,7 @@ hint_family(struct chk *c, const char *name, struct strbuf *sb)
 /*
  * Which loader reads a prefix's settings, and so which check hook: the
  * pgsc module (pgsc.) accepts a negative placeholder and adds no rule for
- * it (src/pgmodule/pgsc.c); pgseccomp refuses every name that resolves
+ * it (src/pgmodule/pgsc_module.c); pgseccomp refuses every name that resolves
  * to a negative number and every empty list element (SplitIdentifierString
  * fails); it folds unquoted names to lower case and takes '*' only as the
  * whole value.  Settings without a prefix (the RFC patch) and any other
@@ -484,27 +484,23 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 	char *tok = NULL, *setting = NULL;
 	struct strset seen = { 0 };
 	int rc = 0, star = 0, names = 0, blank, empty_warned = 0;
+	size_t len;
 
 	if (asprintf(&setting, "%s%s_syscall_%s", p->prefix, ctx_name[ctx],
 		     set_suffix[set]) < 0)
 		return -ENOMEM;
 	blank = strspn(s->value, " \t") == strlen(s->value);
-	for (const char *q = s->value;;) {
-		const char *e = strchr(q, ',');
-		const char *a = q, *b = e != NULL ? e : q + strlen(q);
+	for (const char *q = s->value, *a;
+	     (a = lists_next(&q, " \t", LISTS_KEEP_EMPTY, &len)) != NULL;) {
 		int ex;
 
-		while (a < b && (*a == ' ' || *a == '\t'))
-			a++;
-		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
 		free(tok);
-		tok = util_strndup(a, (size_t)(b - a));
+		tok = util_strndup(a, len);
 		if (tok == NULL) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		if (e == NULL && blank)
+		if (q == NULL && blank)
 			break;          /* '' or '  ': an empty list */
 		if (!is_pgsc(p) && *tok != '\0' && strcmp(tok, "*") != 0 &&
 		    strlen(tok) <= CHK_NAME_MAX) {
@@ -606,9 +602,6 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 			if (rc < 0)
 				goto out;
 		}
-		if (e == NULL)
-			break;
-		q = e + 1;
 	}
 	if (star && ctx == 0)
 		msg(c, s->line, 1, NULL, "%s: '*' (\"the global list\") is only "

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* pgsc.c - the pgsc PostgreSQL module: seccomp filters for stock PostgreSQL 15. */
+/* pgsc_module.c - the pgsc PostgreSQL module: seccomp filters for stock PostgreSQL 15. */
 /*
  * Loaded with shared_preload_libraries = 'pgsc'.  It gives the semantics
  * of the 2019 RFC patch (never merged) without patching the server:
@@ -34,7 +34,7 @@
 #include "utils/guc_tables.h"
 #include "utils/memutils.h"
 
-#include "pgsc.h"
+#include "pgsc-int.h"
 
 PG_MODULE_MAGIC;
 
@@ -87,14 +87,10 @@ void _PG_init(void);
 static bool
 is_star(const char *s)
 {
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s != '*')
-		return false;
-	s++;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return *s == '\0';
+	size_t len;
+	const char *t = lists_next(&s, " \t", LISTS_KEEP_EMPTY, &len);
+
+	return s == NULL && len == 1 && *t == '*';
 }
 
 /*

@@ -67,19 +67,6 @@ pgsc_action_scmp(enum pgsc_action a)
 	return SCMP_ACT_KILL_PROCESS;
 }
 
-uint32_t
-pgsc_compat_arch(uint32_t native)
-{
-	switch (native) {
-	case SCMP_ARCH_X86_64:
-		return SCMP_ARCH_X86;
-	case SCMP_ARCH_AARCH64:
-		return SCMP_ARCH_ARM;
-	default:
-		return 0;
-	}
-}
-
 /* A growable message; on OOM it is dropped, the error code still says. */
 struct msg {
 	char *s;

@@ -617,6 +617,16 @@ size_t candidates_count(const struct cand_list *c);
 int filter_guc_list(const char *buf, size_t len, const char *path,
 		    const char *which, char **out, char **cause);
 
+/* arch.c - the one table of arches */
+struct arch_info {
+	uint32_t token;         /* audit arch token, SCMP_ARCH_* */
+	const char *name;       /* as auparse prints arch= */
+	const char *systemd;    /* SystemCallArchitectures= */
+	const char *oci;        /* an OCI profile's architectures */
+	uint32_t compat;        /* the 32-bit arch that runs on it, or 0 */
+};
+const struct arch_info *arch_find(uint32_t token);
+
 /* lists.c - the one tokenizer of syscall lists */
 #define LISTS_SEP_BLANKS " \t\n"      /* what pgsc-exec splits on */
 enum {

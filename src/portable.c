@@ -23,29 +23,6 @@
 /* ---------------------------------------------------------------- */
 /* Arches                                                            */
 
-struct arch_alias {
-	uint32_t token;
-	const char *systemd;    /* SystemCallArchitectures= (systemd.unit(5)) */
-	const char *oci;        /* runtime-spec config-linux.md, seccomp */
-};
-
-static const struct arch_alias aliases[] = {
-	{ SCMP_ARCH_X86_64, "x86-64", "SCMP_ARCH_X86_64" },
-	{ SCMP_ARCH_X86, "x86", "SCMP_ARCH_X86" },
-	{ SCMP_ARCH_AARCH64, "arm64", "SCMP_ARCH_AARCH64" },
-	{ SCMP_ARCH_ARM, "arm", "SCMP_ARCH_ARM" },
-	{ SCMP_ARCH_PPC64LE, "ppc64-le", "SCMP_ARCH_PPC64LE" },
-	{ SCMP_ARCH_PPC64, "ppc64", "SCMP_ARCH_PPC64" },
-	{ SCMP_ARCH_PPC, "ppc", "SCMP_ARCH_PPC" },
-	{ SCMP_ARCH_S390X, "s390x", "SCMP_ARCH_S390X" },
-	{ SCMP_ARCH_S390, "s390", "SCMP_ARCH_S390" },
-	{ SCMP_ARCH_MIPS, "mips", "SCMP_ARCH_MIPS" },
-	{ SCMP_ARCH_MIPSEL, "mips-le", "SCMP_ARCH_MIPSEL" },
-	{ SCMP_ARCH_MIPS64, "mips64", "SCMP_ARCH_MIPS64" },
-	{ SCMP_ARCH_MIPSEL64, "mips64-le", "SCMP_ARCH_MIPSEL64" },
-	{ SCMP_ARCH_RISCV64, "riscv64", "SCMP_ARCH_RISCV64" },
-};
-
 uint32_t
 pgsc_arch_parse(const char *name)
 {
@@ -64,19 +41,17 @@ pgsc_arch_parse(const char *name)
 const char *
 portable_systemd_arch(uint32_t arch)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
-		if (aliases[i].token == arch)
-			return aliases[i].systemd;
-	return NULL;
+	const struct arch_info *a = arch_find(arch);
+
+	return a != NULL ? a->systemd : NULL;
 }
 
 const char *
 portable_oci_arch(uint32_t arch)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
-		if (aliases[i].token == arch)
-			return aliases[i].oci;
-	return NULL;
+	const struct arch_info *a = arch_find(arch);
+
+	return a != NULL ? a->oci : NULL;
 }
 
 int

@@ -627,6 +627,18 @@ struct arch_info {
 };
 const struct arch_info *arch_find(uint32_t token);
 
+/* ruleset.c - the one seccomp filter builder */
+struct ruleset_rule {
+	const char *name;       /* for messages */
+	int nr;                 /* a negative placeholder is allowed */
+	uint32_t action;        /* SCMP_ACT_* */
+};
+enum ruleset_step {
+	RULESET_INIT, RULESET_COMPAT, RULESET_LOG, RULESET_RULE, RULESET_LOAD,
+};
+int ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
+		 enum ruleset_step *step, size_t *bad);
+
 /* lists.c - the one tokenizer of syscall lists */
 #define LISTS_SEP_BLANKS " \t\n"      /* what pgsc-exec splits on */
 enum {

@@ -40,6 +40,10 @@ int diff_load_buffer(const char *buf, size_t len, const char *name,
 int diff_parse_json(const char *buf, size_t len, const char *name,
 		    struct strset *global, struct strset *session,
 		    char **cause);
+/* @s escaped with pgsc_text_escape(), in a new string; NULL on OOM. */
+char *diff_escaped(const char *s);
+/* The list @which (0 global, 1 session) of a pair. */
+const struct strset *diff_lists_set(const pgsc_lists *ls, int which);
 /* A GUC list value: names separated by commas and blanks. */
 int diff_parse_names(const char *value, const char *name, const char *which,
 		     struct strset *out, char **cause);

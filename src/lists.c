@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* lists.c - the one tokenizer of syscall lists ("read, write", "read write"). */
+/* lists.c - the one tokenizer of syscall lists ("read, write"). */
 /*
  * A syscall list is a GUC value: names separated by commas.  The readers
  * differ only in what else they accept, so each says so in its call

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* pgsc_module.c - the pgsc PostgreSQL module: seccomp filters for stock PostgreSQL 15. */
+/* pgsc_module.c - the pgsc PostgreSQL module: seccomp filters for PostgreSQL. */
 /*
  * Loaded with shared_preload_libraries = 'pgsc'.  It gives the semantics
  * of the 2019 RFC patch (never merged) without patching the server:

@@ -29,9 +29,14 @@ struct pgsc_lists {
 /* ---------------------------------------------------------------- */
 /* Causes                                                            */
 
-/* @s escaped with pgsc_text_escape(), in a new string; NULL on OOM. */
-char *
-diff_escaped(const char *s)
+/*
+ * @s escaped in a new string (NULL on OOM): with pgsc_text_escape(), or
+ * for @message, one of ours or SQLite's, which can quote a hostile
+ * store's schema: printable ASCII is kept (quotes too), every other byte
+ * and the backslash become \xNN.
+ */
+static char *
+escaped_as(const char *s, int message)
 {
 	char *buf = NULL;
 	size_t sz = 0;
@@ -39,12 +44,32 @@ diff_escaped(const char *s)
 
 	if (f == NULL)
 		return NULL;
-	pgsc_text_escape(f, s);
+	for (const unsigned char *p = (const unsigned char *)s;
+	     message && *p; p++) {
+		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	if (!message)
+		pgsc_text_escape(f, s);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
+}
+
+char *
+diff_escaped(const char *s)
+{
+	return escaped_as(s, 0);
+}
+
+static char *
+escaped_message(const char *s)
+{
+	return escaped_as(s, 1);
 }
 
 /* At most the first DIFF_NAME_MAX bytes of @s, escaped ("..." when cut),
@@ -74,39 +99,14 @@ fail(char **cause, const char *name, const char *fmt, ...)
 
 	if (cause == NULL)
 		return;
+	e = diff_escaped(name);
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	e = diff_escaped(name);
 	util_cause(cause, "%s: %s", e ? e : "?", msg ? msg : "out of memory");
 	free(e);
 	free(msg);
-}
-
-/* A message of ours or SQLite's, which can quote a hostile store's
- * schema: printable ASCII is kept (quotes too, unlike diff_escaped()), every
- * other byte and the backslash become \xNN. */
-static char *
-escaped_message(const char *s)
-{
-	char *buf = NULL;
-	size_t sz = 0;
-	FILE *f = open_memstream(&buf, &sz);
-
-	if (f == NULL)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 /*

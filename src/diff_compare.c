@@ -186,13 +186,15 @@ count(const pgsc_diff *d, int l, size_t *added, size_t *removed,
 	}
 }
 
+/* @v joined with ", ", each name written by @put. */
 static void
-text_joined(FILE *out, const char *const *v, size_t n)
+joined(FILE *out, const char *const *v, size_t n,
+       void (*put)(FILE *, const char *))
 {
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", out);
-		pgsc_text_escape(out, v[i]);
+		put(out, v[i]);
 	}
 }
 
@@ -225,10 +227,11 @@ print_text(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
 			pgsc_text_escape(out, e->name);
 			if (e->equivalent) {
 				fputs(": ", out);
-				text_joined(out, e->with, e->n_with);
+				joined(out, e->with, e->n_with, pgsc_text_escape);
 				fprintf(out, " (famil%s ",
 					e->n_families > 1 ? "ies" : "y");
-				text_joined(out, e->families, e->n_families);
+				joined(out, e->families, e->n_families,
+				       pgsc_text_escape);
 				fputc(')', out);
 			}
 			fputc('\n', out);
@@ -272,16 +275,6 @@ md_name(FILE *out, const char *s)
 }
 
 static void
-md_joined(FILE *out, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", out);
-		md_name(out, v[i]);
-	}
-}
-
-static void
 print_markdown(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
 {
 	fputs("### pgsc-diff: ", out);
@@ -316,10 +309,11 @@ print_markdown(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
 			md_name(out, e->name);
 			fputs(" | ", out);
 			if (e->equivalent) {
-				md_joined(out, e->with, e->n_with);
+				joined(out, e->with, e->n_with, md_name);
 				fprintf(out, " (famil%s ",
 					e->n_families > 1 ? "ies" : "y");
-				md_joined(out, e->families, e->n_families);
+				joined(out, e->families, e->n_families,
+				       md_name);
 				fputc(')', out);
 			}
 			fputs(" |\n", out);

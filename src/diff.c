@@ -231,12 +231,10 @@ read_names(struct json *j, struct strset *set, const char *which,
 			return -EINVAL;
 		}
 		rc = keep_name(set, nm, name, which, cause);
-		if (rc < 0)
-			return rc;
-		if (json_eat(j, ']'))
-			return 0;
-		if (!json_eat(j, ','))
-			return json_fail(j, "expected ',' or ']'");
+		if (rc == 0)
+			rc = json_next(j, ']');
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
 	}
 }
 
@@ -274,12 +272,10 @@ read_lists(struct json *j, struct strset *sets[2], int seen[2],
 		} else {
 			rc = json_skip(j);
 		}
-		if (rc < 0)
-			return rc;
-		if (json_eat(j, '}'))
-			return 0;
-		if (!json_eat(j, ','))
-			return json_fail(j, "expected ',' or '}'");
+		if (rc == 0)
+			rc = json_next(j, '}');
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
 	}
 }
 

@@ -198,6 +198,18 @@ joined(FILE *out, const char *const *v, size_t n,
 	}
 }
 
+/* The names an equivalent entry stands for, and their families, each
+ * name written by @put. */
+static void
+equivalents(FILE *out, const struct pgsc_diff_entry *e,
+	    void (*put)(FILE *, const char *))
+{
+	joined(out, e->with, e->n_with, put);
+	fprintf(out, " (famil%s ", e->n_families > 1 ? "ies" : "y");
+	joined(out, e->families, e->n_families, put);
+	fputc(')', out);
+}
+
 /*
  * --- A
  * +++ B
@@ -227,12 +239,7 @@ print_text(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
 			pgsc_text_escape(out, e->name);
 			if (e->equivalent) {
 				fputs(": ", out);
-				joined(out, e->with, e->n_with, pgsc_text_escape);
-				fprintf(out, " (famil%s ",
-					e->n_families > 1 ? "ies" : "y");
-				joined(out, e->families, e->n_families,
-				       pgsc_text_escape);
-				fputc(')', out);
+				equivalents(out, e, pgsc_text_escape);
 			}
 			fputc('\n', out);
 		}
@@ -308,14 +315,8 @@ print_markdown(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
 				e->equivalent ? ", equivalent" : "");
 			md_name(out, e->name);
 			fputs(" | ", out);
-			if (e->equivalent) {
-				joined(out, e->with, e->n_with, md_name);
-				fprintf(out, " (famil%s ",
-					e->n_families > 1 ? "ies" : "y");
-				joined(out, e->families, e->n_families,
-				       md_name);
-				fputc(')', out);
-			}
+			if (e->equivalent)
+				equivalents(out, e, md_name);
 			fputs(" |\n", out);
 		}
 }

@@ -80,6 +80,18 @@ json_eat(struct json *j, char c)
 	return 0;
 }
 
+/* After a member or an element: 1 at @close (consumed), 0 after a ','
+ * (consumed), or -EINVAL (json_fail()). */
+int
+json_next(struct json *j, char close)
+{
+	if (json_eat(j, close))
+		return 1;
+	if (!json_eat(j, ','))
+		return json_fail(j, "expected ',' or '%c'", close);
+	return 0;
+}
+
 /* Is the next byte (after blanks) @c?  Nothing is consumed but blanks. */
 int
 json_at(struct json *j, char c)
@@ -302,12 +314,10 @@ members(struct json *j, int object, char close)
 				return json_fail(j, "expected ':'");
 		}
 		rc = strict_value(j);
-		if (rc < 0)
-			return rc;
-		if (json_eat(j, close))
-			return 0;
-		if (!json_eat(j, ','))
-			return json_fail(j, "expected ',' or '%c'", close);
+		if (rc == 0)
+			rc = json_next(j, close);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
 	}
 }
 

@@ -674,6 +674,7 @@ int json_fail(struct json *j, const char *fmt, ...) PGSC_PRINTF(2, 3);
 void json_ws(struct json *j);
 int json_eat(struct json *j, char c);
 int json_at(struct json *j, char c);
+int json_next(struct json *j, char close);
 int json_string(struct json *j, char *dst, size_t cap, struct json_str *s);
 int json_skip(struct json *j);
 

@@ -56,6 +56,25 @@ pf_lit(struct pglog_prefix *pf, char c)
 	pf->e[pf->n - 1].len++;
 }
 
+/* What a log_line_prefix escape stands for here, -1 for nothing: the
+ * values pgsc reads, %q, and the escapes whose values are skipped. */
+static int
+escape_kind(char c)
+{
+	static const struct {
+		const char *chars;
+		int kind;
+	} escapes[] = {
+		{ "mt", PE_TS }, { "n", PE_EPOCH }, { "p", PE_PID },
+		{ "b", PE_TYPE }, { "q", PE_Q }, { "audrhclsvxeiQPL", PE_SKIP },
+	};
+
+	for (size_t i = 0; i < sizeof(escapes) / sizeof(escapes[0]); i++)
+		if (strchr(escapes[i].chars, c) != NULL)
+			return escapes[i].kind;
+	return -1;
+}
+
 /* Compile log_line_prefix @s the way PostgreSQL's log_line_prefix() reads
  * it; unknown escapes print nothing there, so they match nothing here. */
 void
@@ -67,7 +86,7 @@ pglog_prefix_compile(struct pglog_prefix *pf, const char *s)
 		return;
 	}
 	for (const char *p = s; *p != '\0' && pf->why == NULL; p++) {
-		int pad = 0, sign = 1;
+		int pad = 0, sign = 1, kind;
 
 		if (*p != '%') {
 			pf_lit(pf, *p);
@@ -88,37 +107,17 @@ pglog_prefix_compile(struct pglog_prefix *pf, const char *s)
 		pad *= sign;
 		if (*p == '\0')
 			break;
-		switch (*p) {
-		case 'm': case 't':
-			pf_push(pf, PE_TS, pad);
-			pf->has_ts = 1;
-			break;
-		case 'n':
-			pf_push(pf, PE_EPOCH, pad);
-			pf->has_ts = 1;
-			break;
-		case 'p':
-			pf_push(pf, PE_PID, pad);
-			pf->has_pid = 1;
-			break;
-		case 'b':
-			pf_push(pf, PE_TYPE, pad);
-			pf->has_type = 1;
-			break;
-		case 'q':
-			pf_push(pf, PE_Q, 0);
-			break;
-		case '%':
+		if (*p == '%') {
 			pf_lit(pf, '%');
-			break;
-		case 'a': case 'u': case 'd': case 'r': case 'h': case 'c':
-		case 'l': case 's': case 'v': case 'x': case 'e': case 'i':
-		case 'Q': case 'P': case 'L':
-			pf_push(pf, PE_SKIP, pad);
-			break;
-		default:
-			break;
+			continue;
 		}
+		kind = escape_kind(*p);
+		if (kind < 0)
+			continue;
+		pf_push(pf, kind, kind == PE_Q ? 0 : pad);
+		pf->has_ts |= kind == PE_TS || kind == PE_EPOCH;
+		pf->has_pid |= kind == PE_PID;
+		pf->has_type |= kind == PE_TYPE;
 	}
 	if (pf->why == NULL && !pf->has_pid)
 		pf->why = "has no %p (process id)";

@@ -319,9 +319,10 @@ pglog_lookup(const struct pglog *l, int64_t pid, double t)
 }
 
 /* ------------------------------------------------------------------ */
-/* Values                                                              */
+/* Values: times, pids and backend types are read by pglog_value.c     */
 /* ------------------------------------------------------------------ */
 
+/* Are the @n bytes at @s all blanks (space, tab, CR, FF, VT)? */
 static int
 is_blank(const char *s, size_t n)
 {

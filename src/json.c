@@ -147,12 +147,13 @@ unicode(struct json *j, uint32_t *cp)
 }
 
 /* Append @n bytes to a bounded decode buffer; past @cap they are only
- * counted. */
+ * counted.  A sequence cut at the end is kept in part, so that every
+ * byte before the terminating NUL is set. */
 static void
 put(char *dst, size_t cap, struct json_str *s, const char *b, size_t n)
 {
-	if (dst != NULL && s->len + n < cap)
-		memcpy(dst + s->len, b, n);
+	if (dst != NULL && s->len + 1 < cap)
+		memcpy(dst + s->len, b, s->len + n < cap ? n : cap - 1 - s->len);
 	s->len += n;
 }
 

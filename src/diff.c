@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
-#include "diff.h"
 
 static const char *const list_names[2] = { "global", "session" };
 

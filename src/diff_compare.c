@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "pgsc-int.h"
-#include "diff.h"
 
 static const char *const list_names[2] = { "global", "session" };
 

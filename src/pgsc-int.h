@@ -612,6 +612,47 @@ int candidates_parse(const char *name, const char *text, size_t len,
 void candidates_free(struct cand_list *c);
 size_t candidates_count(const struct cand_list *c);
 
+/* diff.c, diff_compare.c - list pairs and their differences (pgsc-diff) */
+/* Largest text input, names in one list, bytes in one name, JSON depth. */
+#define DIFF_TEXT_MAX (16 * 1024 * 1024)
+#define DIFF_NAMES_MAX 4096
+#define DIFF_NAME_MAX 64
+#define DIFF_JSON_DEPTH 64
+/* A pair from text already in memory (a GUC file or a JSON report);
+ * @name names it in causes. */
+int diff_load_buffer(const char *buf, size_t len, const char *name,
+		     pgsc_lists **out, char **cause);
+/* The "global" and "session" arrays of a JSON object. */
+int diff_parse_json(const char *buf, size_t len, const char *name,
+		    struct strset *global, struct strset *session,
+		    char **cause);
+/* @s escaped with pgsc_text_escape(), in a new string; NULL on OOM. */
+char *diff_escaped(const char *s);
+/* The list @which (0 global, 1 session) of a pair. */
+const struct strset *diff_lists_set(const pgsc_lists *ls, int which);
+/* A GUC list value: names separated by commas and blanks. */
+int diff_parse_names(const char *value, const char *name, const char *which,
+		     struct strset *out, char **cause);
+
+/* families.c */
+struct family {
+	const char *name;               /* the family's id in families.def */
+	const char *reason;             /* one line: why they are one job */
+	const char *const *members;     /* NULL-terminated */
+};
+size_t families_count(void);
+const struct family *families_at(size_t i);
+/* The family called @name, or NULL. */
+const struct family *families_find(const char *name);
+/* The @i-th family (from 0) that has @member, or NULL past the last. */
+const struct family *families_of(const char *member, size_t i);
+/* Returns 1 when @member is in @f, else 0. */
+int families_has(const struct family *f, const char *member);
+/* Returns 1 when syscall @member exists on audit arch @arch, 0 when
+ * libseccomp knows the name but the arch lacks it, -ENOENT when
+ * libseccomp does not know the name, -EINVAL for an unknown arch. */
+int families_exists(const char *member, uint32_t arch);
+
 /* filter.c */
 /* The allow list @which ("global", "session") of GUC text in memory. */
 int filter_guc_list(const char *buf, size_t len, const char *path,

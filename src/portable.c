@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "pgsc-int.h"
-#include "diff.h"
 
 /* ---------------------------------------------------------------- */
 /* Arches                                                            */

@@ -153,7 +153,8 @@ static void
 put(char *dst, size_t cap, struct json_str *s, const char *b, size_t n)
 {
 	if (dst != NULL && s->len + 1 < cap)
-		memcpy(dst + s->len, b, s->len + n < cap ? n : cap - 1 - s->len);
+		memcpy(dst + s->len, b,
+		       s->len + n < cap ? n : cap - 1 - s->len);
 	s->len += n;
 }
 

@@ -123,7 +123,8 @@ pgsc_diff_new(const pgsc_lists *a, const pgsc_lists *b, int equivalent,
 	if (d == NULL)
 		return -ENOMEM;
 	for (int l = 0; l < 2 && rc == 0; l++)
-		rc = diff_list(d, l, diff_lists_set(a, l), diff_lists_set(b, l), equivalent);
+		rc = diff_list(d, l, diff_lists_set(a, l),
+			       diff_lists_set(b, l), equivalent);
 	if (rc < 0) {
 		pgsc_diff_free(d);
 		return rc;

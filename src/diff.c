@@ -13,12 +13,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "pgsc-int.h"
-#include "diff.h"
 
 static const char *const list_names[2] = { "global", "session" };
 
@@ -30,9 +28,14 @@ struct pgsc_lists {
 /* ---------------------------------------------------------------- */
 /* Causes                                                            */
 
-/* @s escaped with pgsc_text_escape(), in a new string; NULL on OOM. */
+/*
+ * @s escaped in a new string (NULL on OOM): with pgsc_text_escape(), or
+ * for @message, one of ours or SQLite's, which can quote a hostile
+ * store's schema: printable ASCII is kept (quotes too), every other byte
+ * and the backslash become \xNN.
+ */
 static char *
-escaped(const char *s)
+escaped_as(const char *s, int message)
 {
 	char *buf = NULL;
 	size_t sz = 0;
@@ -40,12 +43,32 @@ escaped(const char *s)
 
 	if (f == NULL)
 		return NULL;
-	pgsc_text_escape(f, s);
+	for (const unsigned char *p = (const unsigned char *)s;
+	     message && *p; p++) {
+		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	if (!message)
+		pgsc_text_escape(f, s);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
+}
+
+char *
+diff_escaped(const char *s)
+{
+	return escaped_as(s, 0);
+}
+
+static char *
+escaped_message(const char *s)
+{
+	return escaped_as(s, 1);
 }
 
 /* At most the first DIFF_NAME_MAX bytes of @s, escaped ("..." when cut),
@@ -55,7 +78,7 @@ escaped_excerpt(const char *s)
 {
 	size_t n = strnlen(s, DIFF_NAME_MAX + 1);
 	char *cut = util_strndup(s, n > DIFF_NAME_MAX ? DIFF_NAME_MAX : n);
-	char *e = cut ? escaped(cut) : NULL;
+	char *e = cut ? diff_escaped(cut) : NULL;
 	char *r = NULL;
 
 	if (e != NULL && asprintf(&r, "%s%s", e,
@@ -75,39 +98,14 @@ fail(char **cause, const char *name, const char *fmt, ...)
 
 	if (cause == NULL)
 		return;
+	e = diff_escaped(name);
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	e = escaped(name);
 	util_cause(cause, "%s: %s", e ? e : "?", msg ? msg : "out of memory");
 	free(e);
 	free(msg);
-}
-
-/* A message of ours or SQLite's, which can quote a hostile store's
- * schema: printable ASCII is kept (quotes too, unlike escaped()), every
- * other byte and the backslash become \xNN. */
-static char *
-escaped_message(const char *s)
-{
-	char *buf = NULL;
-	size_t sz = 0;
-	FILE *f = open_memstream(&buf, &sz);
-
-	if (f == NULL)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p >= 0x7f || *p == '\\')
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 /*
@@ -128,7 +126,7 @@ restate(char **cause, const char *name, const char *path, const char *lib,
 		if (rest[1] == ' ')
 			rest += 2;
 	}
-	en = escaped(name);
+	en = diff_escaped(name);
 	er = escaped_message(rest);
 	util_cause(cause, "%s%s%s", en ? en : "?", *rest == ':' ? "" : ": ",
 		   er ? er : "?");
@@ -173,14 +171,18 @@ int
 diff_parse_names(const char *value, const char *name, const char *which,
 		 struct strset *out, char **cause)
 {
-	char *copy = strdup(value), *tok, *save = NULL;
+	char *copy = strdup(value);
+	const char *p = copy, *t;
+	size_t len;
 	int rc = 0;
 
 	if (copy == NULL)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ", \t\n", &save); tok != NULL && rc == 0;
-	     tok = strtok_r(NULL, ", \t\n", &save))
-		rc = keep_name(out, tok, name, which, cause);
+	while (rc == 0 && (t = lists_next(&p, LISTS_SEP_BLANKS,
+					  LISTS_SPLIT_BLANKS, &len)) != NULL) {
+		copy[t - copy + (ptrdiff_t)len] = '\0';
+		rc = keep_name(out, t, name, which, cause);
+	}
 	free(copy);
 	return rc;
 }
@@ -189,404 +191,90 @@ diff_parse_names(const char *value, const char *name, const char *which,
 /* JSON: only the top-level "global" and "session" arrays are kept;   */
 /* everything else is checked against RFC 8259 and skipped.          */
 
-struct jp {
-	const char *start, *p, *end;
-	const char *name;
-	int depth;
-	char **cause;
-};
-
-static int PGSC_PRINTF(2, 3)
-jp_fail(struct jp *j, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	fail(j->cause, j->name, "invalid JSON at byte %zu%s: %s",
-	     (size_t)(j->p - j->start), j->p >= j->end ? " (the end)" : "",
-	     msg ? msg : "out of memory");
-	free(msg);
-	return -EINVAL;
-}
-
-static void
-jp_ws(struct jp *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
-				 *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
-/* Is the next byte @c (after blanks)?  Consumes it if so. */
-static int
-jp_eat(struct jp *j, char c)
-{
-	jp_ws(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return 1;
-	}
-	return 0;
-}
-
-/* Length of the well-formed UTF-8 sequence at @p (RFC 3629), 0 if none. */
-static size_t
-utf8_seq(const unsigned char *p, size_t n)
-{
-	uint32_t cp;
-	size_t len;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-static int
-jp_hex4(struct jp *j, uint32_t *v)
-{
-	*v = 0;
-	for (int i = 0; i < 4; i++, j->p++) {
-		char c = j->p < j->end ? *j->p : '\0';
-
-		*v <<= 4;
-		if (c >= '0' && c <= '9')
-			*v |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			*v |= (uint32_t)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			*v |= (uint32_t)(c - 'A' + 10);
-		else
-			return jp_fail(j, "bad \\u escape");
-	}
-	return 0;
-}
-
-/* The code point of a \u escape whose "\u" is behind j->p, surrogate
- * pairs joined; a lone surrogate is refused. */
-static int
-jp_unicode(struct jp *j, uint32_t *cp)
-{
-	uint32_t lo;
-	int rc = jp_hex4(j, cp);
-
-	if (rc < 0)
-		return rc;
-	if (*cp >= 0xdc00 && *cp <= 0xdfff)
-		return jp_fail(j, "lone low surrogate");
-	if (*cp < 0xd800 || *cp > 0xdbff)
-		return 0;
-	if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u')
-		return jp_fail(j, "lone high surrogate");
-	j->p += 2;
-	rc = jp_hex4(j, &lo);
-	if (rc < 0)
-		return rc;
-	if (lo < 0xdc00 || lo > 0xdfff)
-		return jp_fail(j, "lone high surrogate");
-	*cp = 0x10000 + ((*cp - 0xd800) << 10) + (lo - 0xdc00);
-	return 0;
-}
-
-/* Append @n bytes to a bounded decode buffer; past @cap they are only
- * counted. */
-static void
-put(char *dst, size_t cap, size_t *len, const char *s, size_t n)
-{
-	if (dst != NULL && *len + n < cap)
-		memcpy(dst + *len, s, n);
-	*len += n;
-}
-
-/*
- * A string at j->p (its opening quote).  When @dst is not NULL it is
- * decoded there, NUL-terminated; *fits is 0 when it did not fit in @cap
- * bytes or held a NUL (\u0000), which a C string cannot carry.
- */
-static int
-jp_string(struct jp *j, char *dst, size_t cap, int *fits)
-{
-	size_t len = 0;
-	int nul = 0, rc;
-
-	j->p++;
-	for (;;) {
-		unsigned char c;
-
-		if (j->p >= j->end)
-			return jp_fail(j, "unterminated string");
-		c = (unsigned char)*j->p;
-		if (c == '"') {
-			j->p++;
-			break;
-		}
-		if (c < 0x20)
-			return jp_fail(j, "control byte 0x%02x in a string",
-				       (unsigned)c);
-		if (c >= 0x80) {
-			size_t l = utf8_seq((const unsigned char *)j->p,
-					    (size_t)(j->end - j->p));
-
-			if (l == 0)
-				return jp_fail(j, "invalid UTF-8");
-			put(dst, cap, &len, j->p, l);
-			j->p += l;
-			continue;
-		}
-		if (c != '\\') {
-			put(dst, cap, &len, j->p++, 1);
-			continue;
-		}
-		if (++j->p >= j->end)
-			return jp_fail(j, "unterminated string");
-		switch (*j->p++) {
-		case '"':
-			put(dst, cap, &len, "\"", 1);
-			break;
-		case '\\':
-			put(dst, cap, &len, "\\", 1);
-			break;
-		case '/':
-			put(dst, cap, &len, "/", 1);
-			break;
-		case 'b':
-			put(dst, cap, &len, "\b", 1);
-			break;
-		case 'f':
-			put(dst, cap, &len, "\f", 1);
-			break;
-		case 'n':
-			put(dst, cap, &len, "\n", 1);
-			break;
-		case 'r':
-			put(dst, cap, &len, "\r", 1);
-			break;
-		case 't':
-			put(dst, cap, &len, "\t", 1);
-			break;
-		case 'u': {
-			uint32_t cp;
-			char u[4];
-			size_t n;
-
-			rc = jp_unicode(j, &cp);
-			if (rc < 0)
-				return rc;
-			if (cp == 0)
-				nul = 1;
-			if (cp < 0x80) {
-				u[0] = (char)cp;
-				n = 1;
-			} else if (cp < 0x800) {
-				u[0] = (char)(0xc0 | (cp >> 6));
-				u[1] = (char)(0x80 | (cp & 0x3f));
-				n = 2;
-			} else if (cp < 0x10000) {
-				u[0] = (char)(0xe0 | (cp >> 12));
-				u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				u[2] = (char)(0x80 | (cp & 0x3f));
-				n = 3;
-			} else {
-				u[0] = (char)(0xf0 | (cp >> 18));
-				u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-				u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				u[3] = (char)(0x80 | (cp & 0x3f));
-				n = 4;
-			}
-			put(dst, cap, &len, u, n);
-			break;
-		}
-		default:
-			j->p--;
-			return jp_fail(j, "bad escape");
-		}
-	}
-	if (dst != NULL) {
-		dst[len < cap ? len : cap - 1] = '\0';
-		*fits = len < cap && !nul;
-	}
-	return 0;
-}
-
-static int
-jp_number(struct jp *j)
-{
-	if (j->p < j->end && *j->p == '-')
-		j->p++;
-	if (j->p < j->end && *j->p == '0') {
-		j->p++;
-	} else if (j->p < j->end && *j->p >= '1' && *j->p <= '9') {
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-	} else {
-		return jp_fail(j, "bad number");
-	}
-	if (j->p < j->end && *j->p == '.') {
-		j->p++;
-		if (j->p >= j->end || *j->p < '0' || *j->p > '9')
-			return jp_fail(j, "bad number");
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-	}
-	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
-		j->p++;
-		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
-			j->p++;
-		if (j->p >= j->end || *j->p < '0' || *j->p > '9')
-			return jp_fail(j, "bad number");
-		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-			j->p++;
-	}
-	return 0;
-}
-
-static int
-jp_literal(struct jp *j, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n) != 0)
-		return jp_fail(j, "unexpected character");
-	j->p += n;
-	return 0;
-}
-
-static int jp_value(struct jp *j);
-
-/* The members of an object or the elements of an array, after its
- * opening bracket, up to and including @close. */
-static int
-jp_members(struct jp *j, int object, char close)
-{
-	int rc;
-
-	if (jp_eat(j, close))
-		return 0;
-	for (;;) {
-		if (object) {
-			jp_ws(j);
-			if (j->p >= j->end || *j->p != '"')
-				return jp_fail(j, "expected a member name");
-			rc = jp_string(j, NULL, 0, NULL);
-			if (rc < 0)
-				return rc;
-			if (!jp_eat(j, ':'))
-				return jp_fail(j, "expected ':'");
-		}
-		rc = jp_value(j);
-		if (rc < 0)
-			return rc;
-		if (jp_eat(j, close))
-			return 0;
-		if (!jp_eat(j, ','))
-			return jp_fail(j, "expected ',' or '%c'", close);
-	}
-}
-
-/* Check and skip any value. */
-static int
-jp_value(struct jp *j)
-{
-	char bracket;
-	int rc;
-
-	jp_ws(j);
-	if (j->p >= j->end)
-		return jp_fail(j, "unexpected end");
-	switch (*j->p) {
-	case '{':
-	case '[':
-		if (j->depth >= DIFF_JSON_DEPTH)
-			return jp_fail(j, "nested deeper than %d levels",
-				       DIFF_JSON_DEPTH);
-		bracket = *j->p++;
-		j->depth++;
-		rc = jp_members(j, bracket == '{', bracket == '{' ? '}' : ']');
-		j->depth--;
-		return rc;
-	case '"':
-		return jp_string(j, NULL, 0, NULL);
-	case 't':
-		return jp_literal(j, "true");
-	case 'f':
-		return jp_literal(j, "false");
-	case 'n':
-		return jp_literal(j, "null");
-	default:
-		if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9'))
-			return jp_number(j);
-		return jp_fail(j, "unexpected character");
-	}
-}
-
 /* An array of names, kept in @set. */
 static int
-jp_names(struct jp *j, struct strset *set, const char *which)
+read_names(struct json *j, struct strset *set, const char *which,
+	   const char *name, char **cause)
 {
 	char nm[DIFF_NAME_MAX + 2];
-	int rc, fits;
+	struct json_str st;
+	int rc;
 
-	jp_ws(j);
-	if (j->p >= j->end || *j->p != '[')
-		return jp_fail(j, "\"%s\" is not an array", which);
+	if (!json_at(j, '['))
+		return json_fail(j, "\"%s\" is not an array", which);
 	j->p++;
-	if (jp_eat(j, ']'))
+	if (json_eat(j, ']'))
 		return 0;
 	for (;;) {
-		jp_ws(j);
-		if (j->p >= j->end || *j->p != '"')
-			return jp_fail(j, "\"%s\" holds something other than "
-				       "a string", which);
-		rc = jp_string(j, nm, sizeof(nm), &fits);
+		if (!json_at(j, '"'))
+			return json_fail(j, "\"%s\" holds something other "
+					 "than a string", which);
+		rc = json_string(j, nm, sizeof(nm), &st);
 		if (rc < 0)
 			return rc;
-		if (!fits) {
+		if (st.over || st.nul) {
 			/* longer than a name, or with a NUL that would cut it
 			 * short: never keep a prefix */
 			char *e = escaped_excerpt(nm);
 
 			if (strlen(nm) <= DIFF_NAME_MAX)
-				fail(j->cause, j->name, "%s list: \"%s\\u0000"
+				fail(cause, name, "%s list: \"%s\\u0000"
 				     "...\" is not a syscall name (a NUL)",
 				     which, e ? e : "?");
 			else
-				fail(j->cause, j->name, "%s list: \"%s\" is "
+				fail(cause, name, "%s list: \"%s\" is "
 				     "not a syscall name (longer than %d "
 				     "bytes)", which, e ? e : "?",
 				     DIFF_NAME_MAX);
 			free(e);
 			return -EINVAL;
 		}
-		rc = keep_name(set, nm, j->name, which, j->cause);
+		rc = keep_name(set, nm, name, which, cause);
+		if (rc == 0)
+			rc = json_next(j, ']');
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
+}
+
+/* The members of the top-level object, after its '{'. */
+static int
+read_lists(struct json *j, struct strset *sets[2], int seen[2],
+	   const char *name, char **cause)
+{
+	int rc;
+
+	if (json_eat(j, '}'))
+		return 0;
+	for (;;) {
+		char key[16];
+		struct json_str st;
+		int which = -1;
+
+		if (!json_at(j, '"'))
+			return json_fail(j, "expected a member name");
+		rc = json_string(j, key, sizeof(key), &st);
 		if (rc < 0)
 			return rc;
-		if (jp_eat(j, ']'))
-			return 0;
-		if (!jp_eat(j, ','))
-			return jp_fail(j, "expected ',' or ']'");
+		if (!json_eat(j, ':'))
+			return json_fail(j, "expected ':'");
+		for (int i = 0; i < 2 && !st.over && !st.nul; i++)
+			if (strcmp(key, list_names[i]) == 0)
+				which = i;
+		if (which >= 0 && seen[which])
+			return json_fail(j, "\"%s\" appears twice",
+					 list_names[which]);
+		if (which >= 0) {
+			seen[which] = 1;
+			rc = read_names(j, sets[which], list_names[which],
+					name, cause);
+		} else {
+			rc = json_skip(j);
+		}
+		if (rc == 0)
+			rc = json_next(j, '}');
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
 	}
 }
 
@@ -602,51 +290,31 @@ int
 diff_parse_json(const char *buf, size_t len, const char *name,
 		struct strset *global, struct strset *session, char **cause)
 {
-	struct jp j = { buf, buf, buf + len, name, 1, cause };
 	struct strset *sets[2] = { global, session };
 	int seen[2] = { 0, 0 };
+	struct json j;
 	int rc;
 
-	jp_ws(&j);
-	if (j.p >= j.end || *j.p != '{')
-		return jp_fail(&j, "expected an object");
-	j.p++;
-	if (!jp_eat(&j, '}')) {
-		for (;;) {
-			char key[16];
-			int fits, which = -1;
-
-			jp_ws(&j);
-			if (j.p >= j.end || *j.p != '"')
-				return jp_fail(&j, "expected a member name");
-			rc = jp_string(&j, key, sizeof(key), &fits);
-			if (rc < 0)
-				return rc;
-			if (!jp_eat(&j, ':'))
-				return jp_fail(&j, "expected ':'");
-			for (int i = 0; i < 2 && fits; i++)
-				if (strcmp(key, list_names[i]) == 0)
-					which = i;
-			if (which >= 0 && seen[which])
-				return jp_fail(&j, "\"%s\" appears twice",
-					       list_names[which]);
-			if (which >= 0) {
-				seen[which] = 1;
-				rc = jp_names(&j, sets[which], list_names[which]);
-			} else {
-				rc = jp_value(&j);
-			}
-			if (rc < 0)
-				return rc;
-			if (jp_eat(&j, '}'))
-				break;
-			if (!jp_eat(&j, ','))
-				return jp_fail(&j, "expected ',' or '}'");
-		}
+	json_init(&j, buf, len, 1, DIFF_JSON_DEPTH);
+	j.depth = 1;
+	if (!json_at(&j, '{'))
+		rc = json_fail(&j, "expected an object");
+	else {
+		j.p++;
+		rc = read_lists(&j, sets, seen, name, cause);
 	}
-	jp_ws(&j);
-	if (j.p != j.end)
-		return jp_fail(&j, "text after the object");
+	if (rc == 0) {
+		json_ws(&j);
+		if (j.p != j.end)
+			rc = json_fail(&j, "text after the object");
+	}
+	if (rc < 0) {
+		if (j.failed)
+			fail(cause, name, "invalid JSON at byte %zu%s: %s",
+			     j.fail_at, j.fail_end ? " (the end)" : "",
+			     j.why);
+		return rc;
+	}
 	for (int i = 0; i < 2; i++)
 		if (!seen[i]) {
 			fail(cause, name, "no \"%s\" array", list_names[i]);
@@ -658,55 +326,28 @@ diff_parse_json(const char *buf, size_t len, const char *name,
 /* ---------------------------------------------------------------- */
 /* Loading                                                           */
 
-/* The lists of a GUC file, through pgsc_guc_file_list(): pgsc-diff reads
- * the lines exactly as pgsc-exec --allow-file does.  The text is already
- * in memory (it may have come from a pipe), so it is handed over in a
- * memory file. */
+/* The lists of a GUC file, through filter_guc_list(): pgsc-diff reads
+ * the lines exactly as pgsc-exec --allow-file does. */
 static int
 load_guc(const char *buf, size_t len, const char *name,
 	 struct pgsc_lists *ls, char **cause)
 {
-	char fdpath[64], *val = NULL, *lcause = NULL;
-	size_t off = 0;
-	int fd, rc = 0;
+	char *val = NULL, *lcause = NULL;
+	int rc = 0;
 
-	fd = memfd_create("pgsc-diff", MFD_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		fail(cause, name, "cannot make a memory file: %s",
-		     strerror(errno));
-		return rc;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = w < 0 ? -errno : -EIO;
-			fail(cause, name, "cannot fill a memory file: %s",
-			     strerror(-rc));
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	for (int i = 0; i < 2; i++) {
-		rc = pgsc_guc_file_list(fdpath, list_names[i], &val, &lcause);
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		rc = filter_guc_list(buf, len, name, list_names[i], &val,
+				     &lcause);
 		if (rc < 0) {
-			restate(cause, name, fdpath, lcause, rc);
-			goto out;
+			restate(cause, name, name, lcause, rc);
+			break;
 		}
 		rc = diff_parse_names(val, name, list_names[i], &ls->l[i],
 				      cause);
 		free(val);
 		val = NULL;
-		if (rc < 0)
-			goto out;
 	}
-out:
 	free(lcause);
-	close(fd);
 	return rc;
 }
 
@@ -934,407 +575,9 @@ pgsc_lists_names(const pgsc_lists *ls, int which, const char *const **names)
 	return s->n;
 }
 
-/* ---------------------------------------------------------------- */
-/* Differences                                                       */
-
-struct dentry {
-	char *name;
-	int sign, equivalent;
-	struct strset with, fams;
-};
-
-struct pgsc_diff {
-	int differs;
-	struct dentry *e[2];
-	size_t n[2], cap[2];
-	struct pgsc_diff_entry *view[2];   /* differences, then equivalents */
-};
-
-/* Note that @nm is only in one pair; @other is the other pair's list. */
-static int
-add_entry(struct pgsc_diff *d, int l, const char *nm, int sign,
-	  const struct strset *other, int equivalent)
+/* The list @which (0 global, 1 session) of @ls, for diff_compare.c. */
+const struct strset *
+diff_lists_set(const pgsc_lists *ls, int which)
 {
-	const struct family *f;
-	struct dentry *e;
-
-	if (d->n[l] == d->cap[l]) {
-		size_t cap = d->cap[l] ? d->cap[l] * 2 : 32;
-		struct dentry *ne = realloc(d->e[l], cap * sizeof(*ne));
-
-		if (ne == NULL)
-			return -ENOMEM;
-		d->e[l] = ne;
-		d->cap[l] = cap;
-	}
-	e = &d->e[l][d->n[l]];
-	memset(e, 0, sizeof(*e));
-	e->sign = sign;
-	e->name = strdup(nm);
-	if (e->name == NULL)
-		return -ENOMEM;
-	d->n[l]++;
-	for (size_t i = 0; equivalent && (f = families_of(nm, i)) != NULL; i++)
-		for (const char *const *m = f->members; *m != NULL; m++) {
-			if (strcmp(*m, nm) == 0 || !strset_has(other, *m))
-				continue;
-			if (strset_add(&e->with, *m) < 0 ||
-			    strset_add(&e->fams, f->name) < 0)
-				return -ENOMEM;
-		}
-	e->equivalent = e->with.n > 0;
-	if (!e->equivalent)
-		d->differs = 1;
-	return 0;
-}
-
-/* Merge the two sorted lists @a and @b. */
-static int
-diff_list(struct pgsc_diff *d, int l, const struct strset *a,
-	  const struct strset *b, int equivalent)
-{
-	size_t i = 0, k = 0;
-	int rc = 0;
-
-	while (rc == 0 && (i < a->n || k < b->n)) {
-		int c = i >= a->n ? 1 : k >= b->n ? -1 :
-			strcmp(a->v[i], b->v[k]);
-
-		if (c == 0) {
-			i++;
-			k++;
-		} else if (c < 0) {
-			rc = add_entry(d, l, a->v[i++], '-', b, equivalent);
-		} else {
-			rc = add_entry(d, l, b->v[k++], '+', a, equivalent);
-		}
-	}
-	if (rc < 0 || d->n[l] == 0)
-		return rc;
-	d->view[l] = calloc(d->n[l], sizeof(*d->view[l]));
-	if (d->view[l] == NULL)
-		return -ENOMEM;
-	k = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (i = 0; i < d->n[l]; i++) {
-			const struct dentry *e = &d->e[l][i];
-
-			if (e->equivalent != pass)
-				continue;
-			d->view[l][k++] = (struct pgsc_diff_entry){
-				e->name, e->sign, e->equivalent,
-				(const char *const *)e->with.v, e->with.n,
-				(const char *const *)e->fams.v, e->fams.n,
-			};
-		}
-	return 0;
-}
-
-int
-pgsc_diff_new(const pgsc_lists *a, const pgsc_lists *b, int equivalent,
-	      pgsc_diff **out)
-{
-	struct pgsc_diff *d = calloc(1, sizeof(*d));
-	int rc = 0;
-
-	*out = NULL;
-	if (d == NULL)
-		return -ENOMEM;
-	for (int l = 0; l < 2 && rc == 0; l++)
-		rc = diff_list(d, l, &a->l[l], &b->l[l], equivalent);
-	if (rc < 0) {
-		pgsc_diff_free(d);
-		return rc;
-	}
-	*out = d;
-	return 0;
-}
-
-void
-pgsc_diff_free(pgsc_diff *d)
-{
-	if (d == NULL)
-		return;
-	for (int l = 0; l < 2; l++) {
-		for (size_t i = 0; i < d->n[l]; i++) {
-			free(d->e[l][i].name);
-			strset_free(&d->e[l][i].with);
-			strset_free(&d->e[l][i].fams);
-		}
-		free(d->e[l]);
-		free(d->view[l]);
-	}
-	free(d);
-}
-
-int
-pgsc_diff_equal(const pgsc_diff *d)
-{
-	return !d->differs;
-}
-
-size_t
-pgsc_diff_entries(const pgsc_diff *d, int which,
-		  const struct pgsc_diff_entry **entries)
-{
-	int l = which ? 1 : 0;
-
-	*entries = d->view[l];
-	return d->n[l];
-}
-
-/* ---------------------------------------------------------------- */
-/* Output                                                            */
-
-static void
-count(const pgsc_diff *d, int l, size_t *added, size_t *removed,
-      size_t *equiv)
-{
-	*added = *removed = *equiv = 0;
-	for (size_t i = 0; i < d->n[l]; i++) {
-		const struct pgsc_diff_entry *e = &d->view[l][i];
-
-		if (e->equivalent)
-			(*equiv)++;
-		else if (e->sign == '+')
-			(*added)++;
-		else
-			(*removed)++;
-	}
-}
-
-static void
-text_joined(FILE *out, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", out);
-		pgsc_text_escape(out, v[i]);
-	}
-}
-
-/*
- * --- A
- * +++ B
- * global:
- * -removed
- * +added
- * ~-open: openat (family open)
- * Nothing at all when the pairs are the same.
- */
-static void
-print_text(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
-{
-	if (d->n[0] + d->n[1] == 0)
-		return;
-	fputs("--- ", out);
-	pgsc_text_escape(out, na);
-	fputs("\n+++ ", out);
-	pgsc_text_escape(out, nb);
-	fputc('\n', out);
-	for (int l = 0; l < 2; l++) {
-		if (d->n[l] > 0)
-			fprintf(out, "%s:\n", list_names[l]);
-		for (size_t i = 0; i < d->n[l]; i++) {
-			const struct pgsc_diff_entry *e = &d->view[l][i];
-
-			fprintf(out, "%s%c", e->equivalent ? "~" : "", e->sign);
-			pgsc_text_escape(out, e->name);
-			if (e->equivalent) {
-				fputs(": ", out);
-				text_joined(out, e->with, e->n_with);
-				fprintf(out, " (famil%s ",
-					e->n_families > 1 ? "ies" : "y");
-				text_joined(out, e->families, e->n_families);
-				fputc(')', out);
-			}
-			fputc('\n', out);
-		}
-	}
-}
-
-/*
- * Untrusted text for Markdown (GitHub, GitLab comments): terminal-escaped
- * first (control bytes, quotes, backslashes and invalid UTF-8 become
- * \xNN), then every ASCII punctuation byte backslash-escaped, which
- * CommonMark turns back into the byte itself: no emphasis, link, HTML,
- * table cell break or mention can start inside.
- */
-static void
-md_escape(FILE *out, const char *s)
-{
-	char *e = escaped(s);
-
-	if (e == NULL) {
-		fputs("?", out);
-		return;
-	}
-	for (const char *p = e; *p; p++) {
-		if (strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", *p) != NULL)
-			fputc('\\', out);
-		fputc(*p, out);
-	}
-	free(e);
-}
-
-/* A name as a code span: names are [a-z0-9_]+, so no backtick or pipe can
- * end the span or the cell; anything else is shown escaped. */
-static void
-md_name(FILE *out, const char *s)
-{
-	if (pgsc_guc_name_ok(s))
-		fprintf(out, "`%s`", s);
-	else
-		md_escape(out, s);
-}
-
-static void
-md_joined(FILE *out, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", out);
-		md_name(out, v[i]);
-	}
-}
-
-static void
-print_markdown(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
-{
-	fputs("### pgsc-diff: ", out);
-	md_escape(out, na);
-	fputs(" \xe2\x86\x92 ", out);   /* U+2192 RIGHTWARDS ARROW */
-	md_escape(out, nb);
-	fputs("\n\n", out);
-	if (d->n[0] + d->n[1] == 0) {
-		fputs("The allow lists are the same.\n", out);
-		return;
-	}
-	fputs(d->differs ? "**The allow lists differ.**" :
-	      "The allow lists are the same up to syscall families.", out);
-	for (int l = 0; l < 2; l++) {
-		size_t added, removed, equiv;
-
-		count(d, l, &added, &removed, &equiv);
-		fprintf(out, "%s%s: %zu added, %zu removed", l ? "; " : " ",
-			list_names[l], added, removed);
-		if (equiv)
-			fprintf(out, ", %zu equivalent", equiv);
-	}
-	fputs(".\n\n| list | change | syscall | equivalent to |\n"
-	      "|---|---|---|---|\n", out);
-	for (int l = 0; l < 2; l++)
-		for (size_t i = 0; i < d->n[l]; i++) {
-			const struct pgsc_diff_entry *e = &d->view[l][i];
-			const char *what = e->sign == '+' ? "added" : "removed";
-
-			fprintf(out, "| %s | %s%s | ", list_names[l], what,
-				e->equivalent ? ", equivalent" : "");
-			md_name(out, e->name);
-			fputs(" | ", out);
-			if (e->equivalent) {
-				md_joined(out, e->with, e->n_with);
-				fprintf(out, " (famil%s ",
-					e->n_families > 1 ? "ies" : "y");
-				md_joined(out, e->families, e->n_families);
-				fputc(')', out);
-			}
-			fputs(" |\n", out);
-		}
-}
-
-static void
-json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	pgsc_json_escape(out, s);
-	fputc('"', out);
-}
-
-static void
-json_strs(FILE *out, const char *const *v, size_t n)
-{
-	fputc('[', out);
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", out);
-		json_str(out, v[i]);
-	}
-	fputc(']', out);
-}
-
-/* The names of list @l with @sign that are (not) @equivalent. */
-static void
-json_names(FILE *out, const pgsc_diff *d, int l, int sign)
-{
-	int first = 1;
-
-	fputc('[', out);
-	for (size_t i = 0; i < d->n[l]; i++) {
-		const struct pgsc_diff_entry *e = &d->view[l][i];
-
-		if (e->equivalent || e->sign != sign)
-			continue;
-		fputs(first ? "" : ", ", out);
-		json_str(out, e->name);
-		first = 0;
-	}
-	fputc(']', out);
-}
-
-static void
-print_json(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
-{
-	fprintf(out, "{\n  \"equal\": %s,\n  \"a\": ",
-		d->differs ? "false" : "true");
-	json_str(out, na);
-	fputs(",\n  \"b\": ", out);
-	json_str(out, nb);
-	for (int l = 0; l < 2; l++) {
-		int first = 1;
-
-		fprintf(out, ",\n  \"%s\": {\"added\": ", list_names[l]);
-		json_names(out, d, l, '+');
-		fputs(", \"removed\": ", out);
-		json_names(out, d, l, '-');
-		fputs(", \"equivalent\": [", out);
-		for (size_t i = 0; i < d->n[l]; i++) {
-			const struct pgsc_diff_entry *e = &d->view[l][i];
-
-			if (!e->equivalent)
-				continue;
-			fputs(first ? "\n    {\"name\": " : ",\n    {\"name\": ",
-			      out);
-			first = 0;
-			json_str(out, e->name);
-			fprintf(out, ", \"change\": \"%s\", \"with\": ",
-				e->sign == '+' ? "added" : "removed");
-			json_strs(out, e->with, e->n_with);
-			fputs(", \"families\": ", out);
-			json_strs(out, e->families, e->n_families);
-			fputc('}', out);
-		}
-		fputs(first ? "]}" : "\n  ]}", out);
-	}
-	fputs("\n}\n", out);
-}
-
-int
-pgsc_diff_print(const pgsc_diff *d, enum pgsc_diff_format format,
-		const char *name_a, const char *name_b, FILE *out)
-{
-	switch (format) {
-	case PGSC_DIFF_TEXT:
-		print_text(out, d, name_a, name_b);
-		break;
-	case PGSC_DIFF_MARKDOWN:
-		print_markdown(out, d, name_a, name_b);
-		break;
-	case PGSC_DIFF_JSON:
-		print_json(out, d, name_a, name_b);
-		break;
-	}
-	if (fflush(out) != 0)
-		return -errno;
-	return ferror(out) ? -EIO : 0;
+	return &ls->l[which ? 1 : 0];
 }

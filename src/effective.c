@@ -5,7 +5,7 @@
  * lists.  A name on several lists gets the strictest action, in the
  * order kill > error > log > allow (enum pgsc_action is ordered so that
  * the strictest is the largest).  The same code serves the PostgreSQL
- * module (src/pgmodule/pgsc.c: check hooks, the loaded filters and
+ * module (src/pgmodule/pgsc_module.c: check hooks, the loaded filters and
  * pgsc_filter()) and pgsc-report --format=effective, so both always agree.
  *
  * This file depends only on libc and libseccomp: the module compiles it
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgsc.h"
+#include "pgsc-int.h"
 
 /* Longest name accepted; the longest libseccomp 2.5.4 knows has 24. */
 #define EFF_NAME_MAX 64
@@ -65,19 +65,6 @@ pgsc_action_scmp(enum pgsc_action a)
 		break;
 	}
 	return SCMP_ACT_KILL_PROCESS;
-}
-
-uint32_t
-pgsc_compat_arch(uint32_t native)
-{
-	switch (native) {
-	case SCMP_ARCH_X86_64:
-		return SCMP_ARCH_X86;
-	case SCMP_ARCH_AARCH64:
-		return SCMP_ARCH_ARM;
-	default:
-		return 0;
-	}
 }
 
 /* A growable message; on OOM it is dropped, the error code still says. */
@@ -159,38 +146,12 @@ msg_give(struct msg *m, char **cause)
 	m->s = NULL;
 }
 
-static int
-is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* The next comma-separated token of *p, trimmed; NULL at the end.  Empty
- * tokens ("a,,b", a trailing comma) are skipped, as pgsc-exec does. */
+/* The next comma-separated name of *p, trimmed; NULL at the end.  Empty
+ * names ("a,,b", a trailing comma) are skipped, as pgsc-exec does. */
 static const char *
 next_token(const char **p, size_t *len)
 {
-	const char *s = *p, *e;
-
-	for (;;) {
-		while (is_space(*s) || *s == ',')
-			s++;
-		if (*s == '\0') {
-			*p = s;
-			return NULL;
-		}
-		e = s;
-		while (*e != '\0' && *e != ',')
-			e++;
-		*p = e;
-		while (e > s && is_space(e[-1]))
-			e--;
-		if (e > s) {
-			*len = (size_t)(e - s);
-			return s;
-		}
-		s = *p;
-	}
+	return lists_next(p, " \t\n\r", 0, len);
 }
 
 /* Is @s exactly "*", give or take blanks? */

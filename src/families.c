@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "pgsc-int.h"
-#include "diff.h"
 
 #define FAMILY(id, reason, ...) \
 	static const char *const members_##id[] = { __VA_ARGS__, NULL };

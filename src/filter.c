@@ -23,26 +23,20 @@ pgsc_action_parse(const char *s)
 	return -EINVAL;
 }
 
-/* The separators of an allow list given to pgsc_filter_load(). */
-#define LIST_SEP ", \t\n"
-
-/* Does @allow (names separated by LIST_SEP) name @name? */
+/* Does @allow (names separated by commas and blanks) name @name? */
 static int
 list_has(const char *allow, const char *name)
 {
-	size_t n = strlen(name);
-	const char *p = allow;
+	size_t n = strlen(name), len;
+	const char *p = allow, *t;
 
 	if (p == NULL)
 		return 0;
-	for (;;) {
-		p += strspn(p, LIST_SEP);
-		if (*p == '\0')
-			return 0;
-		if (strcspn(p, LIST_SEP) == n && strncmp(p, name, n) == 0)
+	while ((t = lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
+			       &len)) != NULL)
+		if (len == n && strncmp(t, name, n) == 0)
 			return 1;
-		p += strcspn(p, LIST_SEP);
-	}
+	return 0;
 }
 
 int
@@ -87,72 +81,76 @@ pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
 	return -EPERM;
 }
 
+/* The rules of allow list @list (names separated by commas and blanks,
+ * cut in place), in *out. */
+static int
+allow_rules(char *list, struct ruleset_rule **out, size_t *n, char **cause)
+{
+	const char *p, *t;
+	size_t len, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (p = list; lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
+				  &len) != NULL;)
+		cap++;
+	if (cap == 0)
+		return 0;
+	*out = calloc(cap, sizeof(**out));
+	if (*out == NULL)
+		return -ENOMEM;
+	for (p = list; (t = lists_next(&p, LISTS_SEP_BLANKS,
+				     LISTS_SPLIT_BLANKS, &len)) != NULL;) {
+		struct ruleset_rule *r = &(*out)[(*n)++];
+
+		list[t - list + (ptrdiff_t)len] = '\0';
+		r->name = t;
+		r->action = SCMP_ACT_ALLOW;
+		r->nr = seccomp_syscall_resolve_name(t);
+		if (r->nr == __NR_SCMP_ERROR) {
+			util_cause(cause, "unknown syscall name \"%s\"", t);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int
 pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 {
-	scmp_filter_ctx ctx;
-	uint32_t native = seccomp_arch_native(), compat;
-	char *list = NULL, *save = NULL, *tok;
-	int rc;
+	struct ruleset_rule *rules = NULL;
+	enum ruleset_step step;
+	char *list = NULL;
+	size_t n = 0, bad = 0;
+	int rc = 0;
 
-	ctx = seccomp_init(pgsc_action_scmp(def));
-	if (ctx == NULL) {
-		util_cause(cause, "seccomp_init failed");
-		return -ENOMEM;
-	}
-	/* A filter built for the native arch alone kills every i386 syscall
-	 * through the bad-arch action (DESIGN §4): add the compat arch so
-	 * 32-bit descendants are handled by the same default. */
-	compat = pgsc_compat_arch(native);
-	if (compat != 0) {
-		rc = seccomp_arch_add(ctx, compat);
-		if (rc < 0 && rc != -EEXIST) {
-			util_cause(cause, "cannot add the compat arch: %s",
-				   strerror(-rc));
-			goto out;
-		}
-	}
-	/* Audit every non-allow action, not only "log": a default of error
-	 * or kill must still leave a SECCOMP record. */
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1);
-	if (rc < 0) {
-		util_cause(cause, "cannot enable filter logging: %s",
-			   strerror(-rc));
-		goto out;
-	}
 	if (allow != NULL && def != PGSC_ACT_ALLOW) {
 		list = strdup(allow);
-		if (list == NULL) {
-			rc = -ENOMEM;
+		rc = list == NULL ? -ENOMEM
+				  : allow_rules(list, &rules, &n, cause);
+		if (rc < 0)
 			goto out;
-		}
-		for (tok = strtok_r(list, LIST_SEP, &save); tok != NULL;
-		     tok = strtok_r(NULL, LIST_SEP, &save)) {
-			int nr = seccomp_syscall_resolve_name(tok);
-
-			if (nr == __NR_SCMP_ERROR) {
-				util_cause(cause, "unknown syscall name \"%s\"",
-					   tok);
-				rc = -EINVAL;
-				goto out;
-			}
-			/* A name the arch lacks resolves to a negative
-			 * placeholder; libseccomp skips it per arch. */
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
-			if (rc < 0 && rc != -EEXIST) {
-				util_cause(cause, "cannot allow %s: %s", tok,
-					   strerror(-rc));
-				goto out;
-			}
-		}
 	}
-	rc = seccomp_load(ctx);
-	if (rc < 0)
+	rc = ruleset_load(pgsc_action_scmp(def), rules, n, &step, &bad);
+	if (rc == 0)
+		goto out;
+	if (step == RULESET_INIT)
+		util_cause(cause, "seccomp_init failed");
+	else if (step == RULESET_COMPAT)
+		util_cause(cause, "cannot add the compat arch: %s",
+			   strerror(-rc));
+	else if (step == RULESET_LOG)
+		util_cause(cause, "cannot enable filter logging: %s",
+			   strerror(-rc));
+	else if (step == RULESET_RULE)
+		util_cause(cause, "cannot allow %s: %s", rules[bad].name,
+			   strerror(-rc));
+	else
 		util_cause(cause, "seccomp_load failed: %s", strerror(-rc));
 out:
+	free(rules);
 	free(list);
-	seccomp_release(ctx);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 /* What pgsc_guc_file_list() looks for and what it found. */
@@ -187,9 +185,15 @@ file_list_entry(void *arg, const struct gucfile_entry *e)
 	return fl->value == NULL ? -ENOMEM : 0;
 }
 
+/**
+ * The allow list @which ("global" or "session") of GUC text in memory,
+ * read as pgsc_guc_file_list() reads a file.
+ * @param path names the text in causes
+ * Returns 0 with *out (the caller frees it), or a negative errno.
+ */
 int
-pgsc_guc_file_list(const char *path, const char *which, char **out,
-		   char **cause)
+filter_guc_list(const char *buf, size_t len, const char *path,
+		const char *which, char **out, char **cause)
 {
 	struct file_list fl;
 	int rc;
@@ -200,7 +204,7 @@ pgsc_guc_file_list(const char *path, const char *which, char **out,
 						  : "session_syscall_allow";
 	fl.value = NULL;
 	fl.cause = cause;
-	rc = gucfile_read(path, file_list_entry, &fl, cause);
+	rc = gucfile_parse(buf, len, file_list_entry, &fl);
 	if (rc == 0 && fl.value == NULL) {
 		util_cause(cause, "%s: no %s line", path, fl.suffix);
 		rc = -ENOENT;
@@ -213,4 +217,20 @@ pgsc_guc_file_list(const char *path, const char *which, char **out,
 	}
 	*out = fl.value;
 	return 0;
+}
+
+int
+pgsc_guc_file_list(const char *path, const char *which, char **out,
+		   char **cause)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	rc = gucfile_load(path, &buf, &len, cause);
+	if (rc == 0)
+		rc = filter_guc_list(buf, len, path, which, out, cause);
+	free(buf);
+	return rc;
 }

@@ -15,58 +15,10 @@
 
 #include "pgsc-int.h"
 
-struct arch_name {
-	const char *name;
-	uint32_t token;
-};
-
-static const struct arch_name arches[] = {
-	{ "x86_64", SCMP_ARCH_X86_64 },
-	{ "i386", SCMP_ARCH_X86 },
-	{ "aarch64", SCMP_ARCH_AARCH64 },
-	{ "arm", SCMP_ARCH_ARM },
-	{ "ppc64le", SCMP_ARCH_PPC64LE },
-	{ "ppc64", SCMP_ARCH_PPC64 },
-	{ "ppc", SCMP_ARCH_PPC },
-	{ "s390x", SCMP_ARCH_S390X },
-	{ "s390", SCMP_ARCH_S390 },
-	{ "mips", SCMP_ARCH_MIPS },
-	{ "mipsel", SCMP_ARCH_MIPSEL },
-	{ "mips64", SCMP_ARCH_MIPS64 },
-	{ "mipsel64", SCMP_ARCH_MIPSEL64 },
-	{ "riscv64", SCMP_ARCH_RISCV64 },
-};
-
-const char *
-pgsc_arch_name(uint32_t arch)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(arches); i++)
-		if (arches[i].token == arch)
-			return arches[i].name;
-	return NULL;
-}
-
-uint32_t
-pgsc_arch_token(const char *name)
-{
-	if (name == NULL)
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(arches); i++)
-		if (strcmp(arches[i].name, name) == 0)
-			return arches[i].token;
-	return 0;
-}
-
-uint32_t
-pgsc_native_arch(void)
-{
-	return seccomp_arch_native();
-}
-
 /*
  * Open-addressing cache of (arch, nr) -> name.  Names are few (libseccomp's
- * tables for the arches above, a few thousand at most) and always cached:
- * callers keep the pointers.  A miss is cached too, but only the first
+ * tables for the arches of arch.c, a few thousand at most) and always
+ * cached: callers keep the pointers.  A miss is cached too, but only the first
  * MISS_MAX of them: syscall= is untrusted, and a log of 2M distinct
  * invalid numbers took 103 MB here (issue 10).  Past the cap a miss asks
  * libseccomp again, which is slower but bounded.

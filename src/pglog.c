@@ -41,7 +41,6 @@
 #include "pgsc-int.h"
 
 #define PGLOG_LINE_MAX (1024 * 1024)    /* longer lines are skipped */
-#define PGLOG_TYPE_MAX 64               /* bytes of a backend type */
 #define PGLOG_SLACK 2.0                 /* seconds audit and log disagree */
 #define PGLOG_DEFAULT_PREFIX "%m [%p] %b "
 
@@ -49,15 +48,8 @@
 #define RD_START (64 * 1024)    /* most logs never need more */
 #define CAP_MAX 128             /* bytes kept of a captured value */
 #define CSV_TYPE_FIELD 24       /* backend_type is csvlog column 24 */
-#define PFX_MAX_LEN 1024        /* log_line_prefix bytes */
-#define PFX_MAX_ELEMS 256
-#define PAD_MAX 1000            /* %-NNNx padding we follow */
-#define SKIP_MAX 2048           /* bytes of a skipped escape's value */
-#define MATCH_MAX_STEPS 8192    /* matching work per line and pass */
 #define NONE SIZE_MAX
 
-UNITTEST size_t pglog_parse_time(const char *s, size_t n, double *out);
-UNITTEST int pglog_type_ok(const char *s, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* The table                                                           */
@@ -327,212 +319,16 @@ pglog_lookup(const struct pglog *l, int64_t pid, double t)
 }
 
 /* ------------------------------------------------------------------ */
-/* Values                                                              */
+/* Values: times, pids and backend types are read by pglog_value.c     */
 /* ------------------------------------------------------------------ */
 
-static int
-is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int
-is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
+/* Are the @n bytes at @s all blanks (space, tab, CR, FF, VT)? */
 static int
 is_blank(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' &&
 		    s[i] != '\f' && s[i] != '\v')
-			return 0;
-	return 1;
-}
-
-/* Exactly @k digits at s[*i]. */
-static int
-take_digits(const char *s, size_t n, size_t *i, int k, int *v)
-{
-	int x = 0;
-
-	if (n - *i < (size_t)k)
-		return 0;
-	for (int j = 0; j < k; j++) {
-		if (!is_digit(s[*i + (size_t)j]))
-			return 0;
-		x = x * 10 + (s[*i + (size_t)j] - '0');
-	}
-	*i += (size_t)k;
-	*v = x;
-	return 1;
-}
-
-static int
-take_char(const char *s, size_t n, size_t *i, char c)
-{
-	if (*i >= n || s[*i] != c)
-		return 0;
-	(*i)++;
-	return 1;
-}
-
-static int
-days_in_month(int y, int m)
-{
-	static const int days[12] = { 31, 28, 31, 30, 31, 30,
-				       31, 31, 30, 31, 30, 31 };
-
-	if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
-		return 29;
-	return days[m - 1];
-}
-
-/**
- * Parse "YYYY-MM-DD HH:MM:SS[.fff] TZ" at the start of @s (@n bytes).
- * TZ is UTC, GMT, UT, Z, a numeric offset (+01, -0530, +05:30) or another
- * abbreviation, which is read as the local time zone (mktime).
- * Stores unix seconds in *out; returns the bytes used, 0 if none parse.
- */
-UNITTEST size_t
-pglog_parse_time(const char *s, size_t n, double *out)
-{
-	struct tm tm;
-	int yr = 0, mo = 0, dd = 0, hh = 0, mi = 0, ss = 0, utc = 0;
-	long off = 0;
-	double frac = 0, scale = 0.1;
-	size_t i = 0;
-	time_t tt;
-
-	if (!take_digits(s, n, &i, 4, &yr) || !take_char(s, n, &i, '-') ||
-	    !take_digits(s, n, &i, 2, &mo) || !take_char(s, n, &i, '-') ||
-	    !take_digits(s, n, &i, 2, &dd) || !take_char(s, n, &i, ' ') ||
-	    !take_digits(s, n, &i, 2, &hh) || !take_char(s, n, &i, ':') ||
-	    !take_digits(s, n, &i, 2, &mi) || !take_char(s, n, &i, ':') ||
-	    !take_digits(s, n, &i, 2, &ss))
-		return 0;
-	if (i < n && s[i] == '.') {
-		int nd = 0;
-
-		i++;
-		while (i < n && is_digit(s[i]) && nd < 9) {
-			frac += (s[i] - '0') * scale;
-			scale /= 10;
-			i++;
-			nd++;
-		}
-		if (nd == 0 || (i < n && is_digit(s[i])))
-			return 0;
-	}
-	if (!take_char(s, n, &i, ' '))
-		return 0;
-	if (i < n && (s[i] == '+' || s[i] == '-')) {
-		int sign = s[i] == '-' ? -1 : 1, oh, om = 0;
-
-		i++;
-		if (!take_digits(s, n, &i, 2, &oh))
-			return 0;
-		if (i < n && s[i] == ':') {
-			i++;
-			if (!take_digits(s, n, &i, 2, &om))
-				return 0;
-		} else if (i + 1 < n && is_digit(s[i]) && is_digit(s[i + 1])) {
-			take_digits(s, n, &i, 2, &om);
-		}
-		if ((i < n && is_digit(s[i])) || oh > 15 || om > 59)
-			return 0;
-		off = sign * (oh * 3600L + om * 60L);
-		utc = 1;
-	} else {
-		size_t b = i, len;
-
-		while (i < n && i - b < 16 && is_alpha(s[i]))
-			i++;
-		len = i - b;
-		if (len == 0 || (i < n && (is_alpha(s[i]) || is_digit(s[i]))))
-			return 0;
-		if ((len == 3 && (memcmp(s + b, "UTC", 3) == 0 ||
-				  memcmp(s + b, "GMT", 3) == 0)) ||
-		    (len == 2 && memcmp(s + b, "UT", 2) == 0) ||
-		    (len == 1 && s[b] == 'Z'))
-			utc = 1;
-	}
-	if (yr < 1970 || mo < 1 || mo > 12 || dd < 1 ||
-	    dd > days_in_month(yr, mo) || hh > 23 || mi > 59 || ss > 59)
-		return 0;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = yr - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = dd;
-	tm.tm_hour = hh;
-	tm.tm_min = mi;
-	tm.tm_sec = ss;
-	if (utc) {
-		tt = timegm(&tm);
-	} else {
-		tm.tm_isdst = -1;
-		tt = mktime(&tm);
-	}
-	if (tt == (time_t)-1)
-		return 0;
-	*out = (double)tt - (double)off + frac;
-	return i;
-}
-
-/* Epoch seconds with optional fraction (%n), bytes used or 0. */
-static size_t
-parse_epoch(const char *s, size_t n, double *out)
-{
-	double v = 0, scale = 0.1;
-	size_t i = 0;
-
-	while (i < n && is_digit(s[i]) && i < 12)
-		v = v * 10 + (s[i++] - '0');
-	if (i == 0 || (i < n && is_digit(s[i])))
-		return 0;
-	if (i < n && s[i] == '.') {
-		size_t b = ++i;
-
-		while (i < n && is_digit(s[i]) && i - b < 9) {
-			v += (s[i++] - '0') * scale;
-			scale /= 10;
-		}
-		if (i == b || (i < n && is_digit(s[i])))
-			return 0;
-	}
-	*out = v;
-	return i;
-}
-
-/* A process id: 1 to 10 digits, 1..INT32_MAX. */
-static int
-parse_pid(const char *s, size_t n, int64_t *out)
-{
-	int64_t v = 0;
-
-	if (n == 0 || n > 10)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!is_digit(s[i]))
-			return 0;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (v < 1 || v > INT32_MAX)
-		return 0;
-	*out = v;
-	return 1;
-}
-
-/* A backend type: 1..64 printable ASCII bytes, no space at either end. */
-UNITTEST int
-pglog_type_ok(const char *s, size_t n)
-{
-	if (n == 0 || n > PGLOG_TYPE_MAX || s[0] == ' ' || s[n - 1] == ' ')
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < 0x20 || s[i] > 0x7e)
 			return 0;
 	return 1;
 }
@@ -626,22 +422,6 @@ rd_next(struct reader *r, const char **p, size_t *n, int *first, int *last)
 
 enum { FMT_NONE, FMT_CSV, FMT_JSON, FMT_STDERR };
 enum { LN_SKIP, LN_OK, LN_BAD };
-enum { PE_LIT, PE_TS, PE_EPOCH, PE_PID, PE_TYPE, PE_SKIP, PE_Q };
-
-struct pelem {
-	int kind;
-	int pad;                /* log_line_prefix padding, 0 if none */
-	size_t off, len;        /* PE_LIT: text in prefix.lit */
-};
-
-struct prefix {
-	struct pelem e[PFX_MAX_ELEMS];
-	size_t n;
-	char lit[PFX_MAX_LEN];
-	size_t litlen;
-	int has_pid, has_type, has_ts;
-	const char *why;        /* why the prefix cannot be used, or NULL */
-};
 
 struct csvstate {
 	int active;             /* a record is open */
@@ -659,7 +439,7 @@ struct csvstate {
 struct load {
 	struct pglog *tmp;      /* this file's pairs, merged on success */
 	int fmt;
-	struct prefix pf;
+	struct pglog_prefix pf;
 	struct csvstate csv;
 	uint64_t lineno, candidates, malformed, first_bad, too_long;
 	int err;
@@ -763,7 +543,7 @@ csv_end(struct load *ld, int force_bad)
 	    c->caplen[0] > CAP_MAX || c->caplen[1] > CAP_MAX ||
 	    c->caplen[2] > CAP_MAX ||
 	    pglog_parse_time(c->cap[0], c->caplen[0], &t) != c->caplen[0] ||
-	    !parse_pid(c->cap[1], c->caplen[1], &pid) ||
+	    !pglog_parse_pid(c->cap[1], c->caplen[1], &pid) ||
 	    !pglog_type_ok(c->cap[2], c->caplen[2])) {
 		note_bad(ld, c->line);
 		return;
@@ -807,566 +587,97 @@ csv_segment(struct load *ld, const char *s, size_t n, int first, int last)
 
 /* --- jsonlog ------------------------------------------------------ */
 
-struct jstr {
-	char buf[CAP_MAX];
-	size_t len;
-	int over, nonascii;
-};
-
-/* The string whose quote is at s[*i], decoded into @out if not NULL. */
+/* A string member's value, decoded by the loose JSON reader: jsonlog is
+ * written in the server's encoding, so only ASCII values are used. */
 static int
-json_string(const char *s, size_t n, size_t *i, struct jstr *out)
+json_value(struct json *j, char *dst, size_t cap, struct json_str *st)
 {
-	size_t k = *i + 1;
-
-	if (out != NULL)
-		out->len = 0, out->over = out->nonascii = 0;
-	for (;;) {
-		unsigned int c;
-
-		if (k >= n)
-			return 0;
-		c = (unsigned char)s[k++];
-		if (c == '"')
-			break;
-		if (c < 0x20)
-			return 0;
-		if (c == '\\') {
-			if (k >= n)
-				return 0;
-			c = (unsigned char)s[k++];
-			switch (c) {
-			case '"': case '\\': case '/':
-				break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
-			case 'u': {
-				unsigned int v = 0;
-
-				if (n - k < 4)
-					return 0;
-				for (int j = 0; j < 4; j++) {
-					char h = s[k++];
-
-					v <<= 4;
-					if (is_digit(h))
-						v |= (unsigned int)(h - '0');
-					else if (h >= 'a' && h <= 'f')
-						v |= (unsigned int)(h - 'a' + 10);
-					else if (h >= 'A' && h <= 'F')
-						v |= (unsigned int)(h - 'A' + 10);
-					else
-						return 0;
-				}
-				c = v;
-				break;
-			}
-			default:
-				return 0;
-			}
-		}
-		if (out == NULL)
-			continue;
-		if (c >= 0x80)
-			out->nonascii = 1;
-		else if (out->len < sizeof(out->buf))
-			out->buf[out->len++] = (char)c;
-		else
-			out->over = 1;
-	}
-	*i = k;
-	return 1;
+	return j->p < j->end && *j->p == '"' &&
+	       json_string(j, dst, cap, st) == 0 && !st->over &&
+	       !st->nonascii;
 }
 
-/* Step over any JSON value at s[*i] (structure loosely checked). */
+/* The "pid" member: digits only, as PostgreSQL writes it. */
 static int
-json_skip(const char *s, size_t n, size_t *i)
+json_pid(struct json *j, int64_t *pid)
 {
-	size_t k = *i, b;
-	int depth = 0;
+	const char *b = j->p;
 
-	if (k >= n)
-		return 0;
-	if (s[k] == '"')
-		return json_string(s, n, i, NULL);
-	if (s[k] == '{' || s[k] == '[') {
-		do {
-			if (k >= n)
-				return 0;
-			if (s[k] == '"') {
-				if (!json_string(s, n, &k, NULL))
-					return 0;
-				continue;
-			}
-			if (s[k] == '{' || s[k] == '[') {
-				if (++depth > 64)
-					return 0;
-			} else if (s[k] == '}' || s[k] == ']') {
-				depth--;
-			}
-			k++;
-		} while (depth > 0);
-		*i = k;
-		return 1;
-	}
-	b = k;
-	while (k < n && (is_digit(s[k]) || is_alpha(s[k]) || s[k] == '-' ||
-			 s[k] == '+' || s[k] == '.'))
-		k++;
-	if (k == b)
-		return 0;
-	*i = k;
-	return 1;
-}
-
-static void
-json_ws(const char *s, size_t n, size_t *i)
-{
-	while (*i < n && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\r' ||
-			  s[*i] == '\n'))
-		(*i)++;
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+		j->p++;
+	return pglog_parse_pid(b, (size_t)(j->p - b), pid) &&
+	       !(j->p < j->end && (*j->p == '.' || *j->p == 'e' ||
+				   *j->p == 'E'));
 }
 
 static int
 json_line(struct load *ld, const char *s, size_t n)
 {
-	struct jstr key, ts, ty;
+	char key[CAP_MAX + 1], ts[CAP_MAX + 1], ty[CAP_MAX + 1];
+	struct json_str kst, tsst, tyst;
 	int have_ts = 0, have_pid = 0, have_ty = 0;
 	int64_t pid = 0;
-	size_t i = 0;
+	struct json j;
 	double t;
 
-	json_ws(s, n, &i);
-	if (!take_char(s, n, &i, '{'))
+	json_init(&j, s, n, 0, 64);
+	if (!json_eat(&j, '{'))
 		return LN_BAD;
-	json_ws(s, n, &i);
-	if (take_char(s, n, &i, '}'))
+	if (json_eat(&j, '}'))
 		goto end;
 	for (;;) {
-		json_ws(s, n, &i);
-		if (i >= n || s[i] != '"' || !json_string(s, n, &i, &key))
+		if (!json_at(&j, '"') ||
+		    json_string(&j, key, sizeof(key), &kst) < 0 ||
+		    !json_eat(&j, ':'))
 			return LN_BAD;
-		json_ws(s, n, &i);
-		if (!take_char(s, n, &i, ':'))
-			return LN_BAD;
-		json_ws(s, n, &i);
-		if (key.over || key.nonascii) {
-			if (!json_skip(s, n, &i))
+		json_ws(&j);
+		if (kst.over || kst.nonascii) {
+			if (json_skip(&j) < 0)
 				return LN_BAD;
-		} else if (key.len == 9 && memcmp(key.buf, "timestamp", 9) == 0) {
-			if (have_ts || i >= n || s[i] != '"' ||
-			    !json_string(s, n, &i, &ts))
+		} else if (kst.len == 9 && memcmp(key, "timestamp", 9) == 0) {
+			if (have_ts || !json_value(&j, ts, sizeof(ts), &tsst))
 				return LN_BAD;
 			have_ts = 1;
-		} else if (key.len == 12 &&
-			   memcmp(key.buf, "backend_type", 12) == 0) {
-			if (have_ty || i >= n || s[i] != '"' ||
-			    !json_string(s, n, &i, &ty))
+		} else if (kst.len == 12 &&
+			   memcmp(key, "backend_type", 12) == 0) {
+			if (have_ty || !json_value(&j, ty, sizeof(ty), &tyst))
 				return LN_BAD;
 			have_ty = 1;
-		} else if (key.len == 3 && memcmp(key.buf, "pid", 3) == 0) {
-			size_t b = i;
-
-			while (i < n && is_digit(s[i]))
-				i++;
-			if (have_pid || !parse_pid(s + b, i - b, &pid) ||
-			    (i < n && (s[i] == '.' || s[i] == 'e' ||
-				       s[i] == 'E')))
+		} else if (kst.len == 3 && memcmp(key, "pid", 3) == 0) {
+			if (have_pid || !json_pid(&j, &pid))
 				return LN_BAD;
 			have_pid = 1;
-		} else if (!json_skip(s, n, &i)) {
+		} else if (json_skip(&j) < 0) {
 			return LN_BAD;
 		}
-		json_ws(s, n, &i);
-		if (take_char(s, n, &i, ','))
+		if (json_eat(&j, ','))
 			continue;
-		if (take_char(s, n, &i, '}'))
+		if (json_eat(&j, '}'))
 			break;
 		return LN_BAD;
 	}
 end:
-	json_ws(s, n, &i);
-	if (i != n || !have_ts || !have_pid || !have_ty)
+	json_ws(&j);
+	if (j.p != j.end || !have_ts || !have_pid || !have_ty)
 		return LN_BAD;
-	if (ts.over || ts.nonascii ||
-	    pglog_parse_time(ts.buf, ts.len, &t) != ts.len ||
-	    ty.over || ty.nonascii || !pglog_type_ok(ty.buf, ty.len))
+	if (pglog_parse_time(ts, tsst.len, &t) != tsst.len ||
+	    !pglog_type_ok(ty, tyst.len))
 		return LN_BAD;
-	note_hit(ld, pid, ty.buf, ty.len, t, t);
+	note_hit(ld, pid, ty, tyst.len, t, t);
 	return LN_OK;
 }
 
 /* --- stderr with log_line_prefix ----------------------------------- */
 
-static void
-pf_push(struct prefix *pf, int kind, int pad)
-{
-	/* Adjacent skipped values are one value; so are adjacent texts. */
-	if (pf->n > 0 && kind == PE_SKIP && pf->e[pf->n - 1].kind == PE_SKIP)
-		return;
-	if (pf->n == PFX_MAX_ELEMS) {
-		pf->why = "has too many escapes";
-		return;
-	}
-	memset(&pf->e[pf->n], 0, sizeof(pf->e[0]));
-	pf->e[pf->n].kind = kind;
-	pf->e[pf->n].pad = pad;
-	pf->n++;
-}
-
-static void
-pf_lit(struct prefix *pf, char c)
-{
-	if (pf->n == 0 || pf->e[pf->n - 1].kind != PE_LIT) {
-		pf_push(pf, PE_LIT, 0);
-		if (pf->why != NULL)
-			return;
-		pf->e[pf->n - 1].off = pf->litlen;
-	}
-	pf->lit[pf->litlen++] = c;
-	pf->e[pf->n - 1].len++;
-}
-
-/* Compile log_line_prefix @s the way PostgreSQL's log_line_prefix() reads
- * it; unknown escapes print nothing there, so they match nothing here. */
-static void
-pf_compile(struct prefix *pf, const char *s)
-{
-	memset(pf, 0, sizeof(*pf));
-	if (strlen(s) >= PFX_MAX_LEN) {
-		pf->why = "is too long";
-		return;
-	}
-	for (const char *p = s; *p != '\0' && pf->why == NULL; p++) {
-		int pad = 0, sign = 1;
-
-		if (*p != '%') {
-			pf_lit(pf, *p);
-			continue;
-		}
-		p++;
-		if (*p == '-') {
-			sign = -1;
-			p++;
-		}
-		while (is_digit(*p)) {
-			if (pad < PAD_MAX)
-				pad = pad * 10 + (*p - '0');
-			p++;
-		}
-		if (pad > PAD_MAX)
-			pad = PAD_MAX;
-		pad *= sign;
-		if (*p == '\0')
-			break;
-		switch (*p) {
-		case 'm': case 't':
-			pf_push(pf, PE_TS, pad);
-			pf->has_ts = 1;
-			break;
-		case 'n':
-			pf_push(pf, PE_EPOCH, pad);
-			pf->has_ts = 1;
-			break;
-		case 'p':
-			pf_push(pf, PE_PID, pad);
-			pf->has_pid = 1;
-			break;
-		case 'b':
-			pf_push(pf, PE_TYPE, pad);
-			pf->has_type = 1;
-			break;
-		case 'q':
-			pf_push(pf, PE_Q, 0);
-			break;
-		case '%':
-			pf_lit(pf, '%');
-			break;
-		case 'a': case 'u': case 'd': case 'r': case 'h': case 'c':
-		case 'l': case 's': case 'v': case 'x': case 'e': case 'i':
-		case 'Q': case 'P': case 'L':
-			pf_push(pf, PE_SKIP, pad);
-			break;
-		default:
-			break;
-		}
-	}
-	if (pf->why == NULL && !pf->has_pid)
-		pf->why = "has no %p (process id)";
-	if (pf->why == NULL && !pf->has_type)
-		pf->why = "has no %b (backend type)";
-}
-
-/* Backend types of PostgreSQL 13-17, longest first. */
-static const char *const known_types[] = {
-	"logical replication tablesync worker",
-	"logical replication parallel worker",
-	"logical replication apply worker",
-	"logical replication launcher",
-	"logical replication worker",
-	"autovacuum launcher",
-	"standalone backend",
-	"background writer",
-	"background worker",
-	"autovacuum worker",
-	"not initialized",
-	"parallel worker",
-	"slotsync worker",
-	"client backend",
-	"walsummarizer",
-	"checkpointer",
-	"walreceiver",
-	"postmaster",
-	"walsender",
-	"walwriter",
-	"io worker",
-	"archiver",
-	"startup",
-	"logger",
-};
-
-struct match {
-	const struct prefix *pf;
-	const char *s;
-	size_t n;
-	unsigned int steps;
-	int need_label;
-	/* Values found; *_at is the element index + 1 that set them. */
-	double ts;
-	size_t ts_at;
-	int64_t pid;
-	size_t pid_at;
-	const char *type;
-	size_t type_len, type_at;
-};
-
-/* Does the message start here ("LOG:  ", "ERROR:  ", "DETAIL:  ")? */
-static int
-label_at(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && i < 32 && (unsigned char)s[i] > 0x20 &&
-	       s[i] != ':' && s[i] != 0x7f)
-		i++;
-	return i > 0 && n - i >= 3 && s[i] == ':' && s[i + 1] == ' ' &&
-	       s[i + 2] == ' ';
-}
-
-/* Could element @i start at @pos (a cheap filter)? */
-static int
-can_start(const struct prefix *pf, size_t i, const char *s, size_t n,
-	  size_t pos)
-{
-	const struct pelem *e;
-
-	if (i == pf->n)
-		return 1;
-	e = &pf->e[i];
-	switch (e->kind) {
-	case PE_LIT:
-		return n - pos >= e->len &&
-		       memcmp(s + pos, pf->lit + e->off, e->len) == 0;
-	case PE_TS: case PE_EPOCH: case PE_PID:
-		return pos < n && (is_digit(s[pos]) ||
-				   (e->pad != 0 && s[pos] == ' '));
-	case PE_TYPE:
-		return pos < n && (((unsigned char)s[pos] > 0x20 &&
-				    s[pos] != 0x7f) ||
-				   (e->pad != 0 && s[pos] == ' '));
-	default:
-		return 1;
-	}
-}
-
-static int m_match(struct match *m, size_t i, size_t pos);
-
-/* Spend one unit of the line's budget; 0 when it is gone.  A unit is
- * at most a few dozen bytes compared (or one bounded memchr), so a
- * hostile line costs a bounded amount of work. */
-static int
-m_step(struct match *m)
-{
-	return ++m->steps <= MATCH_MAX_STEPS;
-}
-
-static size_t
-skip_pad(const struct match *m, size_t pos, int pad)
-{
-	for (int k = 0; pad != 0 && k < PAD_MAX && pos < m->n &&
-	     m->s[pos] == ' '; k++)
-		pos++;
-	return pos;
-}
-
-/* Go on after element @i's value ended at @pos; padding may follow. */
-static int
-m_tail(struct match *m, size_t i, size_t pos, int pad)
-{
-	int r = m_match(m, i + 1, pos);
-
-	for (int k = 0; r == 0 && pad != 0 && k < PAD_MAX && pos < m->n &&
-	     m->s[pos] == ' '; k++)
-		r = m_match(m, i + 1, ++pos);
-	return r;
-}
-
-static int
-m_type(struct match *m, size_t i, size_t pos, int pad)
-{
-	const char *s = m->s;
-	size_t q = skip_pad(m, pos, pad), end;
-	size_t lim = PGLOG_TYPE_MAX + (size_t)(pad < 0 ? -pad : pad);
-	int r;
-
-	for (size_t k = 0; k < ARRAY_SIZE(known_types); k++) {
-		size_t len = strlen(known_types[k]);
-
-		if (m->n - q < len || memcmp(s + q, known_types[k], len) != 0)
-			continue;
-		m->type = s + q;
-		m->type_len = len;
-		m->type_at = i + 1;
-		r = m_tail(m, i, q + len, pad);
-		if (r != 0)
-			return r;
-	}
-	for (end = q + 1; end <= m->n && end - q <= lim; end++) {
-		size_t len = end - q;
-
-		if (!m_step(m))
-			return -1;
-		if (s[end - 1] < 0x20 || s[end - 1] > 0x7e)
-			break;
-		if (!can_start(m->pf, i + 1, s, m->n, end))
-			continue;
-		while (len > 0 && s[q + len - 1] == ' ')
-			len--;
-		if (!pglog_type_ok(s + q, len))
-			continue;
-		m->type = s + q;
-		m->type_len = len;
-		m->type_at = i + 1;
-		r = m_match(m, i + 1, end);
-		if (r != 0)
-			return r;
-	}
-	return 0;
-}
-
-/* 1 when the prefix matches from element @i at @pos, 0 when not, -1
- * when the budget ran out. */
-static int
-m_match(struct match *m, size_t i, size_t pos)
-{
-	const struct pelem *e;
-	size_t q, k;
-	int r;
-
-	if (!m_step(m))
-		return -1;
-	if (i == m->pf->n)
-		return !m->need_label || label_at(m->s + pos, m->n - pos);
-	e = &m->pf->e[i];
-	switch (e->kind) {
-	case PE_LIT:
-		if (m->n - pos < e->len ||
-		    memcmp(m->s + pos, m->pf->lit + e->off, e->len) != 0)
-			return 0;
-		return m_match(m, i + 1, pos + e->len);
-	case PE_TS:
-	case PE_EPOCH:
-		q = skip_pad(m, pos, e->pad);
-		if (e->kind == PE_TS)
-			k = pglog_parse_time(m->s + q, m->n - q, &m->ts);
-		else
-			k = parse_epoch(m->s + q, m->n - q, &m->ts);
-		if (k == 0)
-			return 0;
-		m->ts_at = i + 1;
-		return m_tail(m, i, q + k, e->pad);
-	case PE_PID:
-		q = skip_pad(m, pos, e->pad);
-		for (k = 0; q + k < m->n && is_digit(m->s[q + k]) && k <= 10;)
-			k++;
-		if (!parse_pid(m->s + q, k, &m->pid))
-			return 0;
-		m->pid_at = i + 1;
-		return m_tail(m, i, q + k, e->pad);
-	case PE_TYPE:
-		return m_type(m, i, pos, e->pad);
-	case PE_SKIP:
-		for (q = pos; q <= m->n && q - pos <= SKIP_MAX; q++) {
-			if (!m_step(m))
-				return -1;
-			/* Jump to where the following text could start. */
-			if (i + 1 < m->pf->n && m->pf->e[i + 1].kind == PE_LIT) {
-				size_t lim = pos + SKIP_MAX + 1 - q;
-				const char *c;
-
-				if (lim > m->n - q)
-					lim = m->n - q;
-				c = memchr(m->s + q,
-					   m->pf->lit[m->pf->e[i + 1].off], lim);
-				if (c == NULL)
-					return 0;
-				q = (size_t)(c - m->s);
-			}
-			if (!can_start(m->pf, i + 1, m->s, m->n, q))
-				continue;
-			r = m_match(m, i + 1, q);
-			if (r != 0)
-				return r;
-		}
-		return 0;
-	case PE_Q:
-		/* Non-session processes stop the prefix here. */
-		r = m_match(m, i + 1, pos);
-		if (r != 0)
-			return r;
-		if (m->ts_at > i + 1)
-			m->ts_at = 0;
-		if (m->pid_at > i + 1)
-			m->pid_at = 0;
-		if (m->type_at > i + 1)
-			m->type_at = 0;
-		return !m->need_label || label_at(m->s + pos, m->n - pos);
-	default:
-		return 0;
-	}
-}
-
 static int
 stderr_line(struct load *ld, const char *s, size_t n)
 {
-	struct match m;
-	int r = 0;
+	struct pglog_hit h;
+	int r = pglog_prefix_match(&ld->pf, s, n, &h);
 
-	if (s[0] == '\t' || !can_start(&ld->pf, 0, s, n, 0))
-		return LN_SKIP;
-	/* First insist that the message ("LOG:  ...") follows the prefix,
-	 * which settles values with spaces in them (%b, %a, %s); then
-	 * take the first match at all. */
-	for (int pass = 1; pass >= 0 && r != 1; pass--) {
-		memset(&m, 0, sizeof(m));
-		m.pf = &ld->pf;
-		m.s = s;
-		m.n = n;
-		m.need_label = pass;
-		r = m_match(&m, 0, 0);
-	}
-	if (r != 1)
-		return LN_BAD;
-	/* Stopped by %q before the values, or no time: nothing to learn. */
-	if (m.pid_at == 0 || m.type_at == 0 || (ld->pf.has_ts && m.ts_at == 0))
-		return LN_SKIP;
-	if (ld->pf.has_ts)
-		note_hit(ld, m.pid, m.type, m.type_len, m.ts, m.ts);
-	else
-		note_hit(ld, m.pid, m.type, m.type_len, 0, INFINITY);
+	if (r <= 0)
+		return r < 0 ? LN_BAD : LN_SKIP;
+	note_hit(ld, h.pid, h.type, h.type_len, h.first, h.last);
 	return LN_OK;
 }
 
@@ -1461,7 +772,7 @@ pglog_load(struct pglog *l, const char *path, const char *prefix,
 		ret = -ENOMEM;
 		goto out;
 	}
-	pf_compile(&ld->pf, prefix);
+	pglog_prefix_compile(&ld->pf, prefix);
 	rd.f = fopen(path, "re");
 	if (rd.f == NULL) {
 		ret = -errno;

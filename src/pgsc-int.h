@@ -287,6 +287,40 @@ int pglog_load(struct pglog *l, const char *path, const char *prefix,
 const char *pglog_lookup(const struct pglog *l, int64_t pid, double t);
 size_t pglog_count(const struct pglog *l);
 
+/* pglog_value.c - the values of server log lines */
+#define PGLOG_TYPE_MAX 64       /* bytes of a backend type */
+/* Each returns the bytes it used (or 1 for a whole value), 0 if none. */
+size_t pglog_parse_time(const char *s, size_t n, double *out);
+size_t pglog_parse_epoch(const char *s, size_t n, double *out);
+int pglog_parse_pid(const char *s, size_t n, int64_t *out);
+int pglog_type_ok(const char *s, size_t n);
+
+/* pglog_prefix.c - stderr logs: log_line_prefix, compiled and matched */
+#define PGLOG_PFX_LEN 1024      /* log_line_prefix bytes */
+#define PGLOG_PFX_ELEMS 256
+struct pglog_pelem {
+	int kind;
+	int pad;                /* log_line_prefix padding, 0 if none */
+	size_t off, len;        /* PE_LIT: text in prefix.lit */
+};
+struct pglog_prefix {
+	struct pglog_pelem e[PGLOG_PFX_ELEMS];
+	size_t n;
+	char lit[PGLOG_PFX_LEN];
+	size_t litlen;
+	int has_pid, has_type, has_ts;
+	const char *why;        /* why the prefix cannot be used, or NULL */
+};
+struct pglog_hit {
+	int64_t pid;
+	const char *type;       /* in the line, not terminated */
+	size_t type_len;
+	double first, last;
+};
+void pglog_prefix_compile(struct pglog_prefix *pf, const char *s);
+int pglog_prefix_match(const struct pglog_prefix *pf, const char *s,
+		       size_t n, struct pglog_hit *h);
+
 /* store.c - the SQLite store. */
 int store_begin(pgsc_store *st, char **cause);
 int store_commit(pgsc_store *st, char **cause);
@@ -652,5 +686,112 @@ int candidates_parse(const char *name, const char *text, size_t len,
 		     struct cand_list **out, char **cause);
 void candidates_free(struct cand_list *c);
 size_t candidates_count(const struct cand_list *c);
+
+/* diff.c, diff_compare.c - list pairs and their differences (pgsc-diff) */
+/* Largest text input, names in one list, bytes in one name, JSON depth. */
+#define DIFF_TEXT_MAX (16 * 1024 * 1024)
+#define DIFF_NAMES_MAX 4096
+#define DIFF_NAME_MAX 64
+#define DIFF_JSON_DEPTH 64
+/* A pair from text already in memory (a GUC file or a JSON report);
+ * @name names it in causes. */
+int diff_load_buffer(const char *buf, size_t len, const char *name,
+		     pgsc_lists **out, char **cause);
+/* The "global" and "session" arrays of a JSON object. */
+int diff_parse_json(const char *buf, size_t len, const char *name,
+		    struct strset *global, struct strset *session,
+		    char **cause);
+/* @s escaped with pgsc_text_escape(), in a new string; NULL on OOM. */
+char *diff_escaped(const char *s);
+/* The list @which (0 global, 1 session) of a pair. */
+const struct strset *diff_lists_set(const pgsc_lists *ls, int which);
+/* A GUC list value: names separated by commas and blanks. */
+int diff_parse_names(const char *value, const char *name, const char *which,
+		     struct strset *out, char **cause);
+
+/* families.c */
+struct family {
+	const char *name;               /* the family's id in families.def */
+	const char *reason;             /* one line: why they are one job */
+	const char *const *members;     /* NULL-terminated */
+};
+size_t families_count(void);
+const struct family *families_at(size_t i);
+/* The family called @name, or NULL. */
+const struct family *families_find(const char *name);
+/* The @i-th family (from 0) that has @member, or NULL past the last. */
+const struct family *families_of(const char *member, size_t i);
+/* Returns 1 when @member is in @f, else 0. */
+int families_has(const struct family *f, const char *member);
+/* Returns 1 when syscall @member exists on audit arch @arch, 0 when
+ * libseccomp knows the name but the arch lacks it, -ENOENT when
+ * libseccomp does not know the name, -EINVAL for an unknown arch. */
+int families_exists(const char *member, uint32_t arch);
+
+/* filter.c */
+/* The allow list @which ("global", "session") of GUC text in memory. */
+int filter_guc_list(const char *buf, size_t len, const char *path,
+		    const char *which, char **out, char **cause);
+
+/* arch.c - the one table of arches */
+struct arch_info {
+	uint32_t token;         /* audit arch token, SCMP_ARCH_* */
+	const char *name;       /* as auparse prints arch= */
+	const char *systemd;    /* SystemCallArchitectures= */
+	const char *oci;        /* an OCI profile's architectures */
+	uint32_t compat;        /* the 32-bit arch that runs on it, or 0 */
+};
+const struct arch_info *arch_find(uint32_t token);
+
+/* ruleset.c - the one seccomp filter builder */
+struct ruleset_rule {
+	const char *name;       /* for messages */
+	int nr;                 /* a negative placeholder is allowed */
+	uint32_t action;        /* SCMP_ACT_* */
+};
+enum ruleset_step {
+	RULESET_INIT, RULESET_COMPAT, RULESET_LOG, RULESET_RULE, RULESET_LOAD,
+};
+int ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
+		 enum ruleset_step *step, size_t *bad);
+
+/* lists.c - the one tokenizer of syscall lists */
+#define LISTS_SEP_BLANKS " \t\n"      /* what pgsc-exec splits on */
+enum {
+	LISTS_SPLIT_BLANKS = 1,         /* "read write": two names */
+	LISTS_KEEP_EMPTY = 2,           /* "a,,b": an empty name too */
+};
+const char *lists_next(const char **p, const char *blanks, int flags,
+		       size_t *len);
+
+/* utf8.c - the one UTF-8 decoder and encoder */
+size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
+size_t utf8_encode(uint32_t cp, char out[4]);
+
+/* json.c - the one JSON reader: a cursor, strict (RFC 8259) or loose */
+struct json {
+	const char *start, *p, *end;
+	int depth, maxdepth;
+	int strict;
+	int failed;             /* json_fail() was called: */
+	size_t fail_at;         /* the byte where, */
+	int fail_end;           /* whether that was the end, */
+	char why[128];          /* and why */
+};
+struct json_str {
+	size_t len;             /* decoded bytes, even past the buffer */
+	int over;               /* did not fit (with its NUL) */
+	int nul;                /* held \u0000 */
+	int nonascii;           /* held a byte past 0x7f */
+};
+void json_init(struct json *j, const char *buf, size_t len, int strict,
+	       int maxdepth);
+int json_fail(struct json *j, const char *fmt, ...) PGSC_PRINTF(2, 3);
+void json_ws(struct json *j);
+int json_eat(struct json *j, char c);
+int json_at(struct json *j, char c);
+int json_next(struct json *j, char close);
+int json_string(struct json *j, char *dst, size_t cap, struct json_str *s);
+int json_skip(struct json *j);
 
 #endif /* PGSC_INT_H */

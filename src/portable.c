@@ -18,33 +18,9 @@
 #include <string.h>
 
 #include "pgsc-int.h"
-#include "diff.h"
 
 /* ---------------------------------------------------------------- */
 /* Arches                                                            */
-
-struct arch_alias {
-	uint32_t token;
-	const char *systemd;    /* SystemCallArchitectures= (systemd.unit(5)) */
-	const char *oci;        /* runtime-spec config-linux.md, seccomp */
-};
-
-static const struct arch_alias aliases[] = {
-	{ SCMP_ARCH_X86_64, "x86-64", "SCMP_ARCH_X86_64" },
-	{ SCMP_ARCH_X86, "x86", "SCMP_ARCH_X86" },
-	{ SCMP_ARCH_AARCH64, "arm64", "SCMP_ARCH_AARCH64" },
-	{ SCMP_ARCH_ARM, "arm", "SCMP_ARCH_ARM" },
-	{ SCMP_ARCH_PPC64LE, "ppc64-le", "SCMP_ARCH_PPC64LE" },
-	{ SCMP_ARCH_PPC64, "ppc64", "SCMP_ARCH_PPC64" },
-	{ SCMP_ARCH_PPC, "ppc", "SCMP_ARCH_PPC" },
-	{ SCMP_ARCH_S390X, "s390x", "SCMP_ARCH_S390X" },
-	{ SCMP_ARCH_S390, "s390", "SCMP_ARCH_S390" },
-	{ SCMP_ARCH_MIPS, "mips", "SCMP_ARCH_MIPS" },
-	{ SCMP_ARCH_MIPSEL, "mips-le", "SCMP_ARCH_MIPSEL" },
-	{ SCMP_ARCH_MIPS64, "mips64", "SCMP_ARCH_MIPS64" },
-	{ SCMP_ARCH_MIPSEL64, "mips64-le", "SCMP_ARCH_MIPSEL64" },
-	{ SCMP_ARCH_RISCV64, "riscv64", "SCMP_ARCH_RISCV64" },
-};
 
 uint32_t
 pgsc_arch_parse(const char *name)
@@ -64,19 +40,17 @@ pgsc_arch_parse(const char *name)
 const char *
 portable_systemd_arch(uint32_t arch)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
-		if (aliases[i].token == arch)
-			return aliases[i].systemd;
-	return NULL;
+	const struct arch_info *a = arch_find(arch);
+
+	return a != NULL ? a->systemd : NULL;
 }
 
 const char *
 portable_oci_arch(uint32_t arch)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
-		if (aliases[i].token == arch)
-			return aliases[i].oci;
-	return NULL;
+	const struct arch_info *a = arch_find(arch);
+
+	return a != NULL ? a->oci : NULL;
 }
 
 int
@@ -453,7 +427,7 @@ hint_family(struct chk *c, const char *name, struct strbuf *sb)
 /*
  * Which loader reads a prefix's settings, and so which check hook: the
  * pgsc module (pgsc.) accepts a negative placeholder and adds no rule for
- * it (src/pgmodule/pgsc.c); pgseccomp refuses every name that resolves
+ * it (src/pgmodule/pgsc_module.c); pgseccomp refuses every name that resolves
  * to a negative number and every empty list element (SplitIdentifierString
  * fails); it folds unquoted names to lower case and takes '*' only as the
  * whole value.  Settings without a prefix (the RFC patch) and any other
@@ -484,27 +458,23 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 	char *tok = NULL, *setting = NULL;
 	struct strset seen = { 0 };
 	int rc = 0, star = 0, names = 0, blank, empty_warned = 0;
+	size_t len;
 
 	if (asprintf(&setting, "%s%s_syscall_%s", p->prefix, ctx_name[ctx],
 		     set_suffix[set]) < 0)
 		return -ENOMEM;
 	blank = strspn(s->value, " \t") == strlen(s->value);
-	for (const char *q = s->value;;) {
-		const char *e = strchr(q, ',');
-		const char *a = q, *b = e != NULL ? e : q + strlen(q);
+	for (const char *q = s->value, *a;
+	     (a = lists_next(&q, " \t", LISTS_KEEP_EMPTY, &len)) != NULL;) {
 		int ex;
 
-		while (a < b && (*a == ' ' || *a == '\t'))
-			a++;
-		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
 		free(tok);
-		tok = util_strndup(a, (size_t)(b - a));
+		tok = util_strndup(a, len);
 		if (tok == NULL) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		if (e == NULL && blank)
+		if (q == NULL && blank)
 			break;          /* '' or '  ': an empty list */
 		if (!is_pgsc(p) && *tok != '\0' && strcmp(tok, "*") != 0 &&
 		    strlen(tok) <= CHK_NAME_MAX) {
@@ -606,9 +576,6 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 			if (rc < 0)
 				goto out;
 		}
-		if (e == NULL)
-			break;
-		q = e + 1;
 	}
 	if (star && ctx == 0)
 		msg(c, s->line, 1, NULL, "%s: '*' (\"the global list\") is only "

@@ -225,37 +225,16 @@ strset_free(struct strset *s)
 static size_t
 utf8_len(const unsigned char *p, size_t n)
 {
-	uint32_t cp;
-	size_t len, i;
+	uint32_t cp = 0;
+	size_t len;
 
 	if (p[0] < 0x80)
 		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
+	len = utf8_decode(p, n, &cp);
 	/* U+2028/U+2029 break JavaScript string literals; C1 controls
 	 * (U+0080-U+009F) are terminal escapes.  Both are escaped. */
-	if (cp == 0x2028 || cp == 0x2029 || (cp >= 0x80 && cp <= 0x9f))
+	if (len == 0 || cp == 0x2028 || cp == 0x2029 ||
+	    (cp >= 0x80 && cp <= 0x9f))
 		return 0;
 	return len;
 }

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
-#include "diff.h"
 
 /* The arches a member must exist on (one of), and those every family
  * must cover. */

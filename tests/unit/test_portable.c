@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
-#include "diff.h"
 
 static const char *const arches[] = {
 	"x86_64", "i386", "aarch64", "arm", "ppc64le", "s390x",

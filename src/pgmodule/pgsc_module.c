@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* pgsc.c - the pgsc PostgreSQL module: seccomp filters for stock PostgreSQL 15. */
+/* pgsc_module.c - the pgsc PostgreSQL module: seccomp filters for PostgreSQL. */
 /*
  * Loaded with shared_preload_libraries = 'pgsc'.  It gives the semantics
  * of the 2019 RFC patch (never merged) without patching the server:
@@ -34,7 +34,7 @@
 #include "utils/guc_tables.h"
 #include "utils/memutils.h"
 
-#include "pgsc.h"
+#include "pgsc-int.h"
 
 PG_MODULE_MAGIC;
 
@@ -87,14 +87,10 @@ void _PG_init(void);
 static bool
 is_star(const char *s)
 {
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s != '*')
-		return false;
-	s++;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return *s == '\0';
+	size_t len;
+	const char *t = lists_next(&s, " \t", LISTS_KEEP_EMPTY, &len);
+
+	return s == NULL && len == 1 && *t == '*';
 }
 
 /*
@@ -195,36 +191,23 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 	    int *n_rules, char **cause)
 {
 	const struct pgsc_effective_entry *v;
+	struct ruleset_rule *rules = NULL;
 	pgsc_effective *e = NULL;
-	scmp_filter_ctx ctx = NULL;
-	uint32_t compat;
-	size_t n;
+	enum ruleset_step step;
+	size_t n, nr = 0, bad = 0;
+	char buf[160];
 	int rc;
 
 	*n_rules = 0;
 	rc = pgsc_effective_new(spec, 0, &e, cause);
 	if (rc < 0)
 		return rc;
-	ctx = seccomp_init(pgsc_action_scmp(spec->def));
-	if (ctx == NULL) {
+	n = pgsc_effective_entries(e, &v);
+	rules = calloc(n > 0 ? n : 1, sizeof(*rules));
+	if (rules == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	compat = pgsc_compat_arch(seccomp_arch_native());
-	if (compat != 0) {
-		rc = seccomp_arch_add(ctx, compat);
-		if (rc < 0 && rc != -EEXIST) {
-			*cause = strdup("cannot add the 32-bit compat arch");
-			goto out;
-		}
-	}
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1);
-	if (rc < 0) {
-		*cause = strdup("cannot set SCMP_FLTATR_CTL_LOG (kernel "
-				"without seccomp logging?)");
-		goto out;
-	}
-	n = pgsc_effective_entries(e, &v);
 	for (size_t i = 0; i < n; i++) {
 		/* libseccomp refuses a rule whose action is the default
 		 * (-EACCES): it would change nothing anyway. */
@@ -241,27 +224,31 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 					"its rule applies only where it exists "
 					"(the 32-bit compat arch)", what,
 					v[i].name)));
-		rc = seccomp_rule_add(ctx, pgsc_action_scmp(v[i].action),
-				      v[i].nr, 0);
-		if (rc < 0 && rc != -EEXIST) {
-			char buf[160];
-
-			snprintf(buf, sizeof(buf), "seccomp_rule_add(%s): %s",
-				 v[i].name, strerror(-rc));
-			*cause = strdup(buf);
-			goto out;
-		}
-		(*n_rules)++;
+		rules[nr].name = v[i].name;
+		rules[nr].nr = v[i].nr;
+		rules[nr++].action = pgsc_action_scmp(v[i].action);
 	}
-	rc = seccomp_load(ctx);
-	if (rc < 0) {
-		char buf[128];
-
+	rc = ruleset_load(pgsc_action_scmp(spec->def), rules, nr, &step,
+			  &bad);
+	if (rc == 0 || step == RULESET_INIT) {
+		*n_rules = rc == 0 ? (int)nr : 0;
+		goto out;
+	}
+	if (step == RULESET_COMPAT)
+		snprintf(buf, sizeof(buf), "cannot add the 32-bit compat arch");
+	else if (step == RULESET_LOG)
+		snprintf(buf, sizeof(buf), "cannot set SCMP_FLTATR_CTL_LOG "
+			 "(kernel without seccomp logging?)");
+	else if (step == RULESET_RULE)
+		snprintf(buf, sizeof(buf), "seccomp_rule_add(%s): %s",
+			 rules[bad].name, strerror(-rc));
+	else
 		snprintf(buf, sizeof(buf), "seccomp_load: %s", strerror(-rc));
-		*cause = strdup(buf);
-	}
+	*n_rules = step == RULESET_LOAD ? (int)nr :
+		    step == RULESET_RULE ? (int)bad : 0;
+	*cause = strdup(buf);
 out:
-	seccomp_release(ctx);
+	free(rules);
 	pgsc_effective_free(e);
 	return rc < 0 ? rc : 0;
 }

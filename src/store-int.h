@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* store-int.h - what the store's files (store.c, store_report.c) share
+/* store-int.h - what the store's files (store.c: open, migrate, check;
+ * store_round.c: a round's writes; store_report.c: the reads) share
  * and nothing else includes: the handle, and the one mapping from
  * SQLite's errors to a negative errno and a cause (store.c sql_error()).
  * SQL, and every sqlite3_ call, stays in the store's files. */
@@ -22,6 +23,10 @@ struct pgsc_store {
 
 /* SQLite's last error on @st as a negative errno, with a cause. */
 int store_sql_error(pgsc_store *st, char **cause);
+/* Step @s to its end and reset it: 0, or the error as above. */
+int store_step_done(pgsc_store *st, sqlite3_stmt *s, char **cause);
+/* Bind @v, or NULL. */
+void store_bind_text(sqlite3_stmt *s, int i, const char *v);
 /* Prepare @sql, or the error as above. */
 int store_prep(pgsc_store *st, const char *sql, sqlite3_stmt **s,
 	       char **cause);

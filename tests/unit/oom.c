@@ -119,6 +119,28 @@ sq_realloc(void *p, int n)
 
 #define OOM_MAX_RUNS 100000L
 
+/*
+ * The allocation to fail in the next run.  Every one of the first
+ * OOM_EVERY, then every OOM_STRIDE-th: creating a store's schema makes
+ * some 10,000 of SQLite's allocations, and failing each in turn takes
+ * minutes under ASan.  PGSC_OOM_FULL=1 fails every one.
+ */
+#define OOM_EVERY 400
+#define OOM_STRIDE 37
+
+static long
+oom_next(long at)
+{
+	static int full = -1;
+
+	if (full < 0) {
+		const char *e = getenv("PGSC_OOM_FULL");
+
+		full = e != NULL && strcmp(e, "1") == 0;
+	}
+	return full || at < OOM_EVERY ? at + 1 : at + OOM_STRIDE;
+}
+
 /* The checks of one kind of failure on a result @rc. */
 static void
 oom_check_rc(enum oom_kind kind, long at, int rc)
@@ -134,28 +156,32 @@ oom_check_rc(enum oom_kind kind, long at, int rc)
 
 /*
  * Run @op (its result 0 or a negative errno) with the Nth and later
- * allocations of @kind failing, for N = 1, 2, ... until a run meets no
- * failure.  With @closes (@op closes all it opens), SQLite must give back
+ * allocations of @kind failing, for N = 1, 2, ... (oom_next()) until a
+ * run meets no failure.  With @closes (@op closes all it opens), SQLite must give back
  * every byte a run took.  Returns the number of runs.
  */
 static long
 oom_loop(enum oom_kind kind, int (*op)(void *arg), void *arg, int closes)
 {
-	for (long at = 1; at < OOM_MAX_RUNS; at++) {
+	long runs = 0;
+
+	for (long at = 1; at < OOM_MAX_RUNS; at = oom_next(at)) {
 		sqlite3_int64 held = sqlite3_memory_used();
 		int rc, hit;
 
 		oom_arm(kind, at);
 		rc = op(arg);
 		hit = oom_disarm();
+		runs++;
 		if (closes && sqlite3_memory_used() != held)
 			fail_msg("allocation %ld failed: SQLite holds %lld bytes "
 				 "more", at,
 				 (long long)(sqlite3_memory_used() - held));
 		if (!hit) {
 			assert_int_equal(rc, 0);
-			print_message("%ld allocations failed in turn\n", at - 1);
-			return at;
+			print_message("%ld runs; %ld allocations without a "
+				      "failure\n", runs, oom_n);
+			return runs;
 		}
 		oom_check_rc(kind, at, rc);
 	}

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: PostgreSQL
+# shellcheck shell=bash
 # tests/lib/pg.sh - a private PostgreSQL cluster for pgsc's shell tests, and
 # the trap blocks around it.
 #

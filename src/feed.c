@@ -309,22 +309,24 @@ do_line(struct feed *f, const char *line, size_t len)
 	}
 }
 
+/* Forget the carried partial line, and the too-long one with its tail. */
+static void
+part_drop(struct feed *f)
+{
+	f->part_len = 0;
+	f->part_too_long = 0;
+	f->long_len = 0;
+	f->tail_on = 0;
+	f->tail_len = 0;
+	f->long_nul = 0;
+}
+
 /* Append to the carried partial line. */
 static int
 part_append(struct feed *f, const char *p, size_t n)
 {
-	if (f->part_len + n + 1 > f->part_cap) {
-		size_t cap = f->part_cap ? f->part_cap : 4096;
-		char *np;
-
-		while (cap < f->part_len + n + 1)
-			cap *= 2;
-		np = realloc(f->part, cap);
-		if (np == NULL)
-			return -ENOMEM;
-		f->part = np;
-		f->part_cap = cap;
-	}
+	if (util_grow(&f->part, &f->part_cap, f->part_len + n + 1, 4096) < 0)
+		return -ENOMEM;
 	memcpy(f->part + f->part_len, p, n);
 	f->part_len += n;
 	return 0;
@@ -426,12 +428,7 @@ feed_bytes(struct feed *f, const char *data, size_t len)
 			if (f->tail_on && f->tail_len > 0)
 				tail_line(f);
 			f->offset += f->long_len + 1;
-			f->part_too_long = 0;
-			f->part_len = 0;
-			f->long_len = 0;
-			f->tail_on = 0;
-			f->tail_len = 0;
-			f->long_nul = 0;
+			part_drop(f);
 			p = nl + 1;
 			continue;
 		}
@@ -489,25 +486,13 @@ feed_end_source(struct feed *f)
 {
 	/* An incomplete last line stays unconsumed: feed_offset() points at
 	 * its start, so the next import reads it again once it is whole. */
-	f->part_len = 0;
-	f->part_too_long = 0;
-	f->long_len = 0;
-	f->tail_on = 0;
-	f->tail_len = 0;
-	f->long_nul = 0;
+	part_drop(f);
 }
 
 int
 feed_flush(struct feed *f)
 {
-	/* An incomplete last line stays unconsumed: feed_offset() points at
-	 * its start, so the next import reads it again once it is whole. */
-	f->part_len = 0;
-	f->part_too_long = 0;
-	f->long_len = 0;
-	f->tail_on = 0;
-	f->tail_len = 0;
-	f->long_nul = 0;
+	feed_end_source(f);
 	auparse_flush_feed(f->au);
 	f->nheld = 0;
 	f->held_overflow = 0;

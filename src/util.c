@@ -81,24 +81,32 @@ util_strndup(const char *s, size_t n)
 	return r;
 }
 
+int
+util_grow(char **buf, size_t *cap, size_t need, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	char *nb;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	nb = realloc(*buf, c);
+	if (nb == NULL)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = c;
+	return 0;
+}
+
 void
 strbuf_add(struct strbuf *sb, const char *s, size_t n)
 {
 	if (sb->oom)
 		return;
-	if (sb->len + n + 1 > sb->cap) {
-		size_t cap = sb->cap ? sb->cap : 64;
-		char *nb;
-
-		while (cap < sb->len + n + 1)
-			cap *= 2;
-		nb = realloc(sb->buf, cap);
-		if (nb == NULL) {
-			sb->oom = 1;
-			return;
-		}
-		sb->buf = nb;
-		sb->cap = cap;
+	if (util_grow(&sb->buf, &sb->cap, sb->len + n + 1, 64) < 0) {
+		sb->oom = 1;
+		return;
 	}
 	memcpy(sb->buf + sb->len, s, n);
 	sb->len += n;
@@ -239,32 +247,39 @@ utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
-void
-pgsc_json_escape(FILE *out, const char *s)
+/* Write one byte that cannot go out as it is. */
+static void
+escape_byte(FILE *out, unsigned char c, int json)
+{
+	if (!json)
+		fprintf(out, "\\x%02x", c);
+	else if (c == '"' || c == '\\')
+		fprintf(out, "\\%c", c);
+	else
+		fprintf(out, "\\u%04x", c);
+}
+
+/*
+ * Write @s with controls, quotes and backslashes escaped, and every byte
+ * of invalid UTF-8 too: JSON text cannot represent it, so it shows as
+ * "\u00NN" (no U+FFFD) and the value stays reversible for a human
+ * reader; in text as "\xNN", like the controls.
+ */
+static void
+escape_utf8(FILE *out, const char *s, int json)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
 
 	while (n > 0) {
-		size_t l;
+		unsigned char c = *p;
+		size_t l = 0;
 
-		if (*p == '"' || *p == '\\') {
-			fputc('\\', out);
-			fputc(*p, out);
-			p++, n--;
-			continue;
-		}
-		if (*p < 0x20 || *p == 0x7f) {
-			fprintf(out, "\\u%04x", *p);
-			p++, n--;
-			continue;
-		}
-		l = utf8_len(p, n);
+		if (c >= 0x20 && c != 0x7f && c != '\\' && c != '"' &&
+		    (json || c != '\''))
+			l = utf8_len(p, n);
 		if (l == 0) {
-			/* Invalid UTF-8 is not representable in JSON text;
-			 * show the byte as U+FFFD-free "\u00NN" so the value
-			 * stays reversible for a human reader. */
-			fprintf(out, "\\u00%02x", *p);
+			escape_byte(out, c, json);
 			p++, n--;
 			continue;
 		}
@@ -275,30 +290,15 @@ pgsc_json_escape(FILE *out, const char *s)
 }
 
 void
+pgsc_json_escape(FILE *out, const char *s)
+{
+	escape_utf8(out, s, 1);
+}
+
+void
 pgsc_text_escape(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-
-	while (n > 0) {
-		size_t l;
-
-		if (*p < 0x20 || *p == 0x7f || *p == '\\' || *p == '"' ||
-		    *p == '\'') {
-			fprintf(out, "\\x%02x", *p);
-			p++, n--;
-			continue;
-		}
-		l = utf8_len(p, n);
-		if (l == 0) {
-			fprintf(out, "\\x%02x", *p);
-			p++, n--;
-			continue;
-		}
-		fwrite(p, 1, l, out);
-		p += l;
-		n -= l;
-	}
+	escape_utf8(out, s, 0);
 }
 
 int

@@ -16,6 +16,8 @@ DUMP=$1
 BIN=$2
 GOLDEN=$3
 PGBIN=/usr/lib/postgresql/15/bin
+# shellcheck source=../lib/pg.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pg.sh"
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 [ "$(id -u)" = 0 ] || { echo "FAIL: run as root (the cluster runs as postgres)"; exit 1; }
@@ -27,7 +29,7 @@ chmod 755 "$T"
 install -d -o postgres -m 700 "$T/pg"
 as_pg() { runuser -u postgres -- "$@"; }
 
-as_pg "$PGBIN/initdb" -D "$T/pg/data" -A trust --no-sync -E UTF8 --locale=C >"$T/initdb.log" 2>&1 ||
+pg_initdb "$T/pg/data" "$T/initdb.log" --no-sync -E UTF8 --locale=C ||
 	{ echo "FAIL: initdb: $(tail -5 "$T/initdb.log")"; exit 1; }
 CONF=$T/pg/data/postgresql.conf
 cp "$CONF" "$T/initdb.conf"

@@ -72,6 +72,8 @@ id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
 
 # shellcheck source=../lib/auditd.sh
 . "$HERE/../lib/auditd.sh"
+# shellcheck source=../lib/pg.sh
+. "$HERE/../lib/pg.sh"
 
 # ------------------------------------------------------------ workdir --
 W=$(mktemp -d /tmp/pgsc-live-core.XXXXXX)
@@ -88,9 +90,7 @@ cleanup() {
 	set +e
 	[ -n "$NOISE_PID" ] && kill "$NOISE_PID" 2>/dev/null && wait "$NOISE_PID" 2>/dev/null
 	for c in $CLUSTERS; do
-		if [ -f "$W/$c/data/postmaster.pid" ]; then
-			runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/$c/data" -m immediate -w -t 30 stop >/dev/null 2>&1
-		fi
+		pg_stop_now "$W/$c/data"
 	done
 	audit_end
 	if [ "${PGSC_LIVE_KEEP:-0}" = 1 ]; then
@@ -102,9 +102,7 @@ cleanup() {
 	fi
 	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+pg_traps cleanup
 
 # pgsc-exec must be reachable by the postgres user.
 EXEC=$BINDIR/pgsc-exec

@@ -31,6 +31,8 @@ BINDIR=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=/usr/lib/postgresql/15/bin
+# shellcheck source=../lib/pg.sh
+. "$HERE/../lib/pg.sh"
 [ "$(id -u)" = 0 ] || fail "must run as root"
 for t in auditd auditctl scmp_sys_resolver runuser flock od; do
 	command -v "$t" >/dev/null || fail "required program '$t' is not installed"
@@ -59,16 +61,10 @@ cleanup() {
 		for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
 	fi
 	audit_end
-	if [ "${PGSC_LIVE_KEEP:-0}" = 1 ]; then
-		echo "upgrade-live: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
-	fi
+	pg_workdir_done "$W" "${PGSC_LIVE_KEEP:-0}" upgrade-live
 	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+pg_traps cleanup
 
 # The private binary: a directory whose name does not end like the
 # installed one, so PostgreSQL finds its libraries and share files at the
@@ -80,12 +76,10 @@ PGEXE=$W/pgbin/postgres
 install -m 0755 "$BINDIR/pgsc-exec" "$W/bin/pgsc-exec"
 mkdir -m 0700 "$W/data"
 chown postgres "$W/sock" "$W/data"
-runuser -u postgres -- "$PGBIN/initdb" -D "$W/data" -A trust -U postgres --no-sync >"$W/initdb.log" 2>&1 ||
+pg_initdb "$W/data" "$W/initdb.log" --no-sync ||
 	fail "initdb: $(tail -5 "$W/initdb.log")"
+pg_private_conf "$W/data" "$W/sock" "$PORT"
 cat >>"$W/data/postgresql.conf" <<CONF
-listen_addresses = ''
-port = $PORT
-unix_socket_directories = '$W/sock'
 log_line_prefix = '%m [%p] %b '
 log_connections = on
 log_disconnections = on

@@ -48,6 +48,8 @@ SRCROOT=$(cd "$HERE/../.." && pwd)
 [ -x "$PG_CONFIG" ] || fail "pg_config '$PG_CONFIG' not found (Debian package postgresql-server-dev-15; CMake option PGSC_PG_MODULE)"
 [ -f "$MODDIR/pgsc.so" ] || fail "$MODDIR/pgsc.so is missing: the module was not built (cmake --build BUILD --target pgsc-module)"
 PGBIN=$("$PG_CONFIG" --bindir)
+# shellcheck source=../lib/pg.sh
+. "$HERE/../lib/pg.sh"
 PKGLIB=$("$PG_CONFIG" --pkglibdir)
 for t in initdb pg_ctl postgres psql pg_isready; do
 	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
@@ -80,28 +82,22 @@ LOGN=0
 LOG=
 
 cleanup() {
-	local rc=$?
+	local rc=$? keep=0
 	trap - EXIT INT TERM
 	set +e
-	if [ -f "$D/postmaster.pid" ]; then
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m immediate -w -t 30 stop >/dev/null 2>&1
-	fi
+	pg_stop_now "$D"
 	if [ "${PGSC_MODULE_KEEP:-0}" = 1 ] || [ "$rc" != 0 ]; then
-		echo "module: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
+		keep=1
 	fi
+	pg_workdir_done "$W" "$keep" module
 	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+pg_traps cleanup
 
-runuser -u postgres -- "$PGBIN/initdb" -D "$D" -A trust -U postgres -N >"$W/initdb.log" 2>&1 ||
+pg_initdb "$D" "$W/initdb.log" -N ||
 	fail "initdb failed: $(tail -5 "$W/initdb.log")"
+pg_private_conf "$D" "$SOCK"
 cat >>"$D/postgresql.conf" <<EOF
-listen_addresses = ''
-unix_socket_directories = '$SOCK'
 fsync = off
 shared_preload_libraries = 'pgsc'
 include 'pgsc.conf'

@@ -31,6 +31,8 @@ BINDIR=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=/usr/lib/postgresql/15/bin
+# shellcheck source=../lib/pg.sh
+. "$HERE/../lib/pg.sh"
 PGEXE=$PGBIN/postgres
 MIN=${PGSC_SCAN_MIN_RECALL:-95}
 
@@ -56,14 +58,9 @@ cleanup() {
 	trap - EXIT
 	set +e
 	[ -n "$SCAN_PID" ] && kill "$SCAN_PID" 2>/dev/null && wait "$SCAN_PID" 2>/dev/null
-	[ -f "$W/data/postmaster.pid" ] &&
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/data" -m immediate -w -t 30 stop >/dev/null 2>&1
+	pg_stop_now "$W/data"
 	audit_end
-	if [ "${PGSC_SCAN_KEEP:-0}" = 1 ]; then
-		echo "scan-recall: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
-	fi
+	pg_workdir_done "$W" "${PGSC_SCAN_KEEP:-0}" scan-recall
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -81,13 +78,11 @@ if ! runuser -u postgres -- test -x "$EXEC"; then
 fi
 mkdir -p "$W/sock" "$W/files"
 chown -R postgres "$W"
-runuser -u postgres -- "$PGBIN/initdb" -D "$W/data" -A trust -U postgres --no-sync >"$W/initdb.log" 2>&1 ||
+pg_initdb "$W/data" "$W/initdb.log" --no-sync ||
 	fail "initdb: $(tail -5 "$W/initdb.log")"
 PORT=$((50000 + $$ % 10000))
+pg_private_conf "$W/data" "$W/sock" "$PORT"
 cat >>"$W/data/postgresql.conf" <<EOF
-listen_addresses = ''
-port = $PORT
-unix_socket_directories = '$W/sock'
 autovacuum_naptime = 1s
 work_mem = '64kB'
 EOF

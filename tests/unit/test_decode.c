@@ -1,24 +1,11 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_decode.c - unit tests for decode.c: pgsc_record_decode() and
  * pgsc_reject_name(). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "pgsc-int.h"
-
-/* The ENRICHED separator; kept apart so "\x1d" never swallows hex digits
- * of the text that follows it. */
-#define GS "\x1d"
-
-#define X86_64 0xc000003eU
-#define I386 0x40000003U
 
 /* Real lines recorded on this machine (/tmp/rec/audit/audit.log). */
 #define SECCOMP_RAW                                                        \

@@ -2,11 +2,7 @@
 /* test_diff.c - unit tests for pgsc-diff: the families data (families.def,
  * families.c), the equivalence logic, the GUC and JSON readers with
  * hostile inputs, and the three output formats (diff.c). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <errno.h>
 #include <seccomp.h>

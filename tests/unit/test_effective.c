@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_effective.c - unit tests for effective.c: precedence, '*', names. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <errno.h>
 #include <seccomp.h>
@@ -12,9 +8,6 @@
 #include <string.h>
 
 #include "pgsc.h"
-
-#define X86_64 0xc000003eU
-#define AARCH64 0xc00000b7U
 
 /* The entry for @name in @e, or NULL. */
 static const struct pgsc_effective_entry *

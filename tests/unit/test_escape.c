@@ -1,17 +1,11 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_escape.c - unit tests for the escaping of untrusted text (util.c):
  * pgsc_json_escape(), pgsc_text_escape(), pgsc_guc_name_ok(). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "pgsc-int.h"
 
 /* Hostile inputs: quotes, backslashes, every control byte, the ENRICHED
  * separator, terminal escapes, invalid UTF-8, valid multibyte UTF-8. */

@@ -1,17 +1,11 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_feed.c - unit tests for feed.c: zeroed blocks and over-long lines
  * at any chunk boundary (issue 10), and both parse paths counting alike. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "pgsc-int.h"
 
 #define REC(ser) "type=SECCOMP msg=audit(1796252190.770:" #ser "): pid=3514 " \
 	"comm=\"postgres\" exe=\"/usr/lib/postgresql/15/bin/postgres\" " \

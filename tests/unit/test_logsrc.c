@@ -4,11 +4,7 @@
  * --until) and timearg.c (pgsc_time_parse()).  Compressed fixtures are
  * made here from tests/fixtures/unit/import-small.log with zlib, liblzma
  * and libzstd; what they must give is the plain file. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +16,6 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
-
-#include "pgsc-int.h"
 
 static char dir[] = "/tmp/pgsc-test-logsrc.XXXXXX";
 
@@ -35,25 +29,20 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return unit_rmtree(dir);
 }
 
 /* The fixture log in memory. */
 static char *
 fixture(size_t *len)
 {
-	const char *fx = getenv("PGSC_FIXTURES");
 	char path[512];
 	FILE *f;
 	char *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/unit/import-small.log",
-		 fx ? fx : "tests/fixtures");
+	unit_fixture_path(path, sizeof(path), "unit/import-small.log");
 	f = fopen(path, "rb");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);

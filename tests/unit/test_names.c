@@ -1,20 +1,10 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_names.c - unit tests for names.c: syscall and arch names. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "pgsc-int.h"
-
-#define X86_64 0xc000003eU
-#define I386 0x40000003U
-#define AARCH64 0xc00000b7U
 
 /* pgsc's short names and libseccomp's tokens (= audit arch tokens). */
 static const struct {

@@ -1,20 +1,13 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_pglog.c - unit tests for pglog.c (PostgreSQL server logs as hints). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "pgsc-int.h"
 
 /* UNITTEST helpers of pglog.c. */
 size_t pglog_parse_time(const char *s, size_t n, double *out);
@@ -37,21 +30,8 @@ group_setup(void **state)
 static int
 group_teardown(void **state)
 {
-	DIR *d = opendir(tmpdir);
-	struct dirent *de;
-	char path[512];
-
 	(void)state;
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	return rmdir(tmpdir);
+	return unit_rmtree(tmpdir);
 }
 
 /* Write @len bytes of @text to tmpdir/@name; the path goes to @path. */

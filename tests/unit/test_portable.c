@@ -3,11 +3,7 @@
  * families.c: "exists on an arch" checked against the filters libseccomp
  * itself builds, the family mapping of --arch/--portable, arch names and
  * pgsc_guc_check(). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <errno.h>
 #include <seccomp.h>

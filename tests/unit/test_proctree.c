@@ -1,20 +1,11 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_proctree.c - unit tests for proctree.c: ancestry, roles, PID reuse,
  * children whose records come before their fork record, process titles. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "pgsc-int.h"
-
-#define GS "\x1d"
-#define X86_64 0xc000003eU
 
 #define PG_EXE "/usr/lib/postgresql/15/bin/postgres"
 #define PGCTL_EXE "/usr/lib/postgresql/15/bin/pg_ctl"
@@ -1085,7 +1076,6 @@ test_title_role_spaces(void **state)
 
 /* ---------------------------------------------------------------- */
 /* Pruning: a long daemon run keeps memory bounded.                    */
-
 
 /*
  * 4000 backends, one every 50 ms of stream time (200 s), pids reused at

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_store.c - unit tests for store.c, import.c and report.c: opening
  * and migrating a store, importing a small real log once, reporting. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +11,6 @@
 #include <unistd.h>
 
 #include <sqlite3.h>
-
-#include "pgsc-int.h"
 
 /*
  * fixtures/unit/import-small.log: 15 lines cut from a recorded ENRICHED
@@ -43,43 +36,14 @@ group_setup(void **state)
 static int
 group_teardown(void **state)
 {
-	DIR *d = opendir(tmpdir);
-	struct dirent *de;
-	char path[512];
-
 	(void)state;
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	return rmdir(tmpdir);
+	return unit_rmtree(tmpdir);
 }
 
 static void
 tmp_path(char *out, size_t sz, const char *name)
 {
 	snprintf(out, sz, "%s/%s", tmpdir, name);
-}
-
-static void
-fixture_path(char *out, size_t sz, const char *name)
-{
-	const char *dir = getenv("PGSC_FIXTURES");
-
-	if (dir != NULL && *dir != '\0') {
-		snprintf(out, sz, "%s/%s", dir, name);
-	} else {
-		/* run by hand: tests/unit/../fixtures */
-		const char *src = __FILE__, *slash = strrchr(src, '/');
-
-		snprintf(out, sz, "%.*s/../fixtures/%s",
-			 slash ? (int)(slash - src) : 1, slash ? src : ".", name);
-	}
 }
 
 /* Copy a fixture into tmpdir (so it can be appended to). */
@@ -90,7 +54,7 @@ copy_fixture(const char *name, const char *dst)
 	FILE *in, *out;
 	size_t n;
 
-	fixture_path(src, sizeof(src), name);
+	unit_fixture_path(src, sizeof(src), name);
 	in = fopen(src, "rb");
 	if (in == NULL)
 		fail_msg("%s: %s (set PGSC_FIXTURES)", src, strerror(errno));

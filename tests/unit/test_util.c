@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_util.c - unit tests for util.c: util_exe_is() (a binary replaced
  * under a running server, issue 10) and util_open_regular(). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "pgsc-int.h"
 
 #define PG "/usr/lib/postgresql/15/bin/postgres"
 

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/*
+ * unit.h - what the unit tests under tests/unit share: cmocka with the
+ * headers it wants before it, the library's internal header, the audit
+ * arch tokens and record separator the recorded lines use, a private
+ * temporary directory per test program, and the path of a fixture
+ * (tests/fixtures, or $PGSC_FIXTURES as ctest sets it).
+ */
+#ifndef PGSC_UNIT_H
+#define PGSC_UNIT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pgsc-int.h"
+
+/* audit arch tokens (AUDIT_ARCH_*) of the recorded lines */
+#define X86_64 0xc000003eU
+#define I386 0x40000003U
+#define AARCH64 0xc00000b7U
+
+/* The ENRICHED separator; kept apart so "\x1d" never swallows hex digits
+ * of the text that follows it. */
+#define GS "\x1d"
+
+/* nftw callback of unit_rmtree() */
+static inline int
+unit_rm_one(const char *path, const struct stat *sb, int flag,
+	    struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Remove @dir and everything under it.  Returns 0 or -1. */
+static inline int
+unit_rmtree(const char *dir)
+{
+	return nftw(dir, unit_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The path of fixture @name (relative to tests/fixtures) in @out. */
+static inline void
+unit_fixture_path(char *out, size_t sz, const char *name)
+{
+	const char *dir = getenv("PGSC_FIXTURES");
+
+	if (dir != NULL && *dir != '\0') {
+		snprintf(out, sz, "%s/%s", dir, name);
+	} else {
+		/* run by hand: tests/unit/../fixtures */
+		const char *src = __FILE__, *slash = strrchr(src, '/');
+
+		snprintf(out, sz, "%.*s/../fixtures/%s",
+			 slash ? (int)(slash - src) : 1, slash ? src : ".", name);
+	}
+}
+
+#endif /* PGSC_UNIT_H */

@@ -34,7 +34,7 @@ struct kreq {
 	int want_status;
 	int want_marker, marker_done, marker_rc;
 	char marker[64];
-	struct audit_figures fig;   /* the latest status read */
+	struct netlink_figures fig;   /* the latest status read */
 	uint64_t nfig;              /* status reads done */
 };
 
@@ -54,7 +54,7 @@ kreq_main(void *arg)
 
 	pthread_mutex_lock(&k->mu);
 	for (;;) {
-		struct audit_figures f;
+		struct netlink_figures f;
 		char text[sizeof(k->marker)];
 		int rc;
 
@@ -81,7 +81,7 @@ kreq_main(void *arg)
 			memcpy(text, k->marker, sizeof(text));
 			k->want_marker = 0;
 			pthread_mutex_unlock(&k->mu);
-			rc = audit_send_marker(text, NULL);
+			rc = netlink_send_marker(text, NULL);
 			pthread_mutex_lock(&k->mu);
 			k->marker_rc = rc;
 			k->marker_done = 1;
@@ -89,7 +89,7 @@ kreq_main(void *arg)
 		}
 		k->want_status = 0;
 		pthread_mutex_unlock(&k->mu);
-		rc = audit_figures_get(&f, NULL);
+		rc = netlink_figures_get(&f, NULL);
 		pthread_mutex_lock(&k->mu);
 		if (rc == 0) {
 			k->fig = f;
@@ -176,7 +176,7 @@ kreq_ask_status(struct kreq *k)
 
 /* The latest figures if at least @min reads are done: 1, else 0. */
 int
-kreq_figures(struct kreq *k, uint64_t min, struct audit_figures *f)
+kreq_figures(struct kreq *k, uint64_t min, struct netlink_figures *f)
 {
 	int have;
 

@@ -37,7 +37,7 @@ static char s_default[] = "--default", s_log[] = "log", s_ddash[] = "--";
 struct run {
 	struct live lv;
 	struct pgsc_live_stats *stats;
-	struct audit_figures fig;    /* the kernel's, at the start */
+	struct netlink_figures fig;    /* the kernel's, at the start */
 	int have_start, continued, rules;
 	char *command;
 	int sfd;
@@ -147,10 +147,10 @@ source_choose(const char **spec)
 	const char *s = *spec;
 
 	if (s == NULL || strcmp(s, "auto") == 0) {
-		struct audit_figures f;
+		struct netlink_figures f;
 
 		/* netlink when nobody else is the audit daemon */
-		if (audit_figures_get(&f, NULL) == 0 &&
+		if (netlink_figures_get(&f, NULL) == 0 &&
 		    (f.pid == 0 || (kill((pid_t)f.pid, 0) < 0 && errno == ESRCH)))
 			s = "netlink";
 		else
@@ -295,7 +295,7 @@ live_open(struct run *ru)
 	 * happens meanwhile counts against this round: never less than the
 	 * truth.
 	 */
-	ru->have_start = audit_figures_get(&ru->fig, NULL) == 0;
+	ru->have_start = netlink_figures_get(&ru->fig, NULL) == 0;
 	lv->src = source_choose(&spec);
 	if (lv->src == NULL) {
 		util_cause(lv->cause, "unknown source \"%s\" (plugin, "
@@ -528,7 +528,7 @@ static void
 drain_wait_figures(struct run *ru, double now)
 {
 	struct live *lv = &ru->lv;
-	struct audit_figures f;
+	struct netlink_figures f;
 
 	if (!lv->have_figures) {
 		ru->stop = 1;

@@ -36,7 +36,7 @@ struct kreq;
 int kreq_start(double interval, struct kreq **out);
 void kreq_stop(struct kreq *k);
 uint64_t kreq_ask_status(struct kreq *k);
-int kreq_figures(struct kreq *k, uint64_t min, struct audit_figures *f);
+int kreq_figures(struct kreq *k, uint64_t min, struct netlink_figures *f);
 void kreq_send_marker(struct kreq *k, const char *text);
 int kreq_marker_done(struct kreq *k, int *rc);
 
@@ -113,7 +113,7 @@ struct live {
 	const struct live_source *src;
 	const char *source;          /* as stored in rounds.source */
 	struct tail tail;
-	struct nlsrc *nl;
+	struct netlink *nl;
 	struct kreq *kreq;
 	uint64_t overruns;           /* netlink socket overruns seen */
 	int have_figures;

@@ -18,7 +18,7 @@
 static void
 update_figures(struct live *lv)
 {
-	struct audit_figures f;
+	struct netlink_figures f;
 
 	if (!lv->have_figures || lv->kreq == NULL ||
 	    !kreq_figures(lv->kreq, 1, &f))

@@ -16,7 +16,7 @@
  * and go on reading: stopping would lose everything after.
  */
 static int
-netlink_read(struct live *lv, short revents, double deadline)
+nl_source_read(struct live *lv, short revents, double deadline)
 {
 	long n;
 
@@ -24,7 +24,7 @@ netlink_read(struct live *lv, short revents, double deadline)
 	for (;;) {
 		int rc;
 
-		n = nlsrc_read(lv->nl, lv->buf, BUF_SIZE);
+		n = netlink_read(lv->nl, lv->buf, BUF_SIZE);
 		if (n == -ENOBUFS) {
 			if (lv->overruns++ == 0 && !lv->o->quiet)
 				fprintf(lv->diag, "pgsc: warning: the netlink "
@@ -43,38 +43,38 @@ netlink_read(struct live *lv, short revents, double deadline)
 }
 
 static int
-netlink_open(struct live *lv, const char *spec)
+nl_source_open(struct live *lv, const char *spec)
 {
 	int rc;
 
 	(void)spec;
 	lv->source = "netlink";
-	rc = nlsrc_open(8192, 60000, &lv->nl, lv->cause);
+	rc = netlink_open(8192, 60000, &lv->nl, lv->cause);
 	if (rc == 0)
 		feed_set_source(lv->feed, "netlink", 0, 0);
 	return rc;
 }
 
 static int
-netlink_pollfd(struct live *lv, struct pollfd *pfd, int *timeout)
+nl_source_pollfd(struct live *lv, struct pollfd *pfd, int *timeout)
 {
 	(void)timeout;
-	*pfd = (struct pollfd){ nlsrc_fd(lv->nl), POLLIN, 0 };
+	*pfd = (struct pollfd){ netlink_fd(lv->nl), POLLIN, 0 };
 	return 1;
 }
 
 static void
-netlink_close(struct live *lv)
+nl_source_close(struct live *lv)
 {
-	nlsrc_close(lv->nl);
+	netlink_close(lv->nl);
 	lv->nl = NULL;
 }
 
 const struct live_source live_netlink = {
 	.kind = "netlink",
 	.audit_daemon = 1,
-	.open = netlink_open,
-	.pollfd = netlink_pollfd,
-	.read = netlink_read,
-	.close = netlink_close,
+	.open = nl_source_open,
+	.pollfd = nl_source_pollfd,
+	.read = nl_source_read,
+	.close = nl_source_close,
 };

@@ -27,7 +27,7 @@
 /* How long to wait for the kernel's answer to a status request. */
 #define NL_REPLY_MS 5000
 
-struct nlsrc {
+struct netlink {
 	int fd;
 	pid_t pid;              /* the pid we registered with the kernel */
 	int overrun;            /* ENOBUFS seen and not yet reported */
@@ -68,7 +68,7 @@ errno_hint(int err)
  * Returns 0 or a negative errno.
  */
 static int
-status_get(int fd, struct audit_figures *f)
+status_get(int fd, struct netlink_figures *f)
 {
 	struct audit_status st;
 	struct audit_reply rep;
@@ -131,7 +131,7 @@ status_get(int fd, struct audit_figures *f)
 /* Open a control socket into *@fdp and read the kernel's status over it
  * (*@fdp is left for the caller to close, also on failure). */
 static int
-status_open(int *fdp, struct audit_figures *f, char **cause)
+status_open(int *fdp, struct netlink_figures *f, char **cause)
 {
 	int rc;
 
@@ -162,7 +162,7 @@ status_open(int *fdp, struct audit_figures *f, char **cause)
  * Returns 0 or a negative errno.
  */
 int
-audit_figures_get(struct audit_figures *f, char **cause)
+netlink_figures_get(struct netlink_figures *f, char **cause)
 {
 	int fd, rc;
 
@@ -316,7 +316,7 @@ ms_to_jiffies(uint32_t ms)
 static void
 unregister(pid_t pid)
 {
-	struct audit_figures f;
+	struct netlink_figures f;
 	int fd = audit_open();
 
 	if (fd < 0)
@@ -330,7 +330,7 @@ unregister(pid_t pid)
 /* One AUDIT_SET on @ctl, with the cause on failure. */
 static int
 set_one(int ctl, int (*set)(int, uint32_t), uint32_t val, const char *what,
-	const struct audit_figures *f, char **cause)
+	const struct netlink_figures *f, char **cause)
 {
 	int rc = set(ctl, val);
 
@@ -358,11 +358,11 @@ set_one(int ctl, int (*set)(int, uint32_t), uint32_t val, const char *what,
  * negative errno.
  */
 int
-nlsrc_open(uint32_t backlog_limit, uint32_t backlog_wait_ms,
-	   struct nlsrc **out, char **cause)
+netlink_open(uint32_t backlog_limit, uint32_t backlog_wait_ms,
+	   struct netlink **out, char **cause)
 {
-	struct audit_figures f;
-	struct nlsrc *s = NULL;
+	struct netlink_figures f;
+	struct netlink *s = NULL;
 	uint32_t wait_j = 0;
 	int ctl = -1, registered = 0, rc, sz = NL_RCVBUF;
 
@@ -477,7 +477,7 @@ out:
 }
 
 int
-nlsrc_fd(const struct nlsrc *s)
+netlink_fd(const struct netlink *s)
 {
 	return s->fd;
 }
@@ -487,7 +487,7 @@ nlsrc_fd(const struct nlsrc *s)
  * errno (-EAGAIN: nothing waiting).
  */
 static ssize_t
-dgram_recv(struct nlsrc *s)
+dgram_recv(struct netlink *s)
 {
 	struct sockaddr_nl sa;
 	socklen_t salen;
@@ -541,7 +541,7 @@ is_record(int type)
  * holds no record, -ENOSPC when the line does not fit in @cap.
  */
 static long
-dgram_format(struct nlsrc *s, char *buf, size_t cap)
+dgram_format(struct netlink *s, char *buf, size_t cap)
 {
 	const struct nlmsghdr *nlh = &s->dg.h;
 	size_t off = 0, plen, nlen, need;
@@ -603,7 +603,7 @@ dgram_format(struct nlsrc *s, char *buf, size_t cap)
  * the next line (give 64 KiB or more), or another negative errno.
  */
 long
-nlsrc_read(struct nlsrc *s, char *buf, size_t cap)
+netlink_read(struct netlink *s, char *buf, size_t cap)
 {
 	size_t used = 0;
 	long n;
@@ -644,7 +644,7 @@ nlsrc_read(struct nlsrc *s, char *buf, size_t cap)
  * backlog settings stay: auditd -s nochange behaves the same.
  */
 void
-nlsrc_close(struct nlsrc *s)
+netlink_close(struct netlink *s)
 {
 	if (s == NULL)
 		return;
@@ -673,9 +673,9 @@ nlsrc_close(struct nlsrc *s)
  * kernel drops user messages then, silently).
  */
 int
-audit_send_marker(const char *text, char **cause)
+netlink_send_marker(const char *text, char **cause)
 {
-	struct audit_figures f;
+	struct netlink_figures f;
 	size_t i, len = strlen(text);
 	int fd = -1, rc;
 

@@ -4,7 +4,7 @@
  *   nl_smoke [N]               take over from a dead daemon, register,
  *                              read N SECCOMP records of a child and a
  *                              drain marker, check lost, unregister
- *   nl_smoke --expect-refusal  another audit daemon runs: nlsrc_open must
+ *   nl_smoke --expect-refusal  another audit daemon runs: netlink_open must
  *                              fail with -EEXIST and name it
  *
  * NL_SMOKE_DUMP=FILE writes the lines read to FILE (for ausearch -if).
@@ -50,13 +50,13 @@ fail(const char *fmt, ...)
 }
 
 static void
-figures(const char *when, struct audit_figures *f)
+figures(const char *when, struct netlink_figures *f)
 {
 	char *cause = NULL;
-	int rc = audit_figures_get(f, &cause);
+	int rc = netlink_figures_get(f, &cause);
 
 	if (rc < 0)
-		fail("audit_figures_get (%s): %s", when,
+		fail("netlink_figures_get (%s): %s", when,
 		     cause ? cause : strerror(-rc));
 	printf("nl_smoke: %-14s enabled=%u pid=%u lost=%u backlog=%u/%u "
 	       "wait=%u", when, f->enabled, f->pid, f->lost, f->backlog,
@@ -70,18 +70,18 @@ figures(const char *when, struct audit_figures *f)
 static int
 expect_refusal(void)
 {
-	struct audit_figures f;
-	struct nlsrc *s = NULL;
+	struct netlink_figures f;
+	struct netlink *s = NULL;
 	char *cause = NULL, want[32];
 	int rc;
 
 	figures("before", &f);
 	if (f.pid == 0)
 		fail("no audit daemon is registered; nothing to refuse");
-	rc = nlsrc_open(8192, 60000, &s, &cause);
+	rc = netlink_open(8192, 60000, &s, &cause);
 	if (rc == 0) {
-		nlsrc_close(s);
-		fail("nlsrc_open succeeded next to pid %u", f.pid);
+		netlink_close(s);
+		fail("netlink_open succeeded next to pid %u", f.pid);
 	}
 	printf("nl_smoke: refused: rc=%d (%s), cause: %s\n", rc,
 	       strerror(-rc), cause ? cause : "(none)");
@@ -112,10 +112,10 @@ dead_daemon(void)
 	if (pid < 0)
 		fail("fork: %s", strerror(errno));
 	if (pid == 0) {
-		struct nlsrc *s = NULL;
+		struct netlink *s = NULL;
 		char *cause = NULL;
 
-		c = nlsrc_open(0, 0, &s, &cause) == 0 ? 'y' : 'n';
+		c = netlink_open(0, 0, &s, &cause) == 0 ? 'y' : 'n';
 		if (c == 'n')
 			fprintf(stderr, "nl_smoke: child: %s\n", cause);
 		if (write(pfd[1], &c, 1) != 1)
@@ -209,8 +209,8 @@ tally_lines(struct tally *t, const char *buf, size_t len)
 int
 main(int argc, char **argv)
 {
-	struct audit_figures before, opened, after;
-	struct nlsrc *s = NULL;
+	struct netlink_figures before, opened, after;
+	struct netlink *s = NULL;
 	struct tally t;
 	char *cause = NULL, *buf, marker[64];
 	long n = 5000, reads = 0, small = 0, nospc = 0;
@@ -240,9 +240,9 @@ main(int argc, char **argv)
 	/* 1. take over from a registered daemon that died */
 	dead = dead_daemon();
 	figures("dead daemon", &before);
-	rc = nlsrc_open(8192, 60000, &s, &cause);
+	rc = netlink_open(8192, 60000, &s, &cause);
 	if (rc < 0)
-		fail("nlsrc_open after the daemon died: %s",
+		fail("netlink_open after the daemon died: %s",
 		     cause ? cause : strerror(-rc));
 	waitpid(dead, NULL, 0);
 	figures("opened", &opened);
@@ -250,8 +250,8 @@ main(int argc, char **argv)
 		fail("registered pid is %u, not ours (%d)", opened.pid,
 		     (int)getpid());
 	if (opened.enabled != 1)
-		fail("audit is not enabled after nlsrc_open");
-	if (getsockopt(nlsrc_fd(s), SOL_SOCKET, SO_RCVBUF, &sz, &szlen) == 0)
+		fail("audit is not enabled after netlink_open");
+	if (getsockopt(netlink_fd(s), SOL_SOCKET, SO_RCVBUF, &sz, &szlen) == 0)
 		printf("nl_smoke: SO_RCVBUF %d bytes\n", sz);
 	if (sz < 8 * 1024 * 1024)
 		fail("receive buffer %d is under 8 MiB", sz);
@@ -282,7 +282,7 @@ main(int argc, char **argv)
 		fail("%s: %s", getenv("NL_SMOKE_DUMP"), strerror(errno));
 	deadline = t0 + TIMEOUT_S;
 	while (!t.marker_seen) {
-		struct pollfd pfd = { nlsrc_fd(s), POLLIN, 0 };
+		struct pollfd pfd = { netlink_fd(s), POLLIN, 0 };
 		size_t cap = (reads & 1) ? SMALL_CAP : BUF_SIZE;
 		long got;
 
@@ -295,21 +295,21 @@ main(int argc, char **argv)
 			printf("nl_smoke: child done in %.3f s\n",
 			       util_now() - t0);
 			child = 0;
-			rc = audit_send_marker(marker, &cause);
+			rc = netlink_send_marker(marker, &cause);
 			if (rc < 0)
-				fail("audit_send_marker: %s",
+				fail("netlink_send_marker: %s",
 				     cause ? cause : strerror(-rc));
 		}
 		if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
 			fail("poll: %s", strerror(errno));
-		got = nlsrc_read(s, buf, cap);
+		got = netlink_read(s, buf, cap);
 		reads++;
 		if (got == -ENOSPC && cap == SMALL_CAP) {
 			nospc++;
 			continue;
 		}
 		if (got < 0)
-			fail("nlsrc_read: %s", strerror((int)-got));
+			fail("netlink_read: %s", strerror((int)-got));
 		if (cap == SMALL_CAP && got > 0)
 			small++;
 		tally_lines(&t, buf, (size_t)got);
@@ -337,13 +337,13 @@ main(int argc, char **argv)
 		       opened.backlog_wait_time_actual);
 
 	/* 5. unregister */
-	nlsrc_close(s);
+	netlink_close(s);
 	figures("closed", &after);
 	if (after.pid != 0)
-		fail("pid %u is still registered after nlsrc_close",
+		fail("pid %u is still registered after netlink_close",
 		     after.pid);
 	if (after.enabled != 1)
-		fail("audit enabled=%u after nlsrc_close", after.enabled);
+		fail("audit enabled=%u after netlink_close", after.enabled);
 	printf("nl_smoke: ok %ld records\n", n);
 	free(buf);
 	free(cause);

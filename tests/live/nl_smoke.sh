@@ -7,7 +7,7 @@
 #   1. runs nl_smoke N: take over from a dead daemon, read N SECCOMP
 #      records and a marker, check lost, unregister;
 #   2. starts a private auditd (tests/lib/auditd.sh) and runs
-#      nl_smoke --expect-refusal: nlsrc_open must fail with -EEXIST;
+#      nl_smoke --expect-refusal: netlink_open must fail with -EEXIST;
 #   3. puts back the audit settings it found.
 # NL_SMOKE is a built tests/live/nl_smoke.c; without it the script builds
 # one with gcc.

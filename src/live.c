@@ -306,7 +306,7 @@ live_open(struct run *ru)
 	if (rc < 0)
 		return rc;
 	if (o->load_rules) {
-		rc = pgsc_rules_load(lv->cause);
+		rc = rules_load(lv->cause);
 		if (rc < 0)
 			return rc;
 		ru->rules = 1;
@@ -689,7 +689,7 @@ live_cleanup(struct run *ru)
 		waitpid(ru->child, NULL, 0);
 	}
 	if (ru->rules)
-		pgsc_rules_remove();
+		rules_remove();
 	if (ru->sfd >= 0) {
 		close(ru->sfd);
 		sigprocmask(SIG_SETMASK, &ru->oldmask, NULL);

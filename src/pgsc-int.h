@@ -746,6 +746,11 @@ struct arch_info {
 };
 const struct arch_info *arch_find(uint32_t token);
 
+/* rules.c - pgsc's audit rules (key "pgsc"), loaded through auditctl */
+/* Load them, removing stale ones first; needs root. */
+int rules_load(char **cause);
+int rules_remove(void);
+
 /* ruleset.c - the one seccomp filter builder */
 struct ruleset_rule {
 	const char *name;       /* for messages */

@@ -304,10 +304,6 @@ struct pgsc_live_stats {
 int pgsc_live(pgsc_store *st, const struct pgsc_live_opts *opts,
 	      struct pgsc_live_stats *stats, char **cause);
 
-/** Load pgsc's audit rules (removing stale ones first).  Needs root. */
-int pgsc_rules_load(char **cause);
-/** Remove pgsc's audit rules (key "pgsc"). */
-int pgsc_rules_remove(void);
 /** Print pgsc's audit rules, as auditctl -R reads them. */
 void pgsc_print_rules(FILE *out);
 

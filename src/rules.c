@@ -65,7 +65,7 @@ run_auditctl(char *const argv[], int keep_fd)
  * Returns 0 or a negative errno.
  */
 int
-pgsc_rules_remove(void)
+rules_remove(void)
 {
 	char *const argv[] = { s_auditctl, s_D, s_k, s_pgsc, NULL };
 
@@ -73,7 +73,7 @@ pgsc_rules_remove(void)
 }
 
 int
-pgsc_rules_load(char **cause)
+rules_load(char **cause)
 {
 	/*
 	 * auditctl -R wants a regular file owned by root and writable by
@@ -85,7 +85,7 @@ pgsc_rules_load(char **cause)
 	int fd, rc = 0;
 	FILE *f;
 
-	pgsc_rules_remove();
+	rules_remove();
 	fd = memfd_create("pgsc-rules", MFD_CLOEXEC);
 	if (fd < 0 || fchmod(fd, 0600) < 0) {
 		rc = -errno;

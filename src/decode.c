@@ -283,39 +283,41 @@ enum field_bit {
 	F_TITLE = 1 << 12, F_UID = 1 << 13,
 };
 
-/* The fields we read, by key; a0 only outside EXECVE, where a0 is argv[0]. */
-#define FK(k, b) { k, sizeof(k) - 1, b }
-static const struct {
-	const char *key;
-	size_t len;
-	unsigned bit;
-} field_keys[] = {
-	FK("pid", F_PID), FK("ppid", F_PPID), FK("uid", F_UID),
-	FK("arch", F_ARCH), FK("syscall", F_SYSCALL), FK("compat", F_COMPAT),
-	FK("code", F_CODE), FK("success", F_SUCCESS), FK("exit", F_EXIT),
-	FK("a0", F_A0), FK("comm", F_COMM), FK("exe", F_EXE),
-	FK("argc", F_ARGC), FK("proctitle", F_TITLE),
-};
-#undef FK
-
 struct field {
 	const char *k, *v;
 	size_t klen, vlen;
 	int quoted;
 };
 
+/*
+ * The bit of a field we read, by its key; a0 only outside EXECVE, where a0
+ * is argv[0].  A switch on the length and comparisons of constant size:
+ * the compiler inlines them, and this runs for every field of every line.
+ */
 static unsigned
 field_bit(const struct field *f, enum pgsc_rec_type type)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(field_keys); i++) {
-		if (field_keys[i].len != f->klen ||
-		    memcmp(f->k, field_keys[i].key, f->klen) != 0)
-			continue;
-		if (field_keys[i].bit == F_A0 && type == PGSC_REC_EXECVE)
-			return 0;
-		return field_keys[i].bit;
+#define IS(s) (memcmp(f->k, s, sizeof(s) - 1) == 0)
+	switch (f->klen) {
+	case 2:
+		return IS("a0") && type != PGSC_REC_EXECVE ? F_A0 : 0;
+	case 3:
+		return IS("pid") ? F_PID : IS("uid") ? F_UID :
+		       IS("exe") ? F_EXE : 0;
+	case 4:
+		return IS("ppid") ? F_PPID : IS("arch") ? F_ARCH :
+		       IS("code") ? F_CODE : IS("exit") ? F_EXIT :
+		       IS("comm") ? F_COMM : IS("argc") ? F_ARGC : 0;
+	case 6:
+		return IS("compat") ? F_COMPAT : 0;
+	case 7:
+		return IS("syscall") ? F_SYSCALL : IS("success") ? F_SUCCESS : 0;
+	case 9:
+		return IS("proctitle") ? F_TITLE : 0;
+	default:
+		return 0;
 	}
-	return 0;
+#undef IS
 }
 
 /* The values every record starts with: none of its fields seen. */

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
+# tests/bench/bench-builds.sh - two builds of pgsc on the same input: is
+# the new one slower?  For a change that must not cost anything (issue 12's
+# redesign), the old build (main before it) against the new one:
+#
+#   bash tests/bench/bench-builds.sh OLD_BUILDDIR NEW_BUILDDIR SRCDIR [RECORDS]
+#
+# One log of RECORDS SECCOMP records (default 200,000: the recording
+# tests/golden/raw.log replayed by fleet_feed, with its fork records, so
+# the process tree does real work), then for each build:
+#   - instructions (valgrind --tool=callgrind; repeatable whatever the
+#     machine's load) of pgsc-collect --import on a fresh store, of
+#     pgsc-report --format=json and of pgsc-report --status on it;
+#   - wall seconds, best of 3, of the import and of a live follow
+#     (--source file: --from-start until every record is committed);
+#   - peak RSS of the import.
+# Prints the figures and new/old ratios.  Asserts only that both builds
+# store the same records and print the same report.  No root, no daemon.
+set -euo pipefail
+
+OLD=$(cd "${1:?usage: bench-builds.sh OLD_BUILD NEW_BUILD SRCDIR [RECORDS]}" && pwd)
+NEW=$(cd "${2:?usage: bench-builds.sh OLD_BUILD NEW_BUILD SRCDIR [RECORDS]}" && pwd)
+SRC=$(cd "${3:?usage: bench-builds.sh OLD_BUILD NEW_BUILD SRCDIR [RECORDS]}" && pwd)
+RECORDS=${4:-200000}
+for b in "$OLD" "$NEW"; do
+	for p in pgsc-collect pgsc-report; do
+		[ -x "$b/$p" ] || { echo "bench-builds: $b/$p is not built" >&2; exit 2; }
+	done
+done
+FEED=$NEW/tests/fleet_feed
+[ -x "$FEED" ] || { echo "bench-builds: $FEED is not built" >&2; exit 2; }
+for c in valgrind sqlite3 /usr/bin/time; do
+	command -v "$c" >/dev/null || { echo "bench-builds: $c is not installed" >&2; exit 2; }
+done
+
+T=$(mktemp -d "${TMPDIR:-/var/tmp}/pgsc-bench-builds.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
+"$FEED" -n 1 -r 200000 -s $((RECORDS / 200000 + 1)) -t recorded -o "$T/big.log" "$T/raw.log" 2>/dev/null
+awk -v max="$RECORDS" '/type=SECCOMP/ { n++; if (n > max) exit } { print }' "$T/big.log" >"$T/audit.log"
+rm -f "$T/big.log"
+echo "input: $(grep -c type=SECCOMP "$T/audit.log") SECCOMP records, $(wc -l <"$T/audit.log") lines"
+
+# instructions of a command, from callgrind's summary
+insns() {
+	{ valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null || true; } |
+		awk '/Collected :/ { print $4 }'
+}
+best_wall() {
+	local best= w i
+	for i in 1 2 3; do
+		rm -f "$T/w.db"*
+		/usr/bin/time -f '%e %M' -o "$T/time" "$@" >/dev/null 2>&1
+		read -r w r <"$T/time"
+		if [ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ]; then
+			best=$w
+			echo "$r" >"$T/rss"
+		fi
+	done
+	echo "$best"
+}
+follow() {
+	local b=$1 pid n
+	rm -f "$T/f.db"*
+	"$b/pgsc-collect" --db "$T/f.db" --source "file:$T/audit.log" --from-start \
+		--commit-interval 0.2 >/dev/null 2>&1 &
+	pid=$!
+	while :; do
+		n=$(sqlite3 -batch -noheader "$T/f.db" 'SELECT sum(records) FROM rounds' 2>/dev/null || true)
+		[ "${n:-0}" -ge "$RECORDS" ] && break
+		sleep 0.05
+	done
+	kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+}
+declare -A R
+for side in old new; do
+	b=$OLD; [ "$side" = new ] && b=$NEW
+	rm -f "$T/$side.db"*
+	R[$side.import]=$(insns "$b/pgsc-collect" --quiet --db "$T/$side.db" --import "$T/audit.log")
+	R[$side.json]=$(insns "$b/pgsc-report" --db "$T/$side.db" --format json)
+	R[$side.status]=$(insns "$b/pgsc-report" --db "$T/$side.db" --status)
+	"$b/pgsc-report" --db "$T/$side.db" --format json >"$T/$side.json" || true
+	R[$side.wall]=$(best_wall "$b/pgsc-collect" --quiet --db "$T/w.db" --import "$T/audit.log")
+	R[$side.rss]=$(( $(cat "$T/rss") / 1024 ))
+	s=$(date +%s.%N); follow "$b"; e=$(date +%s.%N)
+	R[$side.follow]=$(printf '%.2f' "$(echo "$e - $s" | bc)")
+done
+cmp -s "$T/old.json" "$T/new.json" || { echo "bench-builds: the two builds' reports differ" >&2; exit 1; }
+[ "$(sqlite3 "$T/old.db" 'SELECT sum(records) FROM rounds')" = "$(sqlite3 "$T/new.db" 'SELECT sum(records) FROM rounds')" ] ||
+	{ echo "bench-builds: the two builds stored different counts" >&2; exit 1; }
+
+printf '%-34s %16s %16s %8s\n' measure old new new/old
+row() { printf '%-34s %16s %16s %8.3f\n' "$1" "$2" "$3" "$(echo "$3 / $2" | bc -l)"; }
+row "import, instructions" "${R[old.import]}" "${R[new.import]}"
+row "report --format json, instructions" "${R[old.json]}" "${R[new.json]}"
+row "report --status, instructions" "${R[old.status]}" "${R[new.status]}"
+row "import, wall s (best of 3)" "${R[old.wall]}" "${R[new.wall]}"
+row "import, peak RSS MiB" "${R[old.rss]}" "${R[new.rss]}"
+row "live follow to the end, wall s" "${R[old.follow]}" "${R[new.follow]}"
+echo "the same report from both builds: yes"

@@ -362,6 +362,20 @@ chain_elem(struct jp *j, void *arg)
 	return 0;
 }
 
+/* A number from @lo to @hi in *@v, or @what as the error. */
+static int
+jp_bounded(struct jp *j, long long *v, long long lo, long long hi,
+	   const char *what)
+{
+	int rc;
+
+	if ((rc = jp_number(j, v)) < 0)
+		return rc;
+	if (*v < lo || *v > hi)
+		return jp_err(j, what);
+	return 0;
+}
+
 static int
 cand_member(struct jp *j, const char *key, void *arg)
 {
@@ -380,10 +394,9 @@ cand_member(struct jp *j, const char *key, void *arg)
 		return 0;
 	}
 	if (strcmp(key, "nr") == 0) {
-		if ((rc = jp_number(j, &v)) < 0)
+		if ((rc = jp_bounded(j, &v, 0, 4095,
+				     "\"nr\" out of range")) < 0)
 			return rc;
-		if (v < 0 || v > 4095)
-			return jp_err(j, "\"nr\" out of range");
 		c->nr = (int)v;
 		return 0;
 	}
@@ -459,15 +472,14 @@ static int
 top_member(struct jp *j, const char *key, void *arg)
 {
 	struct top *t = arg;
-	long long v;
-	int rc;
 
 	if (strcmp(key, "pgsc_scan") == 0) {
-		if ((rc = jp_number(j, &v)) < 0)
+		long long v;
+		int rc;
+
+		if ((rc = jp_bounded(j, &v, 1, 1, "unknown \"pgsc_scan\" "
+				     "version (this pgsc reads 1)")) < 0)
 			return rc;
-		if (v != 1)
-			return jp_err(j, "unknown \"pgsc_scan\" version "
-				      "(this pgsc reads 1)");
 		t->version = 1;
 		return 0;
 	}
@@ -728,16 +740,23 @@ roles_text(FILE *out, const struct strset *r)
 	}
 }
 
+/* The @n strings of @v as a JSON array. */
 static void
-roles_json(FILE *out, const struct strset *r)
+strv_json(FILE *out, char *const *v, size_t n)
 {
 	fputc('[', out);
-	for (size_t i = 0; i < r->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ", \"" : "\"", out);
-		pgsc_json_escape(out, r->v[i]);
+		pgsc_json_escape(out, v[i]);
 		fputc('"', out);
 	}
 	fputc(']', out);
+}
+
+static void
+roles_json(FILE *out, const struct strset *r)
+{
+	strv_json(out, r->v, r->n);
 }
 
 static void
@@ -809,13 +828,9 @@ view_json(FILE *out, const struct cand_list *l, const struct observed *o,
 		} else {
 			fputs("[]", out);
 		}
-		fputs(", \"chain\": [", out);
-		for (size_t k = 0; k < c->nchain; k++) {
-			fputs(k ? ", \"" : "\"", out);
-			pgsc_json_escape(out, c->chain[k]);
-			fputc('"', out);
-		}
-		fputs("]}", out);
+		fputs(", \"chain\": ", out);
+		strv_json(out, c->chain, c->nchain);
+		fputc('}', out);
 	}
 	for (size_t i = 0; i < o->n; i++) {
 		if (find_cand(l, o->v[i].name) != NULL)

@@ -93,27 +93,6 @@ imp_event_end(void *arg)
 	proctree_event_end(im->tree);
 }
 
-static char *
-excerpt(const char *text, size_t len)
-{
-	char *buf = NULL;
-	size_t sz = 0;
-	FILE *f;
-	char tmp[EXCERPT_MAX + 1];
-
-	if (len > EXCERPT_MAX)
-		len = EXCERPT_MAX;
-	memcpy(tmp, text, len);
-	tmp[len] = '\0';
-	/* NUL bytes end the excerpt; everything else is escaped */
-	f = open_memstream(&buf, &sz);
-	if (f == NULL)
-		return NULL;
-	pgsc_text_escape(f, tmp);
-	fclose(f);
-	return buf;
-}
-
 static void
 imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 	   const char *text, size_t len)
@@ -132,10 +111,10 @@ imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 		s->source = loc->file;
 		s->line = loc->line;
 		s->serial = serial;
-		s->excerpt = excerpt(text, len);
+		s->excerpt = util_excerpt(text, len, EXCERPT_MAX);
 	}
 	if (!im->opts->quiet && im->file_rejects <= maxd) {
-		char *ex = excerpt(text, len > 120 ? 120 : len);
+		char *ex = util_excerpt(text, len, 120);
 
 		if (loc->line)
 			fprintf(im->diag, "pgsc: %s:%llu: rejected (%s): %s\n",

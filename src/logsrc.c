@@ -206,28 +206,6 @@ record_prefix(const char *p, size_t len)
 	return memcmp(p, "type=", k) == 0 || memcmp(p, "node=", k) == 0;
 }
 
-static char *
-escaped(const char *p, size_t len, size_t max)
-{
-	char tmp[128];
-	char *buf = NULL;
-	size_t sz = 0;
-	FILE *f;
-
-	if (max > sizeof(tmp) - 1)
-		max = sizeof(tmp) - 1;
-	if (len > max)
-		len = max;
-	memcpy(tmp, p, len);
-	tmp[len] = '\0';
-	f = open_memstream(&buf, &sz);
-	if (f == NULL)
-		return NULL;
-	pgsc_text_escape(f, tmp);
-	fclose(f);
-	return buf;
-}
-
 /*
  * Read ahead until one line is a record (an audit log), or SNIFF_LINES
  * lines or LOGSRC_SNIFF_MAX bytes were not (it is not).  A log may begin
@@ -296,7 +274,7 @@ sniff(struct logsrc *ls, char **cause)
 				   "%zu bytes)", ls->name, how, ls->pk_len);
 			return -EINVAL;
 		}
-		ex = escaped(ls->pk, l1, 80);
+		ex = util_excerpt(ls->pk, l1, 80);
 		util_cause(cause, "%s:1: not an audit log (text%s, no "
 			   "\"type=... msg=audit(...)\" record in its first "
 			   "%zu line%s; it begins: %s)", ls->name, how,

@@ -30,6 +30,8 @@ int util_prefix_hash(int fd, uint64_t off, char out[24]);
 int util_open_regular(const char *path, char **cause);
 int util_exe_is(const char *exe, const char *name);
 char *util_strndup(const char *s, size_t n);
+/* At most @max of the @len bytes at @p, escaped, in a new string. */
+char *util_excerpt(const char *p, size_t len, size_t max);
 /* Grow *@buf to hold @need bytes, doubling from @first.  Returns 0 or
  * -ENOMEM (the buffer is then as it was). */
 int util_grow(char **buf, size_t *cap, size_t need, size_t first);

@@ -359,6 +359,14 @@ report_print_joined(FILE *out, const struct strset *s, const char *sep)
 		fprintf(out, "%s%s", i ? sep : "", s->v[i]);
 }
 
+/* Records may be missing from the rounds of @r. */
+static int
+rep_missing(const struct rep *r)
+{
+	return r->lost || r->serial_gaps || r->rotation_gaps ||
+	       r->drain_timeouts;
+}
+
 void
 report_header_line(FILE *out, const struct rep *r)
 {
@@ -381,7 +389,7 @@ report_header_line(FILE *out, const struct rep *r)
 		fprintf(out, "# warning: %llu input lines were rejected; "
 			"pgsc-report --format=table lists the reasons\n",
 			(unsigned long long)r->rejected);
-	if (r->lost || r->serial_gaps || r->rotation_gaps || r->drain_timeouts)
+	if (rep_missing(r))
 		fprintf(out, "# warning: records may be missing: kernel lost "
 			"%llu, serial gaps %llu, rotation gaps %llu, drain "
 			"timeouts %llu (pgsc-report --check-complete)\n",
@@ -515,8 +523,7 @@ report_json(FILE *out, struct rep *r, const struct lists *L)
 		(unsigned long long)r->lost, (unsigned long long)r->serial_gaps,
 		(unsigned long long)r->rotation_gaps,
 		(unsigned long long)r->drain_timeouts,
-		(r->lost || r->serial_gaps || r->rotation_gaps ||
-		 r->drain_timeouts) ? "false" : "true");
+		rep_missing(r) ? "false" : "true");
 	fprintf(out, "  \"rejected\": {");
 	jr.out = out;
 	jr.first = 1;
@@ -786,8 +793,7 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	if (rc == 0)
 		rc = report_load(&r);
 	if (rc == 0) {
-		int missing = r.lost || r.serial_gaps || r.rotation_gaps ||
-			      r.drain_timeouts;
+		int missing = rep_missing(&r);
 		char *why = NULL;
 		int usable = report_usable(&r, 0, &why);
 

@@ -41,11 +41,15 @@ filter_arches(const struct rep *r, const struct lists *L, uint32_t *v,
 	return (int)n;
 }
 
+#define FILTER_ARCH_MAX 16
+
+/* The architectures of a filter of the global list, or -ENODATA. */
 static int
-filter_nonempty(const struct lists *L, char **cause)
+filter_setup(const struct rep *r, const struct lists *L,
+	     uint32_t arches[FILTER_ARCH_MAX], char **cause)
 {
 	if (L->l[0].n > 0)
-		return 0;
+		return filter_arches(r, L, arches, FILTER_ARCH_MAX);
 	util_cause(cause, "the global list is empty: a filter built from it "
 		   "would allow nothing (collect a round first)");
 	return -ENODATA;
@@ -64,12 +68,11 @@ int
 report_systemd(FILE *out, struct rep *r, const struct lists *L,
 	       enum pgsc_action def, char **cause)
 {
-	uint32_t arches[16];
-	int na = filter_arches(r, L, arches, ARRAY_SIZE(arches));
-	int rc = filter_nonempty(L, cause);
+	uint32_t arches[FILTER_ARCH_MAX];
+	int na = filter_setup(r, L, arches, cause);
 
-	if (rc < 0)
-		return rc;
+	if (na < 0)
+		return na;
 	report_header_line(out, r);
 	report_lists_comment(out, L);
 	fprintf(out, "# A drop-in for the server's unit, e.g.\n"
@@ -117,12 +120,11 @@ int
 report_oci(FILE *out, struct rep *r, const struct lists *L,
 	   enum pgsc_action def, char **cause)
 {
-	uint32_t arches[16];
-	int na = filter_arches(r, L, arches, ARRAY_SIZE(arches));
-	int rc = filter_nonempty(L, cause);
+	uint32_t arches[FILTER_ARCH_MAX];
+	int na = filter_setup(r, L, arches, cause);
 
-	if (rc < 0)
-		return rc;
+	if (na < 0)
+		return na;
 	fprintf(out, "{\n  \"defaultAction\": \"%s\",\n",
 		def == PGSC_ACT_LOG ? "SCMP_ACT_LOG" :
 		def == PGSC_ACT_KILL ? "SCMP_ACT_KILL_PROCESS" :

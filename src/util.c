@@ -301,6 +301,30 @@ pgsc_text_escape(FILE *out, const char *s)
 	escape_utf8(out, s, 0);
 }
 
+/*
+ * The first @max bytes at most of the @len at @p, escaped with
+ * pgsc_text_escape() in a new string: a NUL byte ends the excerpt.
+ * NULL on OOM.
+ */
+char *
+util_excerpt(const char *p, size_t len, size_t max)
+{
+	char *tmp, *buf = NULL;
+	size_t sz = 0;
+	FILE *f;
+
+	tmp = util_strndup(p, len > max ? max : len);
+	if (tmp == NULL)
+		return NULL;
+	f = open_memstream(&buf, &sz);
+	if (f != NULL) {
+		pgsc_text_escape(f, tmp);
+		fclose(f);
+	}
+	free(tmp);
+	return buf;
+}
+
 int
 pgsc_guc_name_ok(const char *name)
 {

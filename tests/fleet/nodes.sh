@@ -24,6 +24,12 @@
 #   - the JSON has a per-node section with each node's records and lists;
 #   - pgsc-diff of the two nodes of one store equals pgsc-diff of the two
 #     single-host stores.
+#
+# NOT REGISTERED in ctest yet: it is the acceptance test of issue 13's
+# node-aware store, written first.  On this tree the fleet-wide union and
+# the per-role sums pass; --node, the JSON "nodes" section, the header's
+# node counts and pgsc-diff --node do not exist yet, and the live follow
+# reports 2 false serial gaps (one serial sequence for all nodes).
 set -uo pipefail
 
 BUILD=$(cd "${1:?usage: nodes.sh BUILDDIR SRCDIR}" && pwd)

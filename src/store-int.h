@@ -30,6 +30,12 @@ void store_bind_text(sqlite3_stmt *s, int i, const char *v);
 /* Prepare @sql, or the error as above. */
 int store_prep(pgsc_store *st, const char *sql, sqlite3_stmt **s,
 	       char **cause);
+/* Prepare @sql, whose ?1 is a round id, with @round bound. */
+int store_prep_round(pgsc_store *st, const char *sql, int64_t round,
+		     sqlite3_stmt **s, char **cause);
+/* Run @sql, whose only parameter ?1 is a round id, once. */
+int store_exec_round(pgsc_store *st, const char *sql, int64_t round,
+		     char **cause);
 /* End a loop of sqlite3_step() over rows that calls back: @rc is the last
  * step's result, or the callback's negative errno; finalizes @s. */
 int store_rows_end(pgsc_store *st, sqlite3_stmt *s, int rc, char **cause);

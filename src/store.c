@@ -678,6 +678,33 @@ store_bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
 }
 
+/* Prepare @sql, whose ?1 is a round id, and bind @round to it. */
+int
+store_prep_round(pgsc_store *st, const char *sql, int64_t round,
+		 sqlite3_stmt **s, char **cause)
+{
+	int rc = store_prep(st, sql, s, cause);
+
+	if (rc == 0)
+		sqlite3_bind_int64(*s, 1, round);
+	return rc;
+}
+
+/* Run @sql, whose only parameter ?1 is a round id, once. */
+int
+store_exec_round(pgsc_store *st, const char *sql, int64_t round,
+		 char **cause)
+{
+	sqlite3_stmt *s;
+	int rc = store_prep_round(st, sql, round, &s, cause);
+
+	if (rc < 0)
+		return rc;
+	rc = store_step_done(st, s, cause);
+	sqlite3_finalize(s);
+	return rc;
+}
+
 /* End a loop of sqlite3_step() over rows that calls back: @rc is the last
  * step's result, or the callback's negative errno. */
 int

@@ -9,6 +9,20 @@
 
 #include "store-int.h"
 
+/* Prepare @sql, whose ?1 and ?2 are the first and last round of a range. */
+static int
+prep_range(pgsc_store *st, const char *sql, int64_t from, int64_t to,
+	   sqlite3_stmt **s, char **cause)
+{
+	int rc = store_prep(st, sql, s, cause);
+
+	if (rc == 0) {
+		sqlite3_bind_int64(*s, 1, from);
+		sqlite3_bind_int64(*s, 2, to);
+	}
+	return rc;
+}
+
 int
 store_totals(pgsc_store *st, int64_t from, int64_t to,
 	     struct store_totals *t, char **cause)
@@ -17,7 +31,7 @@ store_totals(pgsc_store *st, int64_t from, int64_t to,
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = store_prep(st, "SELECT coalesce(sum(records),0), "
+	rc = prep_range(st, "SELECT coalesce(sum(records),0), "
 			"coalesce(sum(attributed),0), "
 			"coalesce(sum(unrelated),0), "
 			"coalesce(sum(standalone),0), "
@@ -29,11 +43,9 @@ store_totals(pgsc_store *st, int64_t from, int64_t to,
 			"coalesce(sum(rotation_gaps), 0), "
 			"coalesce(sum(drain_timeouts), 0), "
 			"coalesce(sum(finished IS NULL), 0) FROM rounds "
-			"WHERE id BETWEEN ?1 AND ?2", &s, cause);
+			"WHERE id BETWEEN ?1 AND ?2", from, to, &s, cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, from);
-	sqlite3_bind_int64(s, 2, to);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		t->records = (uint64_t)sqlite3_column_int64(s, 0);
@@ -121,13 +133,11 @@ store_rejects(pgsc_store *st, int64_t from, int64_t to,
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = store_prep(st, "SELECT reason, sum(count) FROM rejects "
+	rc = prep_range(st, "SELECT reason, sum(count) FROM rejects "
 			"WHERE round_id BETWEEN ?1 AND ?2 "
-			"GROUP BY reason ORDER BY reason", &s, cause);
+			"GROUP BY reason ORDER BY reason", from, to, &s, cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, from);
-	sqlite3_bind_int64(s, 2, to);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *reason = (const char *)sqlite3_column_text(s, 0);
 

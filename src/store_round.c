@@ -299,10 +299,10 @@ procs_each(pgsc_store *st, int64_t round, const char *where,
 		 "WHERE "
 		 "round_id = ?1 AND (%s) "
 		 "ORDER BY birth, pid", where);
-	rc = store_prep(st, sql, &s, cause);
+	rc = store_prep_round(st, sql, round, &s,
+			      cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, round);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct proc_info p = { 0 };
 
@@ -376,16 +376,8 @@ store_batch_open(struct store_batch *b, const struct proc_count *c,
 int
 store_round_clear_open(pgsc_store *st, int64_t round, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = store_prep(st, "DELETE FROM open_counts WHERE round_id = ?1", &s, cause);
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(s, 1, round);
-	rc = store_step_done(st, s, cause);
-	sqlite3_finalize(s);
-	return rc;
+	return store_exec_round(st, "DELETE FROM open_counts WHERE round_id = ?1",
+				round, cause);
 }
 
 /* A round's open counts, by (pid, birth). */
@@ -397,13 +389,13 @@ store_open_counts(pgsc_store *st, int64_t round,
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = store_prep(st, "SELECT pid, birth, role, arch, nr, pending, count, "
+	rc = store_prep_round(st, "SELECT pid, birth, role, arch, nr, pending, count, "
 		      "first_seen, last_seen, node FROM open_counts WHERE "
 		      "round_id = ?1 ORDER BY pid, birth, pending, arch, nr, "
-		      "first_seen", &s, cause);
+		      "first_seen", round, &s,
+			      cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, round);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct proc_count c;
 
@@ -524,11 +516,11 @@ store_gap(pgsc_store *st, int64_t round, const char *kind, double at,
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = store_prep(st, "INSERT INTO gaps (round_id, kind, at, detail) VALUES "
-		      "(?1, ?2, ?3, ?4)", &s, cause);
+	rc = store_prep_round(st, "INSERT INTO gaps (round_id, kind, at, detail) VALUES "
+		      "(?1, ?2, ?3, ?4)", round, &s,
+			      cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, round);
 	store_bind_text(s, 2, kind);
 	sqlite3_bind_double(s, 3, at);
 	store_bind_text(s, 4, detail);
@@ -545,13 +537,13 @@ store_round_get(pgsc_store *st, int64_t round, struct store_round *r,
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = store_prep(st, "SELECT records, rejected, lines, coalesce(first_event,0), "
+	rc = store_prep_round(st, "SELECT records, rejected, lines, coalesce(first_event,0), "
 		      "coalesce(last_event,0), serial_gaps, rotation_gaps, "
 		      "drain_timeouts, kernel_lost_start, backlog_wait_start "
-		      "FROM rounds WHERE id = ?1", &s, cause);
+		      "FROM rounds WHERE id = ?1", round, &s,
+			      cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, round);
 	memset(r, 0, sizeof(*r));
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		r->records = (uint64_t)sqlite3_column_int64(s, 0);
@@ -585,12 +577,12 @@ store_round_aggs(pgsc_store *st, int64_t round,
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = store_prep(st, "SELECT role, arch, nr, count, first_seen, last_seen, "
+	rc = store_prep_round(st, "SELECT role, arch, nr, count, first_seen, last_seen, "
 		      "example_pid, example_exe FROM aggregates WHERE "
-		      "round_id = ?1", &s, cause);
+		      "round_id = ?1", round, &s,
+			      cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, round);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct role_agg a;
 
@@ -615,16 +607,8 @@ store_round_aggs(pgsc_store *st, int64_t round,
 int
 store_round_clear_aggs(pgsc_store *st, int64_t round, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = store_prep(st, "DELETE FROM aggregates WHERE round_id = ?1", &s, cause);
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(s, 1, round);
-	rc = store_step_done(st, s, cause);
-	sqlite3_finalize(s);
-	return rc;
+	return store_exec_round(st, "DELETE FROM aggregates WHERE round_id = ?1",
+				round, cause);
 }
 
 /* Counters of a live round; attributed/unrelated/... are the tallies of

@@ -219,6 +219,7 @@ struct role_agg {
 	double first, last;
 	int64_t example_pid;
 	const char *example_exe;
+	const char *node;          /* as proc_info.node (schema 6) */
 };
 struct proc_info {
 	int64_t pid, ppid;         /* ppid -1 when unknown */

@@ -42,7 +42,8 @@ base_add(void *arg, const struct role_agg *a)
 	*n = *a;
 	n->role = strset_intern(&lv->base_roles, a->role);
 	n->example_exe = a->example_exe ? strdup(a->example_exe) : NULL;
-	if (n->role == NULL)
+	n->node = a->node ? strset_intern(&lv->base_roles, a->node) : NULL;
+	if (n->role == NULL || (a->node != NULL && n->node == NULL))
 		return -ENOMEM;
 	lv->nbase++;
 	return 0;
@@ -75,7 +76,8 @@ base_sub(struct live *lv, const struct proc_count *c)
 	for (size_t i = 0; i < lv->nbase; i++) {
 		struct role_agg *a = &lv->base[i];
 
-		if (a->role != c->role || a->arch != c->arch || a->nr != c->nr)
+		if (a->role != c->role || a->arch != c->arch || a->nr != c->nr ||
+		    a->node != c->node)
 			continue;
 		a->count = a->count > c->count ? a->count - c->count : 0;
 		return;

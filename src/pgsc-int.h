@@ -471,9 +471,16 @@ struct store_role_row {
 	int64_t first_round, example_pid;
 	const char *example_exe;
 };
+/* @node: one node's rows ("" the local host), NULL every node's. */
 int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
+		    const char *node,
 		    int (*cb)(void *arg, const struct store_role_row *row),
 		    void *arg, char **cause);
+/* The nodes of rounds @from-@to ("" the local host) with their records,
+ * by name. */
+int store_nodes(pgsc_store *st, int64_t from, int64_t to,
+		int (*cb)(void *arg, const char *node, uint64_t records),
+		void *arg, char **cause);
 /* 1 when some round holds @role or its descendants, 0 when none does. */
 int store_role_seen(pgsc_store *st, const char *role, char **cause);
 int store_rejects(pgsc_store *st, int64_t from, int64_t to,
@@ -509,8 +516,8 @@ int roles_cmp(const void *a, const void *b);   /* qsort of const char * */
 /* report.c: the global and session lists of rounds @from-@to (0: all),
  * as pgsc-report prints them (pgsc-diff). */
 int report_lists(pgsc_store *st, int64_t from, int64_t to,
-		 const char *session_roles, struct strset *global,
-		 struct strset *session, char **cause);
+		 const char *session_roles, const char *node,
+		 struct strset *global, struct strset *session, char **cause);
 /* The roles of a --session-roles spec (a preset or a list) into @roles. */
 int report_session_roles(const char *spec, struct strset *roles,
 			 char **cause);

@@ -137,8 +137,15 @@ struct html_round {
 	int64_t id, records, nnew, nnew_sess, loss;
 	const char *label;              /* untrusted */
 };
+struct html_node {
+	const char *name;               /* untrusted; "" the local host */
+	uint64_t records;
+};
 struct html_page {
 	int64_t from, to;
+	const char *node;               /* --node, untrusted; NULL: all */
+	const struct html_node *nodes;  /* a central log's nodes, or none */
+	size_t nnodes;
 	uint64_t records, attributed, unrelated, standalone, unattributed;
 	uint64_t rejected, lost, serial_gaps, rotation_gaps, drain_timeouts;
 	const char *const *arches;

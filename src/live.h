@@ -21,15 +21,21 @@
 struct live;
 
 /* serials.c - serial gaps: kernel serials of a stream should leave no
- * holes. */
+ * holes; one sequence per node.  The fields are the local host's
+ * sequence (records without node=); @nodes the other nodes'. */
+struct serials_node;
 struct serials {
 	uint8_t *bits;
 	uint64_t base, min, max;
 	int started;
 	uint64_t gaps;
+	struct serials_node *nodes;
+	size_t nnodes, last;
 };
-void serials_mark(struct serials *s, uint64_t serial);
+void serials_mark(struct serials *s, uint64_t serial, const char *line,
+		  size_t len);
 uint64_t serials_total(const struct serials *s);
+void serials_free(struct serials *s);
 
 /* kreq.c - requests to the kernel, off the read path. */
 struct kreq;

@@ -182,8 +182,9 @@ struct feed_ops {
 	/* The event with @serial is complete (all its records were seen). */
 	void (*event_end)(void *arg);
 	/* Every line with a valid header, for serial gap accounting
-	 * (optional). */
-	void (*serial)(void *arg, uint64_t serial, int type_num);
+	 * (optional); @line is the line (its node= names the sequence). */
+	void (*serial)(void *arg, uint64_t serial, int type_num,
+		       const char *line, size_t len);
 	/* Every whole line with a valid header, however it was split into
 	 * reads (optional; the live drain marker). */
 	void (*line)(void *arg, const char *line, size_t len);

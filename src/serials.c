@@ -1,11 +1,34 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* serials.c - serial gaps: the kernel serials of a stream should leave
- * no holes; count the ones it leaves, in a sliding window of bits. */
+ * no holes; count the ones it leaves, in a sliding window of bits, one
+ * sequence per node (each host's kernel numbers its own events). */
+/*
+ * A central log (docs/fleet.md) interleaves several hosts' events, each
+ * with its own serials: taken as one sequence, every host's serials fill
+ * only some of the numbers between the lowest and the highest, and the
+ * rest were counted as lost (tests/fleet/nodes.sh: 2 false gaps in its
+ * follow).  The local host's records (no node=) keep the sequence in
+ * struct serials itself; each node= name gets its own, found by name.
+ * Nothing of it is stored: a continued round starts every sequence
+ * afresh at the position it reads from, as it always has.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgsc-int.h"
 #include "live.h"
+
+/* Nodes with a sequence of their own, at most: each costs a window of
+ * SERIAL_WINDOW bits (128 KiB).  node= names are written by the central
+ * auditd from its clients' configuration, but a log can hold any: the
+ * serials of further nodes are not counted (docs/fleet.md). */
+#define SERIALS_NODES_MAX 256
+
+struct serials_node {
+	char name[PGSC_NODE_MAX + 1];
+	size_t len;
+	struct serials seq;
+};
 
 static uint64_t
 serials_zeros(const struct serials *s, uint64_t from, uint64_t to)
@@ -21,8 +44,9 @@ serials_zeros(const struct serials *s, uint64_t from, uint64_t to)
 	return z;
 }
 
-void
-serials_mark(struct serials *s, uint64_t serial)
+/* Mark @serial in the one sequence @s. */
+static void
+seq_mark(struct serials *s, uint64_t serial)
 {
 	uint64_t i;
 
@@ -75,10 +99,96 @@ serials_mark(struct serials *s, uint64_t serial)
 		s->max = serial;
 }
 
-uint64_t
-serials_total(const struct serials *s)
+static uint64_t
+seq_total(const struct serials *s)
 {
 	if (s->bits == NULL || !s->started)
 		return s->gaps;
 	return s->gaps + serials_zeros(s, s->min, s->max + 1);
+}
+
+/* The sequence of node @name (@len bytes), made on its first serial;
+ * NULL past SERIALS_NODES_MAX nodes or out of memory. */
+static struct serials *
+node_seq(struct serials *s, const char *name, size_t len)
+{
+	struct serials_node *n;
+
+	if (len > PGSC_NODE_MAX)
+		len = PGSC_NODE_MAX;    /* as decode.c cuts it */
+	if (s->last < s->nnodes && s->nodes[s->last].len == len &&
+	    memcmp(s->nodes[s->last].name, name, len) == 0)
+		return &s->nodes[s->last].seq;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		if (s->nodes[i].len == len &&
+		    memcmp(s->nodes[i].name, name, len) == 0) {
+			s->last = i;
+			return &s->nodes[i].seq;
+		}
+	}
+	if (s->nnodes == SERIALS_NODES_MAX)
+		return NULL;
+	n = realloc(s->nodes, (s->nnodes + 1) * sizeof(*n));
+	if (n == NULL)
+		return NULL;
+	s->nodes = n;
+	n = &n[s->nnodes];
+	memset(n, 0, sizeof(*n));
+	memcpy(n->name, name, len);
+	n->len = len;
+	n->seq.bits = calloc(SERIAL_WINDOW / 8, 1);
+	if (n->seq.bits == NULL)
+		return NULL;
+	s->last = s->nnodes++;
+	return &n->seq;
+}
+
+/**
+ * Mark @serial, of the record @line (@len bytes, its "node=NAME " prefix
+ * names its sequence; none: the local host's).  Accounting is off while
+ * @s->bits is NULL.
+ */
+void
+serials_mark(struct serials *s, uint64_t serial, const char *line,
+	     size_t len)
+{
+	const char *end;
+
+	if (s->bits == NULL)
+		return;
+	if (len < 5 || memcmp(line, "node=", 5) != 0) {
+		seq_mark(s, serial);
+		return;
+	}
+	end = memchr(line + 5, ' ', len - 5);
+	if (end != NULL) {
+		struct serials *n = node_seq(s, line + 5,
+					     (size_t)(end - (line + 5)));
+
+		if (n != NULL)
+			seq_mark(n, serial);
+	}
+}
+
+/* The gaps of every sequence. */
+uint64_t
+serials_total(const struct serials *s)
+{
+	uint64_t t = seq_total(s);
+
+	for (size_t i = 0; i < s->nnodes; i++)
+		t += seq_total(&s->nodes[i].seq);
+	return t;
+}
+
+void
+serials_free(struct serials *s)
+{
+	for (size_t i = 0; i < s->nnodes; i++)
+		free(s->nodes[i].seq.bits);
+	free(s->nodes);
+	free(s->bits);
+	s->nodes = NULL;
+	s->bits = NULL;
+	s->nnodes = 0;
 }

@@ -26,7 +26,7 @@ struct live;
 struct serials_node;
 struct serials {
 	uint8_t *bits;
-	uint64_t base, min, max;
+	uint64_t base, min, max, first;
 	int started;
 	uint64_t gaps;
 	struct serials_node *nodes;
@@ -35,6 +35,7 @@ struct serials {
 void serials_mark(struct serials *s, uint64_t serial, const char *line,
 		  size_t len);
 uint64_t serials_total(const struct serials *s);
+uint64_t serials_settled(const struct serials *s);
 void serials_free(struct serials *s);
 
 /* kreq.c - requests to the kernel, off the read path. */
@@ -116,6 +117,8 @@ struct live {
 	uint64_t rejects[PGSC_REJ__COUNT]; /* since the last commit */
 	uint64_t run_records, run_lines0;
 	struct serials ser;
+	uint64_t base_gaps;          /* serial gaps earlier runs committed */
+	int have_base_gaps;
 	const struct live_source *src;
 	const char *source;          /* as stored in rounds.source */
 	struct tail tail;

@@ -9,8 +9,15 @@
  * rest were counted as lost (tests/fleet/nodes.sh: 2 false gaps in its
  * follow).  The local host's records (no node=) keep the sequence in
  * struct serials itself; each node= name gets its own, found by name.
- * Nothing of it is stored: a continued round starts every sequence
- * afresh at the position it reads from, as it always has.
+ * A continued round starts every sequence afresh at the position it reads
+ * from, and keeps the gaps its earlier runs committed (live_commit.c).
+ * So that those are gaps, a commit of a running round counts only the
+ * holes at least SERIAL_SLACK serials below a sequence's highest: the
+ * serials of the holes above may still come (a log merged by time has a
+ * node's serials out of order: tests/fleet/nodes.sh's by up to 206), and
+ * a crash would have frozen them as gaps.  The last commit counts all.
+ * A run ignores the serials below its first one (of each sequence): the
+ * run before it read them, and they would open false holes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,7 @@
  * auditd from its clients' configuration, but a log can hold any: the
  * serials of further nodes are not counted (docs/fleet.md). */
 #define SERIALS_NODES_MAX 256
+#define SERIAL_SLACK 4096
 
 struct serials_node {
 	char name[PGSC_NODE_MAX + 1];
@@ -54,11 +62,11 @@ seq_mark(struct serials *s, uint64_t serial)
 		return;
 	if (!s->started) {
 		s->base = serial > SERIAL_WINDOW / 4 ? serial - SERIAL_WINDOW / 4 : 0;
-		s->min = s->max = serial;
+		s->min = s->max = s->first = serial;
 		s->started = 1;
 	}
-	if (serial < s->base)
-		return; /* far too late to place: ignore */
+	if (serial < s->base || serial < s->first)
+		return; /* far too late to place, or before this run: ignore */
 	if (serial >= s->base + SERIAL_WINDOW) {
 		/* slide: count the holes we leave behind, shift the rest */
 		uint64_t nb = serial - SERIAL_WINDOW / 2, keep;
@@ -99,12 +107,20 @@ seq_mark(struct serials *s, uint64_t serial)
 		s->max = serial;
 }
 
+/* The gaps of one sequence; @settled: only the holes SERIAL_SLACK below
+ * its highest serial. */
 static uint64_t
-seq_total(const struct serials *s)
+seq_total(const struct serials *s, int settled)
 {
+	uint64_t to;
+
 	if (s->bits == NULL || !s->started)
 		return s->gaps;
-	return s->gaps + serials_zeros(s, s->min, s->max + 1);
+	to = s->max + 1;
+	if (settled)
+		to = s->max > s->min + SERIAL_SLACK ? s->max - SERIAL_SLACK :
+		     s->min;
+	return s->gaps + serials_zeros(s, s->min, to);
 }
 
 /* The sequence of node @name (@len bytes), made on its first serial;
@@ -174,10 +190,22 @@ serials_mark(struct serials *s, uint64_t serial, const char *line,
 uint64_t
 serials_total(const struct serials *s)
 {
-	uint64_t t = seq_total(s);
+	uint64_t t = seq_total(s, 0);
 
 	for (size_t i = 0; i < s->nnodes; i++)
-		t += seq_total(&s->nodes[i].seq);
+		t += seq_total(&s->nodes[i].seq, 0);
+	return t;
+}
+
+/* The gaps of every sequence whose serials cannot come any more (a
+ * running round's commit). */
+uint64_t
+serials_settled(const struct serials *s)
+{
+	uint64_t t = seq_total(s, 1);
+
+	for (size_t i = 0; i < s->nnodes; i++)
+		t += seq_total(&s->nodes[i].seq, 1);
 	return t;
 }
 

@@ -394,7 +394,8 @@ store_round_clear_open(pgsc_store *st, int64_t round, char **cause)
 				round, cause);
 }
 
-/* A round's open counts, by (pid, birth). */
+/* A round's open counts, by (pid, birth, node): resume.c's open_cmp()
+ * searches them so ('' the local host sorts first, as NULL there). */
 int
 store_open_counts(pgsc_store *st, int64_t round,
 		  int (*cb)(void *arg, const struct proc_count *c), void *arg,
@@ -405,7 +406,7 @@ store_open_counts(pgsc_store *st, int64_t round,
 
 	rc = store_prep_round(st, "SELECT pid, birth, role, arch, nr, pending, count, "
 		      "first_seen, last_seen, nullif(node, '') FROM open_counts WHERE "
-		      "round_id = ?1 ORDER BY pid, birth, pending, arch, nr, "
+		      "round_id = ?1 ORDER BY pid, birth, node, pending, arch, nr, "
 		      "first_seen", round, &s,
 			      cause);
 	if (rc < 0)

@@ -88,7 +88,6 @@ void report_free(struct rep *r);
 void report_arch_list(const struct rep *r, struct strset *out);
 void report_print_joined(FILE *out, const struct strset *s, const char *sep);
 void report_header_line(FILE *out, const struct rep *r);
-
 /* The "# ..." lines that say what --arch/--portable mapped or left out. */
 void report_lists_comment(FILE *out, const struct lists *L);
 int report_usable(const struct rep *r, int need_server, char **cause);

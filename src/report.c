@@ -95,7 +95,6 @@ load_row(void *arg, const struct store_role_row *w)
 	const char *role = strset_intern(&r->roles, w->role);
 	struct entry *e = entry_get(r, w->arch, w->nr);
 	struct rolecount *nrc;
-
 	struct role_agg a = { .role = role, .count = w->count };
 
 	if (role == NULL || e == NULL)

@@ -54,19 +54,16 @@ node_known(const struct rep *r)
 	for (size_t i = 0; i < r->nnodes; i++)
 		if (strcmp(r->nodes[i].name, r->node) == 0)
 			return 0;
-	/* the cause, every name in it escaped: the store's are untrusted,
-	 * and the command line's may hold anything */
+	/* the names as they are: the programs escape every cause they
+	 * print (pgsc-report's print_cause(), pgsc-diff's restate()) */
 	f = open_memstream(&names, &len);
 	if (f == NULL)
 		return -ENOMEM;
-	fputs("--node \"", f);
-	pgsc_text_escape(f, r->node);
-	fprintf(f, "\": no such node in rounds %lld-%lld; its nodes: ",
-		(long long)r->from, (long long)r->to);
-	for (size_t i = 0; i < r->nnodes && i < 20; i++) {
-		fputs(i ? ", " : "", f);
-		report_node_name(f, r->nodes[i].name);
-	}
+	fprintf(f, "--node \"%s\": no such node in rounds %lld-%lld; its "
+		"nodes: ", r->node, (long long)r->from, (long long)r->to);
+	for (size_t i = 0; i < r->nnodes && i < 20; i++)
+		fprintf(f, "%s%s", i ? ", " : "", r->nodes[i].name[0] ?
+			r->nodes[i].name : "(local host)");
 	if (r->nnodes > 20)
 		fprintf(f, ", ... (%zu in all)", r->nnodes);
 	fputs(" (--node '' is the local host: the records without node=)", f);

@@ -338,6 +338,8 @@ struct pgsc_report_opts {
 					 * is not listed (error) */
 	FILE *diag;                     /* names with no equivalent on @arch;
 					 * NULL = stderr */
+	const char *node;               /* --node: one node's lists ("" the
+					 * local host); NULL = every node's */
 };
 
 /**
@@ -471,6 +473,7 @@ typedef struct pgsc_lists pgsc_lists;
 struct pgsc_lists_opts {
 	int64_t round_from, round_to;   /* stores only; 0,0 = all rounds */
 	const char *session_roles;      /* stores only; NULL = default */
+	const char *node;               /* stores only; NULL = every node */
 };
 
 /**

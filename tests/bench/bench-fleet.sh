@@ -19,8 +19,8 @@
 # and "ok" then says more about the machine than about pgsc), and whether
 # it sustained the rate: caught up within FLEET_COMMIT + 2 s of the end of
 # the feed.  Per-node counts are
-# checked in the central log against the feeder's own counts.
-# TODO(issue 13, node-aware store): per-node counts from pgsc itself.
+# checked, in the central log and in pgsc's own per-node records
+# (pgsc-report --format json, "nodes"), against the feeder's own counts.
 #
 # Environment:
 #   FLEET_NODES="1 10 50"  FLEET_RATE=100000  FLEET_SECONDS=60
@@ -39,6 +39,7 @@ set -uo pipefail
 BUILD=$(cd "${1:?usage: bench-fleet.sh BUILDDIR SRCDIR}" && pwd)
 SRC=$(cd "${2:?usage: bench-fleet.sh BUILDDIR SRCDIR}" && pwd)
 COLLECT=$BUILD/pgsc-collect
+REPORT=$BUILD/pgsc-report
 FEED=$BUILD/tests/fleet_feed
 [ -x "$COLLECT" ] && [ -x "$FEED" ] || { echo "bench-fleet: build pgsc-collect and fleet_feed first" >&2; exit 2; }
 command -v sqlite3 >/dev/null || { echo "bench-fleet: sqlite3 is not installed" >&2; exit 2; }
@@ -117,12 +118,18 @@ run() {
 	stored=$(q "$db" "SELECT coalesce(sum(records), 0) FROM rounds")
 	rejected=$(q "$db" "SELECT coalesce(sum(rejected), 0) FROM rounds")
 	lost=$((seccomp - stored))
-	# per node: the central log's lines against the feeder's counts
+	# per node: the central log's lines, and pgsc's own per-node records
+	# (pgsc-report's JSON "nodes"), against the feeder's counts
+	"$REPORT" --db "$db" --format json >"$d/report.json" 2>/dev/null
+	python3 -c 'import json, sys
+for k, v in json.load(open(sys.argv[1])).get("nodes", {}).items():
+    print(k, v["records"])' "$d/report.json" 2>/dev/null | sort >"$d/pgsc-nodes"
 	if awk '{ c[$1]++ } END { for (k in c) print substr(k, 6), c[k] }' "$log" | sort >"$d/log-nodes" &&
-		awk '$1 == "node" { print $2, $4 }' "$d/feed.out" | sort | diff -q - "$d/log-nodes" >/dev/null; then
+		awk '$1 == "node" { print $2, $4 }' "$d/feed.out" | sort | diff -q - "$d/log-nodes" >/dev/null &&
+		awk '$1 == "node" { print $2, $6 }' "$d/feed.out" | sort | diff -q - "$d/pgsc-nodes" >/dev/null; then
 		pernode="exact($n)"
 	else
-		pernode="DIFFER"
+		pernode="DIFFER($(awk '$1 == "node" { print $2, $6 }' "$d/feed.out" | sort | diff - "$d/pgsc-nodes" | grep -c '^[<>]') lines)"
 	fi
 	ok=no
 	[ "$catchup" != timeout ] && [ "$lost" = 0 ] && [ "$rejected" = 0 ] &&

@@ -718,10 +718,9 @@ logsrc_free(struct logsrc *ls)
 	decompress_end(ls);
 	if (ls->fd > 0 || (ls->fd == 0 && ls->path != NULL))
 		close(ls->fd);
-	free(ls->raw);
-	free(ls->pk);
-	free(ls->err_msg);
-	free(ls->path);
-	free(ls->name);
-	free(ls);
+	void *owned[] = { ls->raw, ls->pk, ls->err_msg, ls->path, ls->name,
+			  ls };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }

@@ -391,15 +391,14 @@ proctree_free(struct proctree *t)
 		return;
 	for (size_t i = 0; i < t->nall; i++)
 		proc_free(t->all[i]);
-	free(t->all);
-	free(t->map);
-	free(t->fifo);
-	free(t->aggs);
 	ev_clear(&t->ev);
 	strset_free(&t->roles);
 	strset_free(&t->exes);
 	strset_free(&t->nodes);
-	free(t);
+	void *owned[] = { t->all, t->map, t->fifo, t->aggs, t };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }
 
 /*

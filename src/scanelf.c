@@ -134,21 +134,14 @@ scanelf_free(struct scan_obj *o)
 		free(o->funcs[i].edges);
 		free(o->funcs[i].sys);
 	}
-	free(o->funcs);
 	if (o->elf != NULL)
 		elf_end(o->elf);
-	free(o->image);
-	free(o->path);
-	free(o->needed);
-	free(o->roots);
-	free(o->dsyms);
-	free(o->fsyms);
-	free(o->slots);
-	free(o->taken);
-	free(o->secs);
-	free(o->taken_imports);
-	free(o->interp);
-	free(o);
+	void *owned[] = { o->funcs, o->image, o->path, o->needed, o->roots,
+			  o->dsyms, o->fsyms, o->slots, o->taken, o->secs,
+			  o->taken_imports, o->interp, o };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }
 
 /* A string of the dynamic string table, or NULL. */

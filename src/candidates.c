@@ -563,42 +563,15 @@ fail:
 int
 candidates_load(const char *path, struct cand_list **out, char **cause)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, rc;
+	char *buf;
+	size_t len = 0;
+	int rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)CAND_MAX_FILE) {
-		util_cause(cause, "%s: not a regular file of at most %u MiB",
-			   path, CAND_MAX_FILE >> 20);
-		rc = -EINVAL;
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	rc = candidates_parse(path, buf, got, out, cause);
-out:
-	if (fd >= 0)
-		close(fd);
+	rc = util_read_file(path, CAND_MAX_FILE, &buf, &len, cause);
+	if (rc < 0)
+		return rc;
+	rc = candidates_parse(path, buf, len, out, cause);
 	free(buf);
 	return rc;
 }

@@ -28,6 +28,8 @@ uint64_t util_hash(const void *data, size_t len, uint64_t seed);
 double util_now(void);
 int util_prefix_hash(int fd, uint64_t off, char out[24]);
 int util_open_regular(const char *path, char **cause);
+int util_read_file(const char *path, size_t max, char **buf, size_t *len,
+		   char **cause);
 int util_exe_is(const char *exe, const char *name);
 char *util_strndup(const char *s, size_t n);
 /* At most @max of the @len bytes at @p, escaped, in a new string. */
@@ -35,6 +37,11 @@ char *util_excerpt(const char *p, size_t len, size_t max);
 /* Grow *@buf to hold @need bytes, doubling from @first.  Returns 0 or
  * -ENOMEM (the buffer is then as it was). */
 int util_grow(char **buf, size_t *cap, size_t need, size_t first);
+/* The epoch time of a calendar date (month 1-12) in UTC or else in the
+ * local zone; (time_t)-1 if none.  *@tm is left normalised. */
+struct tm;
+time_t util_make_time(struct tm *tm, int year, int mon, int mday, int hour,
+		      int min, int sec, int utc);
 
 struct strbuf {
 	char *buf;

@@ -543,48 +543,10 @@ scanelf_load_mem(const char *path, const void *data, size_t len,
 static int
 read_file(const char *path, unsigned char **buf, size_t *len, char **cause)
 {
-	struct stat st;
-	size_t got = 0;
-	int fd, rc = 0;
+	char *b;
+	int rc = util_read_file(path, SCAN_MAX_FILE, &b, len, cause);
 
-	*buf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)SCAN_MAX_FILE) {
-		util_cause(cause, "%s: not a regular file of at most %u MiB",
-			   path, SCAN_MAX_FILE >> 20);
-		rc = -EINVAL;
-		goto out;
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	if (*buf == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, *buf + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rc = r < 0 ? -errno : -EIO;
-			util_cause(cause, "%s: short read", path);
-			goto out;
-		}
-		got += (size_t)r;
-	}
-	*len = got;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0) {
-		free(*buf);
-		*buf = NULL;
-	}
+	*buf = (unsigned char *)b;
 	return rc;
 }
 

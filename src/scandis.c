@@ -297,10 +297,23 @@ struct fstate {
 	int falls;                /* the previous instruction falls through */
 };
 
+/* r8..r15 come in capstone's enum as one run of eight per width. */
+_Static_assert(X86_REG_R15 == X86_REG_R8 + 7 &&
+	       X86_REG_R15D == X86_REG_R8D + 7 &&
+	       X86_REG_R15W == X86_REG_R8W + 7 &&
+	       X86_REG_R15B == X86_REG_R8B + 7, "capstone's r8..r15 runs");
+
 /* 0..15 for a general register of any width, or -1. */
 static int
 gpr(unsigned r)
 {
+	static const unsigned r8[] = {
+		X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(r8); i++)
+		if (r >= r8[i] && r < r8[i] + 8)
+			return 8 + (int)(r - r8[i]);
 	switch (r) {
 	case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: case X86_REG_AL:
 	case X86_REG_AH: return 0;
@@ -318,22 +331,6 @@ gpr(unsigned r)
 		return 6;
 	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL:
 		return 7;
-	case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: case X86_REG_R8B:
-		return 8;
-	case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: case X86_REG_R9B:
-		return 9;
-	case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W:
-	case X86_REG_R10B: return 10;
-	case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W:
-	case X86_REG_R11B: return 11;
-	case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W:
-	case X86_REG_R12B: return 12;
-	case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W:
-	case X86_REG_R13B: return 13;
-	case X86_REG_R14: case X86_REG_R14D: case X86_REG_R14W:
-	case X86_REG_R14B: return 14;
-	case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W:
-	case X86_REG_R15B: return 15;
 	default: return -1;
 	}
 }

@@ -222,16 +222,15 @@ read_dynamic(struct loadctx *c, Elf_Scn *scn, const GElf_Shdr *sh)
 			o->needed[o->nneeded++] = s;
 			break;
 		case DT_RUNPATH:
-			o->runpath = str_at(o->elf, sh->sh_link,
-						    dyn.d_un.d_val);
-			break;
 		case DT_RPATH:
-			o->rpath = str_at(o->elf, sh->sh_link,
-						  dyn.d_un.d_val);
-			break;
 		case DT_SONAME:
-			o->soname = str_at(o->elf, sh->sh_link,
-						   dyn.d_un.d_val);
+			s = str_at(o->elf, sh->sh_link, dyn.d_un.d_val);
+			if (dyn.d_tag == DT_RUNPATH)
+				o->runpath = s;
+			else if (dyn.d_tag == DT_RPATH)
+				o->rpath = s;
+			else
+				o->soname = s;
 			break;
 		case DT_INIT:
 		case DT_FINI:

@@ -42,6 +42,15 @@ int util_grow(char **buf, size_t *cap, size_t need, size_t first);
 struct tm;
 time_t util_make_time(struct tm *tm, int year, int mon, int mday, int hour,
 		      int min, int sec, int utc);
+/* Widen the span [*@first, *@last] (*@first 0: none yet) to hold @t. */
+static inline void
+util_widen(double *first, double *last, double t)
+{
+	if (*first == 0 || t < *first)
+		*first = t;
+	if (t > *last)
+		*last = t;
+}
 
 struct strbuf {
 	char *buf;

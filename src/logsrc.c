@@ -351,12 +351,6 @@ start(struct logsrc *ls, char **cause)
 			/* the magic bytes are the decoder's first input */
 			ls->raw_len = n;
 			ls->raw_off = n;
-			ls->z.next_in = ls->raw;
-			ls->z.avail_in = (uInt)n;
-			ls->x.next_in = ls->raw;
-			ls->x.avail_in = n;
-			ls->zin = ls->raw;
-			ls->zin_len = n;
 		}
 	}
 	return 0;
@@ -454,9 +448,8 @@ logsrc_open(const char *path, struct logsrc **out, char **cause)
 	ls->inode = (uint64_t)sb.st_ino;
 	ls->mtime = (double)sb.st_mtime;
 	rc = start(ls, cause);
-	if (rc < 0)
-		goto fail;
-	rc = sniff(ls, cause);
+	if (rc == 0)
+		rc = sniff(ls, cause);
 	if (rc < 0)
 		goto fail;
 	*out = ls;

@@ -444,17 +444,9 @@ cand_elem(struct jp *j, void *arg)
 	for (size_t i = 0; rc == 0 && i < l->n; i++)
 		if (strcmp(l->v[i].name, c.name) == 0)
 			rc = jp_err(j, "a candidate listed twice");
-	if (rc == 0 && l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct cand *nv = reallocarray(l->v, nc, sizeof(*nv));
-
-		if (nv == NULL)
-			rc = -ENOMEM;
-		else {
-			l->v = nv;
-			l->cap = nc;
-		}
-	}
+	if (rc == 0 &&
+	    util_grow_array(&l->v, &l->cap, l->n, sizeof(*l->v), 64) < 0)
+		rc = -ENOMEM;
 	if (rc < 0) {
 		cand_clear(&c);
 		return rc;
@@ -603,15 +595,8 @@ obs_get(struct observed *o, const char *name)
 	in = strset_intern(&o->names, name);
 	if (in == NULL)
 		return NULL;
-	if (o->n == o->cap) {
-		size_t nc = o->cap ? o->cap * 2 : 128;
-		struct obs *nv = reallocarray(o->v, nc, sizeof(*nv));
-
-		if (nv == NULL)
-			return NULL;
-		o->v = nv;
-		o->cap = nc;
-	}
+	if (util_grow_array(&o->v, &o->cap, o->n, sizeof(*o->v), 128) < 0)
+		return NULL;
 	memset(&o->v[o->n], 0, sizeof(o->v[o->n]));
 	o->v[o->n].name = in;
 	return &o->v[o->n++];

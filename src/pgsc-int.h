@@ -37,6 +37,11 @@ char *util_excerpt(const char *p, size_t len, size_t max);
 /* Grow *@buf to hold @need bytes, doubling from @first.  Returns 0 or
  * -ENOMEM (the buffer is then as it was). */
 int util_grow(char **buf, size_t *cap, size_t need, size_t first);
+/* Grow the array *@v (elements of @size) to hold @n + 1; the first
+ * allocation holds @first.  Returns 0 or -ENOMEM (the array unchanged). */
+int util_grow_array(void *v, size_t *cap, size_t n, size_t size,
+		    size_t first);
+int util_u64_cmp(const void *a, const void *b);
 /* The epoch time of a calendar date (month 1-12) in UTC or else in the
  * local zone; (time_t)-1 if none.  *@tm is left normalised. */
 struct tm;
@@ -624,7 +629,6 @@ struct scan_obj {
 	uint64_t insns, sites, bad_bytes;
 };
 /* scanelf.c */
-int scanelf_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 /* Load an ELF object (a copy of @len bytes at @data, named @path).
  * Returns 0, or a negative errno with *cause naming @path. */
 int scanelf_load_mem(const char *path, const void *data, size_t len,

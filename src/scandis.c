@@ -33,17 +33,9 @@ struct dis {
 };
 
 static int
-u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int
 grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	return scanelf_grow(v, cap, n, size, 256);
+	return util_grow_array(v, cap, n, size, 256);
 }
 
 static int
@@ -64,7 +56,7 @@ uniq(uint64_t *v, size_t n)
 
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), u64_cmp);
+	qsort(v, n, sizeof(*v), util_u64_cmp);
 	for (size_t i = 1; i < n; i++)
 		if (v[i] != v[k])
 			v[++k] = v[i];
@@ -242,7 +234,7 @@ add_edge(struct scan_func *f, uint32_t local, const char *import,
 		    f->edges[i].arg0 == arg0)
 			return 0;
 	/* Per-function arrays start small: 285,000 functions (docs/static.md). */
-	if (scanelf_grow(&f->edges, &f->capedges, f->nedges, sizeof(*f->edges),
+	if (util_grow_array(&f->edges, &f->capedges, f->nedges, sizeof(*f->edges),
 		      4) < 0)
 		return -ENOMEM;
 	f->edges[f->nedges].local = local;
@@ -257,7 +249,7 @@ add_sys(struct scan_func *f, int32_t nr)
 	for (size_t i = 0; i < f->nsys; i++)
 		if (f->sys[i] == nr)
 			return 0;
-	if (scanelf_grow(&f->sys, &f->capsys, f->nsys, sizeof(*f->sys), 2) < 0)
+	if (util_grow_array(&f->sys, &f->capsys, f->nsys, sizeof(*f->sys), 2) < 0)
 		return -ENOMEM;
 	f->sys[f->nsys++] = nr;
 	return 0;
@@ -462,7 +454,7 @@ static int
 join(struct dis *d, struct fstate *s, const cs_insn *in)
 {
 	uint64_t *hit = bsearch(&in->address, d->targets, d->ntargets,
-				sizeof(uint64_t), u64_cmp);
+				sizeof(uint64_t), util_u64_cmp);
 	int falls = s->falls;
 	struct regval m[16];
 	size_t seen = 0;
@@ -558,7 +550,7 @@ pass3(struct dis *d, const cs_insn *in, void *arg)
 		t = direct_target(in);
 		m = t == 0 ? rip_operand(in) : 0;
 		if (t > in->address && t < s->f->end) {
-			if (scanelf_grow(&s->snaps, &s->capsnaps, s->nsnaps,
+			if (util_grow_array(&s->snaps, &s->capsnaps, s->nsnaps,
 				      sizeof(*s->snaps), 8) < 0)
 				return -ENOMEM;
 			s->snaps[s->nsnaps].dst = t;
@@ -759,7 +751,7 @@ scandis_object(struct scan_obj *o, char **cause)
 	d.ntargets = uniq(d.targets, d.njumps);
 	for (size_t i = 0; i < d.njumps; i++) {
 		uint64_t *hit = bsearch(&d.jumps[i].dst, d.targets, d.ntargets,
-					sizeof(uint64_t), u64_cmp);
+					sizeof(uint64_t), util_u64_cmp);
 
 		d.tcount[hit - d.targets]++;
 	}

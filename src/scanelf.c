@@ -55,37 +55,9 @@ slot_cmp(const void *a, const void *b)
 }
 
 static int
-u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Grow @*v (elements of @size) to hold @n + 1; the first allocation holds
- * @first.  Shared by the scan files.  Returns 0 or -ENOMEM. */
-int
-scanelf_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
-{
-	void **pv = v;
-	size_t nc;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : first;
-	nv = reallocarray(*pv, nc, size);
-	if (nv == NULL)
-		return -ENOMEM;
-	*pv = nv;
-	*cap = nc;
-	return 0;
-}
-
-static int
 grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	return scanelf_grow(v, cap, n, size, 64);
+	return util_grow_array(v, cap, n, size, 64);
 }
 
 const struct scan_sec *
@@ -513,7 +485,7 @@ load_owned(const char *path, unsigned char *buf, size_t len,
 	if (o->slots != NULL)
 		qsort(o->slots, o->nslots, sizeof(*o->slots), slot_cmp);
 	if (o->taken != NULL)
-		qsort(o->taken, o->ntaken, sizeof(*o->taken), u64_cmp);
+		qsort(o->taken, o->ntaken, sizeof(*o->taken), util_u64_cmp);
 	if (eh.e_entry != 0 && add_root(&c, eh.e_entry) < 0)
 		goto fail;
 	*out = o;

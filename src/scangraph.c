@@ -56,7 +56,7 @@ struct scan {
 static int
 grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	return scanelf_grow(v, cap, n, size, 32);
+	return util_grow_array(v, cap, n, size, 32);
 }
 
 size_t

@@ -166,6 +166,35 @@ util_grow(char **buf, size_t *cap, size_t need, size_t first)
 	return 0;
 }
 
+/* qsort()/bsearch() order of uint64_t values. */
+int
+util_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Grow @*v (elements of @size) to hold @n + 1; the first allocation holds
+ * @first.  Returns 0 or -ENOMEM. */
+int
+util_grow_array(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	void **pv = v;
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : first;
+	nv = reallocarray(*pv, nc, size);
+	if (nv == NULL)
+		return -ENOMEM;
+	*pv = nv;
+	*cap = nc;
+	return 0;
+}
+
 void
 strbuf_add(struct strbuf *sb, const char *s, size_t n)
 {

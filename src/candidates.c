@@ -444,17 +444,9 @@ cand_elem(struct jp *j, void *arg)
 	for (size_t i = 0; rc == 0 && i < l->n; i++)
 		if (strcmp(l->v[i].name, c.name) == 0)
 			rc = jp_err(j, "a candidate listed twice");
-	if (rc == 0 && l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 64;
-		struct cand *nv = reallocarray(l->v, nc, sizeof(*nv));
-
-		if (nv == NULL)
-			rc = -ENOMEM;
-		else {
-			l->v = nv;
-			l->cap = nc;
-		}
-	}
+	if (rc == 0 &&
+	    util_grow_array(&l->v, &l->cap, l->n, sizeof(*l->v), 64) < 0)
+		rc = -ENOMEM;
 	if (rc < 0) {
 		cand_clear(&c);
 		return rc;
@@ -563,42 +555,15 @@ fail:
 int
 candidates_load(const char *path, struct cand_list **out, char **cause)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, rc;
+	char *buf;
+	size_t len = 0;
+	int rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)CAND_MAX_FILE) {
-		util_cause(cause, "%s: not a regular file of at most %u MiB",
-			   path, CAND_MAX_FILE >> 20);
-		rc = -EINVAL;
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	rc = candidates_parse(path, buf, got, out, cause);
-out:
-	if (fd >= 0)
-		close(fd);
+	rc = util_read_file(path, CAND_MAX_FILE, &buf, &len, cause);
+	if (rc < 0)
+		return rc;
+	rc = candidates_parse(path, buf, len, out, cause);
 	free(buf);
 	return rc;
 }
@@ -630,15 +595,8 @@ obs_get(struct observed *o, const char *name)
 	in = strset_intern(&o->names, name);
 	if (in == NULL)
 		return NULL;
-	if (o->n == o->cap) {
-		size_t nc = o->cap ? o->cap * 2 : 128;
-		struct obs *nv = reallocarray(o->v, nc, sizeof(*nv));
-
-		if (nv == NULL)
-			return NULL;
-		o->v = nv;
-		o->cap = nc;
-	}
+	if (util_grow_array(&o->v, &o->cap, o->n, sizeof(*o->v), 128) < 0)
+		return NULL;
 	memset(&o->v[o->n], 0, sizeof(o->v[o->n]));
 	o->v[o->n].name = in;
 	return &o->v[o->n++];

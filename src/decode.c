@@ -445,24 +445,28 @@ field_set(struct pgsc_record *rec, unsigned bit, const struct field *f)
 		rec->uid = (int64_t)u;
 		break;
 	case F_ARCH:
+	case F_CODE:
 		if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)
 			return PGSC_REJ_BAD_FIELD;
+		if (bit == F_CODE) {
+			rec->code = (uint32_t)u;
+			break;
+		}
 		rec->arch = (uint32_t)u;
 		rec->has_arch = 1;
 		break;
 	case F_SYSCALL:
-		if (parse_i64(v, vlen, &rec->syscall) < 0)
+	case F_EXIT:
+		if (parse_i64(v, vlen,
+			      bit == F_EXIT ? &rec->exit : &rec->syscall) < 0)
 			return PGSC_REJ_BAD_FIELD;
+		if (bit == F_EXIT)
+			rec->has_exit = 1;
 		break;
 	case F_COMPAT:
 		if (parse_u64(v, vlen, 10, &u) < 0 || u > 1)
 			return PGSC_REJ_BAD_FIELD;
 		rec->compat = (int)u;
-		break;
-	case F_CODE:
-		if (parse_hex(v, vlen, &u) < 0 || u > UINT32_MAX)
-			return PGSC_REJ_BAD_FIELD;
-		rec->code = (uint32_t)u;
 		break;
 	case F_SUCCESS:
 		if (vlen == 3 && memcmp(v, "yes", 3) == 0)
@@ -471,11 +475,6 @@ field_set(struct pgsc_record *rec, unsigned bit, const struct field *f)
 			rec->success = 0;
 		else
 			return PGSC_REJ_BAD_FIELD;
-		break;
-	case F_EXIT:
-		if (parse_i64(v, vlen, &rec->exit) < 0)
-			return PGSC_REJ_BAD_FIELD;
-		rec->has_exit = 1;
 		break;
 	case F_A0:
 		if (parse_hex(v, vlen, &rec->a0) < 0)

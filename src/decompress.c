@@ -94,11 +94,11 @@ decompress_init(struct logsrc *ls, char **cause)
 		/* 2^27 = 128 MiB, zstd's default limit, said explicitly */
 		ZSTD_DCtx_setParameter(ls->zs, ZSTD_d_windowLogMax, 27);
 		ls->zs_last = 1;
-		ls->zin_len = 0;
 		break;
 	default:
 		break;
 	}
+	ls->raw_used = 0;
 	ls->dec_end = 0;
 	return 0;
 oom:
@@ -157,17 +157,29 @@ raw_fill(struct logsrc *ls, char **cause)
 	return 0;
 }
 
-/* More raw input when a decoder has used up what it had (@avail): 1
- * when ls->raw was refilled, 0 when not needed, or a negative errno. */
+/* The raw bytes not given to the decoder yet. */
+static size_t
+raw_left(const struct logsrc *ls)
+{
+	return ls->raw_len - ls->raw_used;
+}
+
+/*
+ * More raw input when the decoder has used up ls->raw: 0, or a negative
+ * errno.  The three decoders take their input from ls->raw at raw_used
+ * and say after each call how much of it they used.
+ */
 static int
-raw_need(struct logsrc *ls, size_t avail, char **cause)
+raw_need(struct logsrc *ls, char **cause)
 {
 	int rc;
 
-	if (avail != 0 || ls->raw_eof)
+	if (raw_left(ls) != 0 || ls->raw_eof)
 		return 0;
 	rc = raw_fill(ls, cause);
-	return rc < 0 ? rc : 1;
+	if (rc == 0)
+		ls->raw_used = 0;
+	return rc;
 }
 
 /* Data whose decoder would need more than @mib MiB: refused. */
@@ -195,27 +207,26 @@ gz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 	z->next_out = (unsigned char *)out;
 	z->avail_out = (uInt)cap;
 	while (z->avail_out == cap) {
-		rc = raw_need(ls, z->avail_in, cause);
+		rc = raw_need(ls, cause);
 		if (rc < 0)
 			return rc;
-		if (rc > 0) {
-			z->next_in = ls->raw;
-			z->avail_in = (uInt)ls->raw_len;
-		}
 		if (ls->dec_end) {
-			if (z->avail_in == 0) {
+			if (raw_left(ls) == 0) {
 				ls->eof = 1;
 				break;
 			}
 			/* another member follows (gzip's concatenation) */
-			if (z->next_in[0] != 0x1f)
+			if (ls->raw[ls->raw_used] != 0x1f)
 				return damaged(ls, "bytes after the end of "
 					       "the compressed stream", cause);
 			if (inflateReset(z) != Z_OK)
 				return damaged(ls, "reset", cause);
 			ls->dec_end = 0;
 		}
+		z->next_in = ls->raw + ls->raw_used;
+		z->avail_in = (uInt)raw_left(ls);
 		rc = inflate(z, Z_NO_FLUSH);
+		ls->raw_used = ls->raw_len - z->avail_in;
 		if (rc == Z_STREAM_END) {
 			ls->dec_end = 1;
 			continue;
@@ -224,7 +235,7 @@ gz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 			return -ENOMEM;
 		if (rc != Z_OK && rc != Z_BUF_ERROR)
 			return damaged(ls, z->msg ? z->msg : "bad data", cause);
-		if (z->avail_out == cap && z->avail_in == 0 && ls->raw_eof)
+		if (z->avail_out == cap && raw_left(ls) == 0 && ls->raw_eof)
 			return damaged(ls, "truncated", cause);
 	}
 	return (ssize_t)(cap - z->avail_out);
@@ -240,14 +251,13 @@ xz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 	x->next_out = (uint8_t *)out;
 	x->avail_out = cap;
 	while (x->avail_out == cap) {
-		rc = raw_need(ls, x->avail_in, cause);
+		rc = raw_need(ls, cause);
 		if (rc < 0)
 			return rc;
-		if (rc > 0) {
-			x->next_in = ls->raw;
-			x->avail_in = ls->raw_len;
-		}
+		x->next_in = ls->raw + ls->raw_used;
+		x->avail_in = raw_left(ls);
 		r = lzma_code(x, ls->raw_eof ? LZMA_FINISH : LZMA_RUN);
+		ls->raw_used = ls->raw_len - x->avail_in;
 		if (r == LZMA_STREAM_END) {
 			ls->eof = 1;
 			break;
@@ -275,20 +285,16 @@ zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 	int rc;
 
 	while (ob.pos == 0) {
-		rc = raw_need(ls, ls->zin_len, cause);
+		rc = raw_need(ls, cause);
 		if (rc < 0)
 			return rc;
-		if (rc > 0) {
-			ls->zin = ls->raw;
-			ls->zin_len = ls->raw_len;
-		}
-		if (ls->zin_len == 0 && ls->raw_eof && ls->zs_last == 0) {
+		if (raw_left(ls) == 0 && ls->raw_eof && ls->zs_last == 0) {
 			/* every frame complete and flushed */
 			ls->eof = 1;
 			break;
 		}
-		ib.src = ls->zin;
-		ib.size = ls->zin_len;
+		ib.src = ls->raw + ls->raw_used;
+		ib.size = raw_left(ls);
 		ib.pos = 0;
 		ls->zs_last = ZSTD_decompressStream(ls->zs, &ob, &ib);
 		if (ZSTD_isError(ls->zs_last)) {
@@ -301,9 +307,8 @@ zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 			return damaged(ls, ZSTD_getErrorName(ls->zs_last),
 				       cause);
 		}
-		ls->zin += ib.pos;
-		ls->zin_len -= ib.pos;
-		if (ob.pos == 0 && ls->zin_len == 0 && ls->raw_eof) {
+		ls->raw_used += ib.pos;
+		if (ob.pos == 0 && raw_left(ls) == 0 && ls->raw_eof) {
 			if (ls->zs_last == 0) {
 				ls->eof = 1;
 				break;

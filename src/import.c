@@ -73,10 +73,7 @@ imp_record(void *arg, const struct pgsc_record *rec)
 	}
 	if (rec->type == PGSC_REC_SECCOMP) {
 		im->seccomp++;
-		if (im->first_event == 0 || t < im->first_event)
-			im->first_event = t;
-		if (t > im->last_event)
-			im->last_event = t;
+		util_widen(&im->first_event, &im->last_event, t);
 	}
 	if (im->cur != NULL && rec->type != PGSC_REC_OTHER) {
 		im->cur->last_serial = rec->serial;

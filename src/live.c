@@ -60,10 +60,7 @@ live_record(void *arg, const struct pgsc_record *rec)
 
 	if (rec->type == PGSC_REC_SECCOMP) {
 		lv->run_records++;
-		if (lv->r.first_event == 0 || t < lv->r.first_event)
-			lv->r.first_event = t;
-		if (t > lv->r.last_event)
-			lv->r.last_event = t;
+		util_widen(&lv->r.first_event, &lv->r.last_event, t);
 	}
 	proctree_record(lv->tree, rec);
 }

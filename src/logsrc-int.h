@@ -44,8 +44,7 @@ struct logsrc {
 	int x_on;
 	ZSTD_DStream *zs;
 	size_t zs_last;
-	const unsigned char *zin;   /* zstd's input left */
-	size_t zin_len;
+	size_t raw_used;            /* of raw_len, given to the decoder */
 	int err_rc;                 /* an error after bytes still to deliver */
 	char *err_msg;
 	int dec_end;                /* at the end of a complete member */

@@ -351,12 +351,6 @@ start(struct logsrc *ls, char **cause)
 			/* the magic bytes are the decoder's first input */
 			ls->raw_len = n;
 			ls->raw_off = n;
-			ls->z.next_in = ls->raw;
-			ls->z.avail_in = (uInt)n;
-			ls->x.next_in = ls->raw;
-			ls->x.avail_in = n;
-			ls->zin = ls->raw;
-			ls->zin_len = n;
 		}
 	}
 	return 0;
@@ -454,9 +448,8 @@ logsrc_open(const char *path, struct logsrc **out, char **cause)
 	ls->inode = (uint64_t)sb.st_ino;
 	ls->mtime = (double)sb.st_mtime;
 	rc = start(ls, cause);
-	if (rc < 0)
-		goto fail;
-	rc = sniff(ls, cause);
+	if (rc == 0)
+		rc = sniff(ls, cause);
 	if (rc < 0)
 		goto fail;
 	*out = ls;
@@ -718,10 +711,9 @@ logsrc_free(struct logsrc *ls)
 	decompress_end(ls);
 	if (ls->fd > 0 || (ls->fd == 0 && ls->path != NULL))
 		close(ls->fd);
-	free(ls->raw);
-	free(ls->pk);
-	free(ls->err_msg);
-	free(ls->path);
-	free(ls->name);
-	free(ls);
+	void *owned[] = { ls->raw, ls->pk, ls->err_msg, ls->path, ls->name,
+			  ls };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }

@@ -89,11 +89,10 @@ pglog_free(struct pglog *l)
 		return;
 	for (size_t i = 0; i < l->types_cap; i++)
 		free(l->types[i]);
-	free(l->types);
-	free(l->pairs);
-	free(l->pids);
-	free(l->ents);
-	free(l);
+	void *owned[] = { l->types, l->pairs, l->pids, l->ents, l };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }
 
 size_t

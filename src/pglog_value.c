@@ -136,19 +136,7 @@ pglog_parse_time(const char *s, size_t n, double *out)
 	if (yr < 1970 || mo < 1 || mo > 12 || dd < 1 ||
 	    dd > days_in_month(yr, mo) || hh > 23 || mi > 59 || ss > 59)
 		return 0;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = yr - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = dd;
-	tm.tm_hour = hh;
-	tm.tm_min = mi;
-	tm.tm_sec = ss;
-	if (utc) {
-		tt = timegm(&tm);
-	} else {
-		tm.tm_isdst = -1;
-		tt = mktime(&tm);
-	}
+	tt = util_make_time(&tm, yr, mo, dd, hh, mi, ss, utc);
 	if (tt == (time_t)-1)
 		return 0;
 	*out = (double)tt - (double)off + frac;

@@ -28,6 +28,8 @@ uint64_t util_hash(const void *data, size_t len, uint64_t seed);
 double util_now(void);
 int util_prefix_hash(int fd, uint64_t off, char out[24]);
 int util_open_regular(const char *path, char **cause);
+int util_read_file(const char *path, size_t max, char **buf, size_t *len,
+		   char **cause);
 int util_exe_is(const char *exe, const char *name);
 char *util_strndup(const char *s, size_t n);
 /* At most @max of the @len bytes at @p, escaped, in a new string. */
@@ -35,6 +37,25 @@ char *util_excerpt(const char *p, size_t len, size_t max);
 /* Grow *@buf to hold @need bytes, doubling from @first.  Returns 0 or
  * -ENOMEM (the buffer is then as it was). */
 int util_grow(char **buf, size_t *cap, size_t need, size_t first);
+/* Grow the array *@v (elements of @size) to hold @n + 1; the first
+ * allocation holds @first.  Returns 0 or -ENOMEM (the array unchanged). */
+int util_grow_array(void *v, size_t *cap, size_t n, size_t size,
+		    size_t first);
+int util_u64_cmp(const void *a, const void *b);
+/* The epoch time of a calendar date (month 1-12) in UTC or else in the
+ * local zone; (time_t)-1 if none.  *@tm is left normalised. */
+struct tm;
+time_t util_make_time(struct tm *tm, int year, int mon, int mday, int hour,
+		      int min, int sec, int utc);
+/* Widen the span [*@first, *@last] (*@first 0: none yet) to hold @t. */
+static inline void
+util_widen(double *first, double *last, double t)
+{
+	if (*first == 0 || t < *first)
+		*first = t;
+	if (t > *last)
+		*last = t;
+}
 
 struct strbuf {
 	char *buf;
@@ -624,7 +645,6 @@ struct scan_obj {
 	uint64_t insns, sites, bad_bytes;
 };
 /* scanelf.c */
-int scanelf_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 /* Load an ELF object (a copy of @len bytes at @data, named @path).
  * Returns 0, or a negative errno with *cause naming @path. */
 int scanelf_load_mem(const char *path, const void *data, size_t len,

@@ -92,7 +92,7 @@ struct proctree {
 
 	/* (node, pid) -> current process, open addressing (linear
 	 * probing); node is an interned pointer */
-	struct { int64_t pid; const char *node; struct proc *p; } *map;
+	struct pid_slot { int64_t pid; const char *node; struct proc *p; } *map;
 	size_t mapcap, mapn;
 
 	/* provisional processes in creation order, for settling */

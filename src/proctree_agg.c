@@ -28,11 +28,25 @@ agg_hash(const char *node, const char *role, uint32_t arch, int32_t nr)
 	return pid_hash((int64_t)k);
 }
 
+/* The slot of (@node, @role, @arch, @nr) in @v of @cap (a power of two)
+ * slots: its aggregate, or the empty slot where it goes. */
+static inline struct role_agg *
+agg_slot(struct role_agg *v, size_t cap, const char *node, const char *role,
+	 uint32_t arch, int32_t nr)
+{
+	size_t j = agg_hash(node, role, arch, nr) & (cap - 1);
+
+	while (v[j].role != NULL &&
+	       (v[j].role != role || v[j].arch != arch || v[j].nr != nr ||
+		v[j].node != node))
+		j = (j + 1) & (cap - 1);
+	return &v[j];
+}
+
 static void
 agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 	uint64_t count, double first, double last, const struct proc *p)
 {
-	size_t j;
 	struct role_agg *a;
 
 	if ((t->aggn + 1) * 2 > t->aggcap) {
@@ -43,32 +57,23 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 			t->oom = 1;
 			return;
 		}
-		for (size_t i = 0; i < t->aggcap; i++) {
-			if (t->aggs[i].role == NULL)
-				continue;
-			j = agg_hash(t->aggs[i].node, t->aggs[i].role,
-				     t->aggs[i].arch,
-				     t->aggs[i].nr) & (ncap - 1);
-			while (na[j].role != NULL)
-				j = (j + 1) & (ncap - 1);
-			na[j] = t->aggs[i];
-		}
+		for (size_t i = 0; i < t->aggcap; i++)
+			if (t->aggs[i].role != NULL)
+				*agg_slot(na, ncap, t->aggs[i].node,
+					  t->aggs[i].role, t->aggs[i].arch,
+					  t->aggs[i].nr) = t->aggs[i];
 		free(t->aggs);
 		t->aggs = na;
 		t->aggcap = ncap;
 	}
-	j = agg_hash(p->node, role, arch, nr) & (t->aggcap - 1);
-	while ((a = &t->aggs[j])->role != NULL) {
-		if (a->role == role && a->arch == arch && a->nr == nr &&
-		    a->node == p->node) {
-			a->count += count;
-			if (first < a->first)
-				a->first = first;
-			if (last > a->last)
-				a->last = last;
-			return;
-		}
-		j = (j + 1) & (t->aggcap - 1);
+	a = agg_slot(t->aggs, t->aggcap, p->node, role, arch, nr);
+	if (a->role != NULL) {
+		a->count += count;
+		if (first < a->first)
+			a->first = first;
+		if (last > a->last)
+			a->last = last;
+		return;
 	}
 	/* interned: the process may be pruned before the aggregate goes */
 	*a = (struct role_agg){ role, arch, nr, count, first, last, p->pid,

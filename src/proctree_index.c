@@ -73,58 +73,52 @@ key_hash(const char *node, int64_t pid)
 					0x9e3779b97f4a7c15ULL));
 }
 
+/* The slot of (@node, @pid) in @map of @cap (a power of two) slots: its
+ * entry, or the empty slot where it goes. */
+static inline struct pid_slot *
+map_slot(struct pid_slot *map, size_t cap, const char *node, int64_t pid)
+{
+	size_t j = key_hash(node, pid) & (cap - 1);
+
+	while (map[j].p != NULL && (map[j].pid != pid || map[j].node != node))
+		j = (j + 1) & (cap - 1);
+	return &map[j];
+}
+
 struct proc *
 map_get(struct proctree *t, const char *node, int64_t pid)
 {
-	size_t j;
-
 	if (t->mapcap == 0)
 		return NULL;
-	j = key_hash(node, pid) & (t->mapcap - 1);
-	while (t->map[j].p != NULL) {
-		if (t->map[j].pid == pid && t->map[j].node == node)
-			return t->map[j].p;
-		j = (j + 1) & (t->mapcap - 1);
-	}
-	return NULL;
+	return map_slot(t->map, t->mapcap, node, pid)->p;
 }
 
 static int
 map_put(struct proctree *t, struct proc *p)
 {
-	size_t j;
+	struct pid_slot *s;
 
 	if ((t->mapn + 1) * 2 > t->mapcap) {
 		size_t ncap = t->mapcap ? t->mapcap * 2 : 1024;
-		__typeof__(t->map) nm = calloc(ncap, sizeof(*nm));
+		struct pid_slot *nm = calloc(ncap, sizeof(*nm));
 
 		if (nm == NULL)
 			return -ENOMEM;
-		for (size_t i = 0; i < t->mapcap; i++) {
-			if (t->map[i].p == NULL)
-				continue;
-			j = key_hash(t->map[i].node, t->map[i].pid) &
-			    (ncap - 1);
-			while (nm[j].p != NULL)
-				j = (j + 1) & (ncap - 1);
-			nm[j] = t->map[i];
-		}
+		for (size_t i = 0; i < t->mapcap; i++)
+			if (t->map[i].p != NULL)
+				*map_slot(nm, ncap, t->map[i].node,
+					  t->map[i].pid) = t->map[i];
 		free(t->map);
 		t->map = nm;
 		t->mapcap = ncap;
 	}
-	j = key_hash(p->node, p->pid) & (t->mapcap - 1);
-	while (t->map[j].p != NULL) {
-		if (t->map[j].pid == p->pid && t->map[j].node == p->node) {
-			t->map[j].p = p;
-			return 0;
-		}
-		j = (j + 1) & (t->mapcap - 1);
+	s = map_slot(t->map, t->mapcap, p->node, p->pid);
+	if (s->p == NULL) {
+		s->pid = p->pid;
+		s->node = p->node;
+		t->mapn++;
 	}
-	t->map[j].pid = p->pid;
-	t->map[j].node = p->node;
-	t->map[j].p = p;
-	t->mapn++;
+	s->p = p;
 	return 0;
 }
 
@@ -137,10 +131,7 @@ map_del(struct proctree *t, const char *node, int64_t pid)
 
 	if (t->mapcap == 0)
 		return;
-	i = key_hash(node, pid) & mask;
-	while (t->map[i].p != NULL &&
-	       (t->map[i].pid != pid || t->map[i].node != node))
-		i = (i + 1) & mask;
+	i = (size_t)(map_slot(t->map, t->mapcap, node, pid) - t->map);
 	if (t->map[i].p == NULL)
 		return;
 	for (j = (i + 1) & mask; t->map[j].p != NULL; j = (j + 1) & mask) {
@@ -391,15 +382,14 @@ proctree_free(struct proctree *t)
 		return;
 	for (size_t i = 0; i < t->nall; i++)
 		proc_free(t->all[i]);
-	free(t->all);
-	free(t->map);
-	free(t->fifo);
-	free(t->aggs);
 	ev_clear(&t->ev);
 	strset_free(&t->roles);
 	strset_free(&t->exes);
 	strset_free(&t->nodes);
-	free(t);
+	void *owned[] = { t->all, t->map, t->fifo, t->aggs, t };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }
 
 /*

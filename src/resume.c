@@ -10,33 +10,14 @@
 #include "pgsc-int.h"
 #include "live.h"
 
-/* Room in @*v (elements of @size) for @n + 1. */
-static int
-grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	void **pv = v;
-	size_t nc;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 256;
-	nv = realloc(*pv, nc * size);
-	if (nv == NULL)
-		return -ENOMEM;
-	*pv = nv;
-	*cap = nc;
-	return 0;
-}
-
 static int
 base_add(void *arg, const struct role_agg *a)
 {
 	struct live *lv = arg;
 	struct role_agg *n;
 
-	if (grow((void *)&lv->base, &lv->capbase, lv->nbase,
-		 sizeof(*n)) < 0)
+	if (util_grow_array(&lv->base, &lv->capbase, lv->nbase, sizeof(*n),
+			    256) < 0)
 		return -ENOMEM;
 	n = &lv->base[lv->nbase];
 	*n = *a;
@@ -55,8 +36,8 @@ open_add(void *arg, const struct proc_count *c)
 	struct live *lv = arg;
 	struct proc_count *n;
 
-	if (grow((void *)&lv->open, &lv->capopen, lv->nopen,
-		 sizeof(*n)) < 0)
+	if (util_grow_array(&lv->open, &lv->capopen, lv->nopen, sizeof(*n),
+			    256) < 0)
 		return -ENOMEM;
 	n = &lv->open[lv->nopen];
 	*n = *c;

@@ -33,17 +33,9 @@ struct dis {
 };
 
 static int
-u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int
 grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	return scanelf_grow(v, cap, n, size, 256);
+	return util_grow_array(v, cap, n, size, 256);
 }
 
 static int
@@ -64,7 +56,7 @@ uniq(uint64_t *v, size_t n)
 
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), u64_cmp);
+	qsort(v, n, sizeof(*v), util_u64_cmp);
 	for (size_t i = 1; i < n; i++)
 		if (v[i] != v[k])
 			v[++k] = v[i];
@@ -242,7 +234,7 @@ add_edge(struct scan_func *f, uint32_t local, const char *import,
 		    f->edges[i].arg0 == arg0)
 			return 0;
 	/* Per-function arrays start small: 285,000 functions (docs/static.md). */
-	if (scanelf_grow(&f->edges, &f->capedges, f->nedges, sizeof(*f->edges),
+	if (util_grow_array(&f->edges, &f->capedges, f->nedges, sizeof(*f->edges),
 		      4) < 0)
 		return -ENOMEM;
 	f->edges[f->nedges].local = local;
@@ -257,7 +249,7 @@ add_sys(struct scan_func *f, int32_t nr)
 	for (size_t i = 0; i < f->nsys; i++)
 		if (f->sys[i] == nr)
 			return 0;
-	if (scanelf_grow(&f->sys, &f->capsys, f->nsys, sizeof(*f->sys), 2) < 0)
+	if (util_grow_array(&f->sys, &f->capsys, f->nsys, sizeof(*f->sys), 2) < 0)
 		return -ENOMEM;
 	f->sys[f->nsys++] = nr;
 	return 0;
@@ -297,10 +289,23 @@ struct fstate {
 	int falls;                /* the previous instruction falls through */
 };
 
+/* r8..r15 come in capstone's enum as one run of eight per width. */
+_Static_assert(X86_REG_R15 == X86_REG_R8 + 7 &&
+	       X86_REG_R15D == X86_REG_R8D + 7 &&
+	       X86_REG_R15W == X86_REG_R8W + 7 &&
+	       X86_REG_R15B == X86_REG_R8B + 7, "capstone's r8..r15 runs");
+
 /* 0..15 for a general register of any width, or -1. */
 static int
 gpr(unsigned r)
 {
+	static const unsigned r8[] = {
+		X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(r8); i++)
+		if (r >= r8[i] && r < r8[i] + 8)
+			return 8 + (int)(r - r8[i]);
 	switch (r) {
 	case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: case X86_REG_AL:
 	case X86_REG_AH: return 0;
@@ -318,22 +323,6 @@ gpr(unsigned r)
 		return 6;
 	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL:
 		return 7;
-	case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: case X86_REG_R8B:
-		return 8;
-	case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: case X86_REG_R9B:
-		return 9;
-	case X86_REG_R10: case X86_REG_R10D: case X86_REG_R10W:
-	case X86_REG_R10B: return 10;
-	case X86_REG_R11: case X86_REG_R11D: case X86_REG_R11W:
-	case X86_REG_R11B: return 11;
-	case X86_REG_R12: case X86_REG_R12D: case X86_REG_R12W:
-	case X86_REG_R12B: return 12;
-	case X86_REG_R13: case X86_REG_R13D: case X86_REG_R13W:
-	case X86_REG_R13B: return 13;
-	case X86_REG_R14: case X86_REG_R14D: case X86_REG_R14W:
-	case X86_REG_R14B: return 14;
-	case X86_REG_R15: case X86_REG_R15D: case X86_REG_R15W:
-	case X86_REG_R15B: return 15;
 	default: return -1;
 	}
 }
@@ -465,7 +454,7 @@ static int
 join(struct dis *d, struct fstate *s, const cs_insn *in)
 {
 	uint64_t *hit = bsearch(&in->address, d->targets, d->ntargets,
-				sizeof(uint64_t), u64_cmp);
+				sizeof(uint64_t), util_u64_cmp);
 	int falls = s->falls;
 	struct regval m[16];
 	size_t seen = 0;
@@ -561,7 +550,7 @@ pass3(struct dis *d, const cs_insn *in, void *arg)
 		t = direct_target(in);
 		m = t == 0 ? rip_operand(in) : 0;
 		if (t > in->address && t < s->f->end) {
-			if (scanelf_grow(&s->snaps, &s->capsnaps, s->nsnaps,
+			if (util_grow_array(&s->snaps, &s->capsnaps, s->nsnaps,
 				      sizeof(*s->snaps), 8) < 0)
 				return -ENOMEM;
 			s->snaps[s->nsnaps].dst = t;
@@ -762,7 +751,7 @@ scandis_object(struct scan_obj *o, char **cause)
 	d.ntargets = uniq(d.targets, d.njumps);
 	for (size_t i = 0; i < d.njumps; i++) {
 		uint64_t *hit = bsearch(&d.jumps[i].dst, d.targets, d.ntargets,
-					sizeof(uint64_t), u64_cmp);
+					sizeof(uint64_t), util_u64_cmp);
 
 		d.tcount[hit - d.targets]++;
 	}

@@ -55,37 +55,9 @@ slot_cmp(const void *a, const void *b)
 }
 
 static int
-u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Grow @*v (elements of @size) to hold @n + 1; the first allocation holds
- * @first.  Shared by the scan files.  Returns 0 or -ENOMEM. */
-int
-scanelf_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
-{
-	void **pv = v;
-	size_t nc;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : first;
-	nv = reallocarray(*pv, nc, size);
-	if (nv == NULL)
-		return -ENOMEM;
-	*pv = nv;
-	*cap = nc;
-	return 0;
-}
-
-static int
 grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	return scanelf_grow(v, cap, n, size, 64);
+	return util_grow_array(v, cap, n, size, 64);
 }
 
 const struct scan_sec *
@@ -134,21 +106,14 @@ scanelf_free(struct scan_obj *o)
 		free(o->funcs[i].edges);
 		free(o->funcs[i].sys);
 	}
-	free(o->funcs);
 	if (o->elf != NULL)
 		elf_end(o->elf);
-	free(o->image);
-	free(o->path);
-	free(o->needed);
-	free(o->roots);
-	free(o->dsyms);
-	free(o->fsyms);
-	free(o->slots);
-	free(o->taken);
-	free(o->secs);
-	free(o->taken_imports);
-	free(o->interp);
-	free(o);
+	void *owned[] = { o->funcs, o->image, o->path, o->needed, o->roots,
+			  o->dsyms, o->fsyms, o->slots, o->taken, o->secs,
+			  o->taken_imports, o->interp, o };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }
 
 /* A string of the dynamic string table, or NULL. */
@@ -229,16 +194,15 @@ read_dynamic(struct loadctx *c, Elf_Scn *scn, const GElf_Shdr *sh)
 			o->needed[o->nneeded++] = s;
 			break;
 		case DT_RUNPATH:
-			o->runpath = str_at(o->elf, sh->sh_link,
-						    dyn.d_un.d_val);
-			break;
 		case DT_RPATH:
-			o->rpath = str_at(o->elf, sh->sh_link,
-						  dyn.d_un.d_val);
-			break;
 		case DT_SONAME:
-			o->soname = str_at(o->elf, sh->sh_link,
-						   dyn.d_un.d_val);
+			s = str_at(o->elf, sh->sh_link, dyn.d_un.d_val);
+			if (dyn.d_tag == DT_RUNPATH)
+				o->runpath = s;
+			else if (dyn.d_tag == DT_RPATH)
+				o->rpath = s;
+			else
+				o->soname = s;
 			break;
 		case DT_INIT:
 		case DT_FINI:
@@ -521,7 +485,7 @@ load_owned(const char *path, unsigned char *buf, size_t len,
 	if (o->slots != NULL)
 		qsort(o->slots, o->nslots, sizeof(*o->slots), slot_cmp);
 	if (o->taken != NULL)
-		qsort(o->taken, o->ntaken, sizeof(*o->taken), u64_cmp);
+		qsort(o->taken, o->ntaken, sizeof(*o->taken), util_u64_cmp);
 	if (eh.e_entry != 0 && add_root(&c, eh.e_entry) < 0)
 		goto fail;
 	*out = o;
@@ -550,48 +514,10 @@ scanelf_load_mem(const char *path, const void *data, size_t len,
 static int
 read_file(const char *path, unsigned char **buf, size_t *len, char **cause)
 {
-	struct stat st;
-	size_t got = 0;
-	int fd, rc = 0;
+	char *b;
+	int rc = util_read_file(path, SCAN_MAX_FILE, &b, len, cause);
 
-	*buf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)SCAN_MAX_FILE) {
-		util_cause(cause, "%s: not a regular file of at most %u MiB",
-			   path, SCAN_MAX_FILE >> 20);
-		rc = -EINVAL;
-		goto out;
-	}
-	*buf = malloc((size_t)st.st_size + 1);
-	if (*buf == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, *buf + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rc = r < 0 ? -errno : -EIO;
-			util_cause(cause, "%s: short read", path);
-			goto out;
-		}
-		got += (size_t)r;
-	}
-	*len = got;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0) {
-		free(*buf);
-		*buf = NULL;
-	}
+	*buf = (unsigned char *)b;
 	return rc;
 }
 

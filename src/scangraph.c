@@ -56,7 +56,7 @@ struct scan {
 static int
 grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	return scanelf_grow(v, cap, n, size, 32);
+	return util_grow_array(v, cap, n, size, 32);
 }
 
 size_t
@@ -123,22 +123,14 @@ scan_free(struct scan *s)
 		free(s->cands[i].chain);
 	for (size_t i = 0; i < s->nchain_store; i++)
 		free(s->chain_store[i]);
-	free(s->chain_store);
 	for (size_t i = 0; i < s->nskipped; i++)
 		free(s->skipped[i]);
-	free(s->skipped);
-	free(s->cands);
-	free(s->objs);
-	free(s->base);
-	free(s->node_obj);
-	free(s->adj_off);
-	free(s->adj);
-	free(s->parent);
-	free(s->dist);
-	free(s->reached);
-	free(s->hkeys);
-	free(s->hvals);
-	free(s);
+	void *owned[] = { s->chain_store, s->skipped, s->cands, s->objs,
+			  s->base, s->node_obj, s->adj_off, s->adj, s->parent,
+			  s->dist, s->reached, s->hkeys, s->hvals, s };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }
 
 size_t

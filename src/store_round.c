@@ -199,11 +199,10 @@ store_batch_free(struct store_batch *b)
 {
 	if (b == NULL)
 		return;
-	sqlite3_finalize(b->agg);
-	sqlite3_finalize(b->proc);
-	sqlite3_finalize(b->rej);
-	sqlite3_finalize(b->sample);
-	sqlite3_finalize(b->open);
+	sqlite3_stmt *owned[] = { b->agg, b->proc, b->rej, b->sample, b->open };
+
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		sqlite3_finalize(owned[i]);
 	free(b);
 }
 

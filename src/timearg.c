@@ -131,15 +131,7 @@ pgsc_time_parse(const char *s, int end, int64_t now, int64_t *out)
 		mi = 59;
 		sec = 59;
 	}
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec;
-	tm.tm_isdst = -1;
-	t = zone ? timegm(&tm) : mktime(&tm);
+	t = util_make_time(&tm, y, mo, d, h, mi, sec, zone);
 	if (t == (time_t)-1)
 		return -EINVAL;
 	/* a day that does not exist (02-31) was normalised: refuse it */

@@ -69,6 +69,73 @@ util_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The regular file @path of at most @max bytes, whole, in a new *@buf
+ * with one spare byte at the end.  Returns 0, or a negative errno (with
+ * *@cause, save for -ENOMEM) and *@buf NULL. */
+int
+util_read_file(const char *path, size_t max, char **buf, size_t *len,
+	       char **cause)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd, rc = 0;
+
+	*buf = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = -errno;
+		util_cause(cause, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)max) {
+		util_cause(cause, "%s: not a regular file of at most %u MiB",
+			   path, (unsigned)(max >> 20));
+		rc = -EINVAL;
+		goto out;
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	if (*buf == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, *buf + got, (size_t)st.st_size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -errno : -EIO;
+			util_cause(cause, "%s: short read", path);
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	*len = got;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return rc;
+}
+
+time_t
+util_make_time(struct tm *tm, int year, int mon, int mday, int hour, int min,
+	       int sec, int utc)
+{
+	memset(tm, 0, sizeof(*tm));
+	tm->tm_year = year - 1900;
+	tm->tm_mon = mon - 1;
+	tm->tm_mday = mday;
+	tm->tm_hour = hour;
+	tm->tm_min = min;
+	tm->tm_sec = sec;
+	tm->tm_isdst = -1;      /* local time: as the zone's rules say */
+	return utc ? timegm(tm) : mktime(tm);
+}
+
 char *
 util_strndup(const char *s, size_t n)
 {
@@ -96,6 +163,35 @@ util_grow(char **buf, size_t *cap, size_t need, size_t first)
 		return -ENOMEM;
 	*buf = nb;
 	*cap = c;
+	return 0;
+}
+
+/* qsort()/bsearch() order of uint64_t values. */
+int
+util_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Grow @*v (elements of @size) to hold @n + 1; the first allocation holds
+ * @first.  Returns 0 or -ENOMEM. */
+int
+util_grow_array(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	void **pv = v;
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : first;
+	nv = reallocarray(*pv, nc, size);
+	if (nv == NULL)
+		return -ENOMEM;
+	*pv = nv;
+	*cap = nc;
 	return 0;
 }
 

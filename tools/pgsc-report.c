@@ -16,7 +16,7 @@ usage(FILE *f)
 		"                   [--round N | --round FROM-TO]\n"
 		"                   [--guc-prefix PREFIX] [--session-roles SPEC]\n"
 		"                   [--arch ARCH] [--portable]\n"
-		"                   [--default log|error|kill]\n"
+		"                   [--default log|error|kill] [--per-type]\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"       pgsc-report --check-guc FILE [--arch ARCH] [--strict]\n"
@@ -203,13 +203,15 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "version", no_argument, NULL, 'V' },
 		/* issue 16: the coverage view (src/candidates.c) */
 		{ "candidates", required_argument, NULL, 'K' },
+		/* issue 14: a list per backend type (src/report_types.c) */
+		{ "per-type", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:Y", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -226,6 +228,9 @@ parse_args(int argc, char **argv, struct args *A)
 			break;
 		case 'S':
 			A->want_status = 1;
+			break;
+		case 'Y':
+			A->ro.per_type = 1;
 			break;
 		case 'C':
 			A->check = 1;

@@ -396,8 +396,10 @@ TYPES_CONF=(
 	"pgsc.client_backend_syscall_error = 'getdents64'"
 	"pgsc.parallel_worker_syscall_error = 'openat'"
 	"pgsc.walsender_syscall_error = 'sendto'"
+	"pgsc.archiver_syscall_kill = 'ptrace'"
 )
-set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" "${TYPES_CONF[@]}"
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" "${TYPES_CONF[@]}" \
+	"archive_mode = on" "archive_command = '/bin/true'"
 start || fail "the server did not start with type settings: $(cat "$LOG")"
 # Each type pgsc-report --per-type names has its five settings (the
 # types come from pgsc's own role table, src/roles.c, as the report
@@ -410,7 +412,7 @@ for t in "client backend" walsender "autovacuum launcher" "autovacuum worker" \
 	[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name ~ '^pgsc\.${t// /_}_syscall_(default|allow|log|error|kill)$'")" = 5 ] ||
 		fail "type '$t': the module does not define its five settings"
 done
-for t in checkpointer walwriter "autovacuum launcher" "logical replication launcher"; do
+for t in checkpointer walwriter "autovacuum launcher" "logical replication launcher" archiver; do
 	grep -q "LOG:  pgsc: $t filter built" "$LOG" || fail "no 'filter built' for $t: $(grep pgsc "$LOG")"
 done
 PM=$(head -1 "$D/postmaster.pid")
@@ -425,7 +427,7 @@ for p in $(pgrep -P "$PM"); do
 		fail "$title (pid $p): seccomp '$(seccomp_status "$p")', expected $want filters"
 	if [ "$want" = 2 ]; then n_typed=$((n_typed + 1)); else n_plain=$((n_plain + 1)); fi
 done
-[ "$n_typed" -ge 4 ] || fail "only $n_typed processes with a type filter"
+[ "$n_typed" -ge 5 ] || fail "only $n_typed processes with a type filter"
 note "type filters: $n_typed aux processes with their own filter (2), $n_plain without settings (1)"
 # client backend: its type's list instead of the session's
 q -c "CREATE TABLE pt (i int)" -c "INSERT INTO pt SELECT generate_series(1, 1000)" -c "ANALYZE pt" >/dev/null

@@ -416,13 +416,32 @@ for t in checkpointer walwriter "autovacuum launcher" "logical replication launc
 	grep -q "LOG:  pgsc: $t filter built" "$LOG" || fail "no 'filter built' for $t: $(grep pgsc "$LOG")"
 done
 PM=$(head -1 "$D/postmaster.pid")
+# want_filters TITLE: 2 when the configuration sets its type, else 1
+want_filters() {
+	local c
+	for c in "${TYPES_CONF[@]}"; do
+		case $c in "pgsc.${1// /_}_syscall_"*) echo 2; return ;; esac
+	done
+	echo 1
+}
+# Each process of a set type is waited for (it loads its filter when it
+# first unblocks its signals, just after it starts): up to 10 s.
+for t in checkpointer walwriter "autovacuum launcher" "logical replication launcher" archiver; do
+	ok=0
+	for _ in $(seq 1 100); do
+		for p in $(pgrep -P "$PM"); do
+			[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | sed 's/^postgres: *//; s/ *$//')" = "$t" ] &&
+				[ "$(seccomp_status "$p")" = "2 2" ] && ok=1
+		done
+		[ $ok = 1 ] && break
+		sleep 0.1
+	done
+	[ $ok = 1 ] || fail "no $t process with 2 filters (its own and the global) in 10 s"
+done
 n_typed=0 n_plain=0
 for p in $(pgrep -P "$PM"); do
 	title=$(tr '\0' ' ' <"/proc/$p/cmdline" | sed 's/^postgres: *//; s/ *$//')
-	want=1
-	for c in "${TYPES_CONF[@]}"; do
-		case $c in "pgsc.${title// /_}_syscall_"*) want=2 ;; esac
-	done
+	want=$(want_filters "$title")
 	[ "$(seccomp_status "$p")" = "2 $want" ] ||
 		fail "$title (pid $p): seccomp '$(seccomp_status "$p")', expected $want filters"
 	if [ "$want" = 2 ]; then n_typed=$((n_typed + 1)); else n_plain=$((n_plain + 1)); fi

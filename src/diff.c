@@ -416,8 +416,8 @@ load_store(const char *path, const struct pgsc_lists_opts *opts,
 	rc = pgsc_store_open(path, PGSC_STORE_READONLY, &st, &lcause);
 	if (rc == 0)
 		rc = report_lists(st, opts->round_from, opts->round_to,
-				  opts->session_roles, &ls->l[0], &ls->l[1],
-				  &lcause);
+				  opts->session_roles, opts->node, &ls->l[0],
+				  &ls->l[1], &lcause);
 	if (rc < 0)
 		restate(cause, path, path, lcause, rc);
 	free(lcause);
@@ -487,7 +487,7 @@ pgsc_lists_load(const char *path, const struct pgsc_lists_opts *opts,
 		pgsc_lists **out, char **cause)
 {
 	static const char sqlite_magic[16] = "SQLite format 3";
-	static const struct pgsc_lists_opts defaults = { 0, 0, NULL };
+	static const struct pgsc_lists_opts defaults = { 0, 0, NULL, NULL };
 	int is_stdin = strcmp(path, "-") == 0;
 	char head[sizeof(sqlite_magic)], *buf = NULL;
 	size_t nhead = 0, len = 0;

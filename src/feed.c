@@ -278,7 +278,8 @@ do_line(struct feed *f, const char *line, size_t len)
 			return;
 		}
 		if (f->ops->serial)
-			f->ops->serial(f->arg, f->rec.serial, f->rec.type_num);
+			f->ops->serial(f->arg, f->rec.serial, f->rec.type_num,
+				       line, len);
 		f->ops->record(f->arg, &f->rec);
 		if (f->ops->event_end)
 			f->ops->event_end(f->arg);
@@ -294,7 +295,7 @@ do_line(struct feed *f, const char *line, size_t len)
 		f->ops->line(f->arg, line, len);
 	/* auditd numbers its own DAEMON_* records with a separate counter */
 	if (f->ops->serial && !(tlen > 7 && memcmp(tname, "DAEMON_", 7) == 0))
-		f->ops->serial(f->arg, serial, type_num);
+		f->ops->serial(f->arg, serial, type_num, line, len);
 	to_auparse(f, line, len, serial);
 	if (t == PGSC_REC_SECCOMP) {
 		char eoe[96];

@@ -77,12 +77,13 @@ live_event_end(void *arg)
 }
 
 static void
-live_serial(void *arg, uint64_t serial, int type_num)
+live_serial(void *arg, uint64_t serial, int type_num, const char *line,
+	    size_t len)
 {
 	struct live *lv = arg;
 
 	(void)type_num;
-	serials_mark(&lv->ser, serial);
+	serials_mark(&lv->ser, serial, line, len);
 }
 
 static void
@@ -704,7 +705,7 @@ live_cleanup(struct run *ru)
 	free(lv->base);
 	free(lv->open);
 	strset_free(&lv->base_roles);
-	free(lv->ser.bits);
+	serials_free(&lv->ser);
 	free(lv->buf);
 	free(ru->command);
 }

@@ -21,15 +21,22 @@
 struct live;
 
 /* serials.c - serial gaps: kernel serials of a stream should leave no
- * holes. */
+ * holes; one sequence per node.  The fields are the local host's
+ * sequence (records without node=); @nodes the other nodes'. */
+struct serials_node;
 struct serials {
 	uint8_t *bits;
-	uint64_t base, min, max;
+	uint64_t base, min, max, first;
 	int started;
 	uint64_t gaps;
+	struct serials_node *nodes;
+	size_t nnodes, last;
 };
-void serials_mark(struct serials *s, uint64_t serial);
+void serials_mark(struct serials *s, uint64_t serial, const char *line,
+		  size_t len);
 uint64_t serials_total(const struct serials *s);
+uint64_t serials_settled(const struct serials *s);
+void serials_free(struct serials *s);
 
 /* kreq.c - requests to the kernel, off the read path. */
 struct kreq;
@@ -110,6 +117,8 @@ struct live {
 	uint64_t rejects[PGSC_REJ__COUNT]; /* since the last commit */
 	uint64_t run_records, run_lines0;
 	struct serials ser;
+	uint64_t base_gaps;          /* serial gaps earlier runs committed */
+	int have_base_gaps;
 	const struct live_source *src;
 	const char *source;          /* as stored in rounds.source */
 	struct tail tail;

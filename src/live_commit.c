@@ -41,7 +41,20 @@ live_commit(struct live *lv, int finished)
 	proctree_proc_titles(lv->tree);
 	lv->r.records = lv->base_records + lv->run_records;
 	lv->r.lines = lv->base_lines + (feed_lines(lv->feed) - lv->run_lines0);
-	lv->r.serial_gaps = serials_total(&lv->ser);
+	/*
+	 * The serial sequences start afresh in every run (at the position it
+	 * reads from); the gaps the round's earlier runs committed are what
+	 * the first commit of this run finds in lv->r (store_round_get() in
+	 * resume.c, 0 for a new round), and stay counted.  A running round
+	 * commits only the settled gaps (serials.c), which a crash may
+	 * freeze.
+	 */
+	if (!lv->have_base_gaps) {
+		lv->base_gaps = lv->r.serial_gaps;
+		lv->have_base_gaps = 1;
+	}
+	lv->r.serial_gaps = lv->base_gaps + (finished ?
+			    serials_total(&lv->ser) : serials_settled(&lv->ser));
 	round_tally_reset(&lv->r);
 	rc = store_begin(lv->st, cause);
 	if (rc < 0)

@@ -137,8 +137,15 @@ struct html_round {
 	int64_t id, records, nnew, nnew_sess, loss;
 	const char *label;              /* untrusted */
 };
+struct html_node {
+	const char *name;               /* untrusted; "" the local host */
+	uint64_t records;
+};
 struct html_page {
 	int64_t from, to;
+	const char *node;               /* --node, untrusted; NULL: all */
+	const struct html_node *nodes;  /* a central log's nodes, or none */
+	size_t nnodes;
 	uint64_t records, attributed, unrelated, standalone, unattributed;
 	uint64_t rejected, lost, serial_gaps, rotation_gaps, drain_timeouts;
 	const char *const *arches;
@@ -175,8 +182,9 @@ struct feed_ops {
 	/* The event with @serial is complete (all its records were seen). */
 	void (*event_end)(void *arg);
 	/* Every line with a valid header, for serial gap accounting
-	 * (optional). */
-	void (*serial)(void *arg, uint64_t serial, int type_num);
+	 * (optional); @line is the line (its node= names the sequence). */
+	void (*serial)(void *arg, uint64_t serial, int type_num,
+		       const char *line, size_t len);
 	/* Every whole line with a valid header, however it was split into
 	 * reads (optional; the live drain marker). */
 	void (*line)(void *arg, const char *line, size_t len);
@@ -219,6 +227,7 @@ struct role_agg {
 	double first, last;
 	int64_t example_pid;
 	const char *example_exe;
+	const char *node;          /* as proc_info.node (schema 6) */
 };
 struct proc_info {
 	int64_t pid, ppid;         /* ppid -1 when unknown */
@@ -470,9 +479,16 @@ struct store_role_row {
 	int64_t first_round, example_pid;
 	const char *example_exe;
 };
+/* @node: one node's rows ("" the local host), NULL every node's. */
 int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
+		    const char *node,
 		    int (*cb)(void *arg, const struct store_role_row *row),
 		    void *arg, char **cause);
+/* The nodes of rounds @from-@to ("" the local host) with their records,
+ * by name. */
+int store_nodes(pgsc_store *st, int64_t from, int64_t to,
+		int (*cb)(void *arg, const char *node, uint64_t records),
+		void *arg, char **cause);
 /* 1 when some round holds @role or its descendants, 0 when none does. */
 int store_role_seen(pgsc_store *st, const char *role, char **cause);
 int store_rejects(pgsc_store *st, int64_t from, int64_t to,
@@ -508,8 +524,8 @@ int roles_cmp(const void *a, const void *b);   /* qsort of const char * */
 /* report.c: the global and session lists of rounds @from-@to (0: all),
  * as pgsc-report prints them (pgsc-diff). */
 int report_lists(pgsc_store *st, int64_t from, int64_t to,
-		 const char *session_roles, struct strset *global,
-		 struct strset *session, char **cause);
+		 const char *session_roles, const char *node,
+		 struct strset *global, struct strset *session, char **cause);
 /* The roles of a --session-roles spec (a preset or a list) into @roles. */
 int report_session_roles(const char *spec, struct strset *roles,
 			 char **cause);

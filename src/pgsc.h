@@ -340,6 +340,8 @@ struct pgsc_report_opts {
 					 * NULL = stderr */
 	int per_type;                   /* --per-type: a list per backend
 					 * type (guc, json, table) */
+	const char *node;               /* --node: one node's lists ("" the
+					 * local host); NULL = every node's */
 };
 
 /**
@@ -473,6 +475,7 @@ typedef struct pgsc_lists pgsc_lists;
 struct pgsc_lists_opts {
 	int64_t round_from, round_to;   /* stores only; 0,0 = all rounds */
 	const char *session_roles;      /* stores only; NULL = default */
+	const char *node;               /* stores only; NULL = every node */
 };
 
 /**

@@ -19,9 +19,10 @@
 /* Aggregates per (role, arch, nr)                                    */
 
 static uint64_t
-agg_hash(const char *role, uint32_t arch, int32_t nr)
+agg_hash(const char *node, const char *role, uint32_t arch, int32_t nr)
 {
-	uint64_t k = (uint64_t)(uintptr_t)role * 0x9e3779b97f4a7c15ULL;
+	uint64_t k = ((uint64_t)(uintptr_t)role ^ (uint64_t)(uintptr_t)node) *
+		     0x9e3779b97f4a7c15ULL;
 
 	k ^= ((uint64_t)arch << 20) ^ (uint64_t)(uint32_t)nr;
 	return pid_hash((int64_t)k);
@@ -45,7 +46,8 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 		for (size_t i = 0; i < t->aggcap; i++) {
 			if (t->aggs[i].role == NULL)
 				continue;
-			j = agg_hash(t->aggs[i].role, t->aggs[i].arch,
+			j = agg_hash(t->aggs[i].node, t->aggs[i].role,
+				     t->aggs[i].arch,
 				     t->aggs[i].nr) & (ncap - 1);
 			while (na[j].role != NULL)
 				j = (j + 1) & (ncap - 1);
@@ -55,9 +57,10 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 		t->aggs = na;
 		t->aggcap = ncap;
 	}
-	j = agg_hash(role, arch, nr) & (t->aggcap - 1);
+	j = agg_hash(p->node, role, arch, nr) & (t->aggcap - 1);
 	while ((a = &t->aggs[j])->role != NULL) {
-		if (a->role == role && a->arch == arch && a->nr == nr) {
+		if (a->role == role && a->arch == arch && a->nr == nr &&
+		    a->node == p->node) {
 			a->count += count;
 			if (first < a->first)
 				a->first = first;
@@ -69,7 +72,8 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 	}
 	/* interned: the process may be pruned before the aggregate goes */
 	*a = (struct role_agg){ role, arch, nr, count, first, last, p->pid,
-				p->exe ? strset_intern(&t->exes, p->exe) : NULL };
+				p->exe ? strset_intern(&t->exes, p->exe) : NULL,
+				p->node };
 	if (p->exe != NULL && a->example_exe == NULL)
 		t->oom = 1;
 	t->aggn++;
@@ -170,6 +174,7 @@ snap_count(void *arg, const struct proc_count *c)
 	ra.last = c->last;
 	ra.example_pid = sa->p->pid;
 	ra.example_exe = sa->p->exe;
+	ra.node = sa->p->node;
 	return sa->cb(sa->arg, &ra);
 }
 

@@ -32,9 +32,19 @@ struct entry {
 	size_t nrc;
 };
 
+/* A node of the rounds: its node= name ("" the local host), untrusted. */
+struct rep_node {
+	char *name;
+	uint64_t records;
+};
+
 struct rep {
 	pgsc_store *st;
 	int64_t from, to;
+	const char *node;       /* --node: that node's rows; NULL every node's */
+	struct rep_node *nodes; /* the nodes of the rounds, by name */
+	size_t nnodes;
+	struct store_round tally; /* the loaded rows by role (--node) */
 	struct entry *e;
 	size_t n, cap;
 	struct strset roles;
@@ -85,6 +95,15 @@ int report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
 		     struct strset *to);
 void report_json_str(FILE *out, const char *s);
 void report_json_list(FILE *out, const struct strset *s);
+
+/* report_nodes.c */
+int report_nodes_load(struct rep *r);
+/* Does @r hold another host's records (node=)?  Only then do the header
+ * and the JSON name the nodes: a single host's output stays as it was. */
+int report_fleet(const struct rep *r);
+/* A node's name for a text format: escaped, the local host spelled out. */
+void report_node_name(FILE *out, const char *node);
+void report_nodes_header(FILE *out, const struct rep *r);
 
 /* report_filter.c */
 int report_systemd(FILE *out, struct rep *r, const struct lists *L,

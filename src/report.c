@@ -60,6 +60,9 @@ report_free(struct rep *r)
 	free(r->e);
 	strset_free(&r->roles);
 	strset_free(&r->session);
+	for (size_t i = 0; i < r->nnodes; i++)
+		free(r->nodes[i].name);
+	free(r->nodes);
 }
 
 static struct entry *
@@ -92,9 +95,11 @@ load_row(void *arg, const struct store_role_row *w)
 	const char *role = strset_intern(&r->roles, w->role);
 	struct entry *e = entry_get(r, w->arch, w->nr);
 	struct rolecount *nrc;
+	struct role_agg a = { .role = role, .count = w->count };
 
 	if (role == NULL || e == NULL)
 		return -ENOMEM;
+	round_tally(&r->tally, &a);
 	e->all += w->count;
 	nrc = realloc(e->rc, (e->nrc + 1) * sizeof(*nrc));
 	if (nrc == NULL)
@@ -139,9 +144,24 @@ report_load(struct rep *r)
 	r->rotation_gaps = t.rotation_gaps;
 	r->drain_timeouts = t.drain_timeouts;
 	r->unfinished = t.unfinished;
-	rc = store_role_aggs(r->st, r->from, r->to, load_row, r, r->cause);
+	rc = report_nodes_load(r);
 	if (rc < 0)
 		return rc;
+	round_tally_reset(&r->tally);
+	rc = store_role_aggs(r->st, r->from, r->to, r->node, load_row, r,
+			     r->cause);
+	if (rc < 0)
+		return rc;
+	if (r->node != NULL) {
+		/* one node: its records are its aggregates' (store_nodes());
+		 * the loss figures stay the rounds' (the whole log's) */
+		r->attributed = r->tally.attributed;
+		r->unrelated = r->tally.unrelated;
+		r->standalone = r->tally.standalone;
+		r->unattributed = r->tally.unattributed;
+		r->records = r->attributed + r->unrelated + r->standalone +
+			     r->unattributed;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct entry *e = &r->e[i];
 
@@ -396,6 +416,7 @@ report_header_line(FILE *out, const struct rep *r)
 	fprintf(out, ", %llu unattributed\n",
 		(unsigned long long)r->unattributed);
 	strset_free(&arches);
+	report_nodes_header(out, r);
 	if (r->unattributed > 0)
 		fprintf(out, "# warning: %llu records could not be attributed "
 			"to a server; collect with examples/pgsc.rules loaded "
@@ -514,9 +535,60 @@ json_reject(void *arg, const char *reason, uint64_t count)
 	return 0;
 }
 
+/*
+ * The "nodes" object of a fleet's JSON: each node's records and lists,
+ * loaded and built as --node NAME loads and builds them.
+ */
+static int
+json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
+{
+	int rc = 0;
+
+	fprintf(out, ",\n  \"nodes\": {");
+	for (size_t i = 0; rc == 0 && i < r->nnodes; i++) {
+		struct rep n;
+		struct lists L;
+
+		memset(&n, 0, sizeof(n));
+		memset(&L, 0, sizeof(L));
+		n.st = r->st;
+		n.cause = r->cause;
+		n.from = r->from;
+		n.to = r->to;
+		n.node = r->nodes[i].name;
+		for (size_t k = 0; rc == 0 && k < r->session.n; k++)
+			if (strset_add(&n.session, r->session.v[k]) < 0)
+				rc = -ENOMEM;
+		if (rc == 0)
+			rc = report_load(&n);
+		if (rc == 0)
+			rc = lists_build(&n, o, &L);
+		if (rc == 0) {
+			fprintf(out, "%s\n    ", i ? "," : "");
+			report_json_str(out, n.node);
+			fprintf(out, ": {\"records\": %llu, \"attributed\": %llu, "
+				"\"unrelated\": %llu, \"standalone\": %llu, "
+				"\"unattributed\": %llu, \"global\": ",
+				(unsigned long long)n.records,
+				(unsigned long long)n.attributed,
+				(unsigned long long)n.unrelated,
+				(unsigned long long)n.standalone,
+				(unsigned long long)n.unattributed);
+			report_json_list(out, &L.l[0]);
+			fprintf(out, ", \"session\": ");
+			report_json_list(out, &L.l[1]);
+			fputc('}', out);
+		}
+		lists_free(&L);
+		report_free(&n);
+	}
+	fprintf(out, "\n  }");
+	return rc;
+}
+
 static int
 report_json(FILE *out, struct rep *r, const struct lists *L,
-	    const struct types *T)
+	    const struct pgsc_report_opts *o, const struct types *T)
 {
 	struct strset arches = { 0 };
 	struct json_rejects jr;
@@ -526,6 +598,11 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n", PGSC_VERSION);
 	fprintf(out, "  \"rounds\": {\"from\": %lld, \"to\": %lld},\n",
 		(long long)r->from, (long long)r->to);
+	if (r->node != NULL) {
+		fputs("  \"node\": ", out);
+		report_json_str(out, r->node);
+		fputs(",\n", out);
+	}
 	fprintf(out, "  \"records\": %llu,\n  \"attributed\": %llu,\n"
 		"  \"unrelated\": %llu,\n  \"standalone\": %llu,\n"
 		"  \"unattributed\": %llu,\n",
@@ -583,6 +660,12 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 		fprintf(out, ", \"session\": ");
 		report_json_list(out, &L->unmapped[1]);
 		fputc('}', out);
+	}
+	if (r->node == NULL && report_fleet(r)) {
+		int rc = json_nodes(out, r, o);
+
+		if (rc < 0)
+			return rc;
 	}
 	fprintf(out, ",\n  \"syscalls\": [");
 	first = 1;
@@ -718,6 +801,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	memset(&T, 0, sizeof(T));
 	r.st = st;
 	r.cause = cause;
+	r.node = opts->node;
 	rc = report_session_roles(opts->session_roles, &r.session, cause);
 	if (rc < 0)
 		goto out;
@@ -771,7 +855,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 					 opts->guc_prefix : "");
 		break;
 	case PGSC_FMT_JSON:
-		rc = report_json(out, &r, &L, opts->per_type ? &T : NULL);
+		rc = report_json(out, &r, &L, opts, opts->per_type ? &T : NULL);
 		break;
 	case PGSC_FMT_TABLE:
 		rc = opts->per_type ? report_types_table(out, &r, &T)
@@ -824,6 +908,7 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	memset(&r, 0, sizeof(r));
 	r.st = st;
 	r.cause = cause;
+	r.node = opts->node;
 	rc = report_round_range(&r, opts->round_from, opts->round_to);
 	if (rc == 0)
 		rc = report_session_roles(NULL, &r.session, cause);
@@ -864,8 +949,8 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
  */
 int
 report_lists(pgsc_store *st, int64_t from, int64_t to,
-	     const char *session_roles, struct strset *global,
-	     struct strset *session, char **cause)
+	     const char *session_roles, const char *node,
+	     struct strset *global, struct strset *session, char **cause)
 {
 	struct rep r;
 	int rc;
@@ -873,6 +958,7 @@ report_lists(pgsc_store *st, int64_t from, int64_t to,
 	memset(&r, 0, sizeof(r));
 	r.st = st;
 	r.cause = cause;
+	r.node = node;
 	rc = report_session_roles(session_roles, &r.session, cause);
 	if (rc == 0)
 		rc = report_roles_known(st, &r.session, cause);

@@ -88,6 +88,20 @@ head(FILE *out, const struct html_page *p)
 	}
 	fprintf(out, "; %zu syscalls in the global list, %zu in the session "
 		"list.</p>\n", p->nglobal, p->nsession);
+	if (p->node != NULL) {
+		fputs("<p>Node <b>", out);
+		html_text(out, p->node[0] ? p->node : "(local host)");
+		fputs("</b> (--node): its lists; the loss figures are the "
+		      "whole log's.</p>\n", out);
+	}
+	for (size_t i = 0; i < p->nnodes; i++) {
+		fputs(i ? ", " : "<p>Nodes: ", out);
+		html_text(out, p->nodes[i].name[0] ? p->nodes[i].name :
+			  "(local host)");
+		fprintf(out, ": %llu records%s",
+			(unsigned long long)p->nodes[i].records,
+			i + 1 == p->nnodes ? ".</p>\n" : "");
+	}
 	if (p->warning != NULL) {
 		fputs("<div class=\"warn\"><b>These lists are not usable.</b> ",
 		      out);

@@ -249,6 +249,7 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 	struct strset arches = { 0 };
 	const char **cols = NULL;
 	uint64_t *counts = NULL;
+	struct html_node *nodes = NULL;
 	size_t nrows = 0, ncols = r->roles.n, nsc = 0;
 	char *why = NULL;
 	int rc;
@@ -263,7 +264,9 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 	counts = calloc((r->n ? r->n : 1) * (ncols ? ncols : 1),
 			sizeof(*counts));
 	hr = calloc(nrows ? nrows : 1, sizeof(*hr));
-	if (cols == NULL || sc == NULL || counts == NULL || hr == NULL) {
+	nodes = calloc(r->nnodes ? r->nnodes : 1, sizeof(*nodes));
+	if (cols == NULL || sc == NULL || counts == NULL || hr == NULL ||
+	    nodes == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -307,6 +310,11 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 	}
 	pg.from = r->from;
 	pg.to = r->to;
+	pg.node = r->node;
+	for (size_t i = 0; report_fleet(r) && i < r->nnodes; i++)
+		nodes[pg.nnodes++] = (struct html_node){ r->nodes[i].name,
+							 r->nodes[i].records };
+	pg.nodes = nodes;
 	pg.records = r->records;
 	pg.attributed = r->attributed;
 	pg.unrelated = r->unrelated;
@@ -341,6 +349,7 @@ out:
 	free(sc);
 	free(counts);
 	free(hr);
+	free(nodes);
 	strset_free(&arches);
 	report_status_rows_free(rows, nrows);
 	return rc;

@@ -42,7 +42,8 @@ base_add(void *arg, const struct role_agg *a)
 	*n = *a;
 	n->role = strset_intern(&lv->base_roles, a->role);
 	n->example_exe = a->example_exe ? strdup(a->example_exe) : NULL;
-	if (n->role == NULL)
+	n->node = a->node ? strset_intern(&lv->base_roles, a->node) : NULL;
+	if (n->role == NULL || (a->node != NULL && n->node == NULL))
 		return -ENOMEM;
 	lv->nbase++;
 	return 0;
@@ -75,21 +76,24 @@ base_sub(struct live *lv, const struct proc_count *c)
 	for (size_t i = 0; i < lv->nbase; i++) {
 		struct role_agg *a = &lv->base[i];
 
-		if (a->role != c->role || a->arch != c->arch || a->nr != c->nr)
+		if (a->role != c->role || a->arch != c->arch || a->nr != c->nr ||
+		    a->node != c->node)
 			continue;
 		a->count = a->count > c->count ? a->count - c->count : 0;
 		return;
 	}
 }
 
+/* As store_open_counts() orders them: by pid, birth and node (two
+ * nodes' processes can have the same pid and birth). */
 static int
-open_cmp(int64_t pid, double birth, const struct proc_count *c)
+open_cmp(const struct proc_info *p, const struct proc_count *c)
 {
-	if (pid != c->pid)
-		return pid < c->pid ? -1 : 1;
-	if (birth != c->birth)
-		return birth < c->birth ? -1 : 1;
-	return 0;
+	if (p->pid != c->pid)
+		return p->pid < c->pid ? -1 : 1;
+	if (p->birth != c->birth)
+		return p->birth < c->birth ? -1 : 1;
+	return strcmp(p->node ? p->node : "", c->node ? c->node : "");
 }
 
 /*
@@ -109,13 +113,12 @@ seed_cb(void *arg, const struct proc_info *p)
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (open_cmp(p->pid, p->birth, &lv->open[mid]) > 0)
+		if (open_cmp(p, &lv->open[mid]) > 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < lv->nopen && open_cmp(p->pid, p->birth, &lv->open[lo]) == 0;
-	     lo++) {
+	for (; lo < lv->nopen && open_cmp(p, &lv->open[lo]) == 0; lo++) {
 		rc = proctree_seed_count(lv->tree, &lv->open[lo]);
 		if (rc < 0)
 			return rc;

@@ -1,11 +1,42 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* serials.c - serial gaps: the kernel serials of a stream should leave
- * no holes; count the ones it leaves, in a sliding window of bits. */
+ * no holes; count the ones it leaves, in a sliding window of bits, one
+ * sequence per node (each host's kernel numbers its own events). */
+/*
+ * A central log (docs/fleet.md) interleaves several hosts' events, each
+ * with its own serials: taken as one sequence, every host's serials fill
+ * only some of the numbers between the lowest and the highest, and the
+ * rest were counted as lost (tests/fleet/nodes.sh: 2 false gaps in its
+ * follow).  The local host's records (no node=) keep the sequence in
+ * struct serials itself; each node= name gets its own, found by name.
+ * A continued round starts every sequence afresh at the position it reads
+ * from, and keeps the gaps its earlier runs committed (live_commit.c).
+ * So that those are gaps, a commit of a running round counts only the
+ * holes at least SERIAL_SLACK serials below a sequence's highest: the
+ * serials of the holes above may still come (a log merged by time has a
+ * node's serials out of order: tests/fleet/nodes.sh's by up to 206), and
+ * a crash would have frozen them as gaps.  The last commit counts all.
+ * A run ignores the serials below its first one (of each sequence): the
+ * run before it read them, and they would open false holes.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgsc-int.h"
 #include "live.h"
+
+/* Nodes with a sequence of their own, at most: each costs a window of
+ * SERIAL_WINDOW bits (128 KiB).  node= names are written by the central
+ * auditd from its clients' configuration, but a log can hold any: the
+ * serials of further nodes are not counted (docs/fleet.md). */
+#define SERIALS_NODES_MAX 256
+#define SERIAL_SLACK 4096
+
+struct serials_node {
+	char name[PGSC_NODE_MAX + 1];
+	size_t len;
+	struct serials seq;
+};
 
 static uint64_t
 serials_zeros(const struct serials *s, uint64_t from, uint64_t to)
@@ -21,8 +52,9 @@ serials_zeros(const struct serials *s, uint64_t from, uint64_t to)
 	return z;
 }
 
-void
-serials_mark(struct serials *s, uint64_t serial)
+/* Mark @serial in the one sequence @s. */
+static void
+seq_mark(struct serials *s, uint64_t serial)
 {
 	uint64_t i;
 
@@ -30,11 +62,11 @@ serials_mark(struct serials *s, uint64_t serial)
 		return;
 	if (!s->started) {
 		s->base = serial > SERIAL_WINDOW / 4 ? serial - SERIAL_WINDOW / 4 : 0;
-		s->min = s->max = serial;
+		s->min = s->max = s->first = serial;
 		s->started = 1;
 	}
-	if (serial < s->base)
-		return; /* far too late to place: ignore */
+	if (serial < s->base || serial < s->first)
+		return; /* far too late to place, or before this run: ignore */
 	if (serial >= s->base + SERIAL_WINDOW) {
 		/* slide: count the holes we leave behind, shift the rest */
 		uint64_t nb = serial - SERIAL_WINDOW / 2, keep;
@@ -75,10 +107,116 @@ serials_mark(struct serials *s, uint64_t serial)
 		s->max = serial;
 }
 
+/* The gaps of one sequence; @settled: only the holes SERIAL_SLACK below
+ * its highest serial. */
+static uint64_t
+seq_total(const struct serials *s, int settled)
+{
+	uint64_t to;
+
+	if (s->bits == NULL || !s->started)
+		return s->gaps;
+	to = s->max + 1;
+	if (settled)
+		to = s->max > s->min + SERIAL_SLACK ? s->max - SERIAL_SLACK :
+		     s->min;
+	return s->gaps + serials_zeros(s, s->min, to);
+}
+
+/* The sequence of node @name (@len bytes), made on its first serial;
+ * NULL past SERIALS_NODES_MAX nodes or out of memory. */
+static struct serials *
+node_seq(struct serials *s, const char *name, size_t len)
+{
+	struct serials_node *n;
+
+	if (len > PGSC_NODE_MAX)
+		len = PGSC_NODE_MAX;    /* as decode.c cuts it */
+	if (s->last < s->nnodes && s->nodes[s->last].len == len &&
+	    memcmp(s->nodes[s->last].name, name, len) == 0)
+		return &s->nodes[s->last].seq;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		if (s->nodes[i].len == len &&
+		    memcmp(s->nodes[i].name, name, len) == 0) {
+			s->last = i;
+			return &s->nodes[i].seq;
+		}
+	}
+	if (s->nnodes == SERIALS_NODES_MAX)
+		return NULL;
+	n = realloc(s->nodes, (s->nnodes + 1) * sizeof(*n));
+	if (n == NULL)
+		return NULL;
+	s->nodes = n;
+	n = &n[s->nnodes];
+	memset(n, 0, sizeof(*n));
+	memcpy(n->name, name, len);
+	n->len = len;
+	n->seq.bits = calloc(SERIAL_WINDOW / 8, 1);
+	if (n->seq.bits == NULL)
+		return NULL;
+	s->last = s->nnodes++;
+	return &n->seq;
+}
+
+/**
+ * Mark @serial, of the record @line (@len bytes, its "node=NAME " prefix
+ * names its sequence; none: the local host's).  Accounting is off while
+ * @s->bits is NULL.
+ */
+void
+serials_mark(struct serials *s, uint64_t serial, const char *line,
+	     size_t len)
+{
+	const char *end;
+
+	if (s->bits == NULL)
+		return;
+	if (len < 5 || memcmp(line, "node=", 5) != 0) {
+		seq_mark(s, serial);
+		return;
+	}
+	end = memchr(line + 5, ' ', len - 5);
+	if (end != NULL) {
+		struct serials *n = node_seq(s, line + 5,
+					     (size_t)(end - (line + 5)));
+
+		if (n != NULL)
+			seq_mark(n, serial);
+	}
+}
+
+/* The gaps of every sequence. */
 uint64_t
 serials_total(const struct serials *s)
 {
-	if (s->bits == NULL || !s->started)
-		return s->gaps;
-	return s->gaps + serials_zeros(s, s->min, s->max + 1);
+	uint64_t t = seq_total(s, 0);
+
+	for (size_t i = 0; i < s->nnodes; i++)
+		t += seq_total(&s->nodes[i].seq, 0);
+	return t;
+}
+
+/* The gaps of every sequence whose serials cannot come any more (a
+ * running round's commit). */
+uint64_t
+serials_settled(const struct serials *s)
+{
+	uint64_t t = seq_total(s, 1);
+
+	for (size_t i = 0; i < s->nnodes; i++)
+		t += seq_total(&s->nodes[i].seq, 1);
+	return t;
+}
+
+void
+serials_free(struct serials *s)
+{
+	for (size_t i = 0; i < s->nnodes; i++)
+		free(s->nodes[i].seq.bits);
+	free(s->nodes);
+	free(s->bits);
+	s->nodes = NULL;
+	s->bits = NULL;
+	s->nnodes = 0;
 }

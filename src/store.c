@@ -113,7 +113,7 @@ get_version(pgsc_store *st, int *v)
 static int
 migrate(pgsc_store *st, char **cause)
 {
-	int rc = 0;
+	int rc = 0, fresh = st->version == 0;
 
 	for (size_t i = 0; i < pgsc_n_schemas; i++) {
 		char bump[64];
@@ -142,6 +142,18 @@ migrate(pgsc_store *st, char **cause)
 			return rc;
 		}
 		st->version = pgsc_schemas[i].version;
+	}
+	/*
+	 * A new store went through every migration, and 006 copies three
+	 * tables into new ones: the pages of the first copies are free
+	 * pages, which integrity_check does not read (a damaged one would
+	 * pass it).  An empty store is rewritten in a moment; an upgraded one
+	 * keeps its pages (a VACUUM of a large store is the user's call).
+	 */
+	if (fresh && !st->readonly && st->version > 0) {
+		rc = store_exec(st, "VACUUM", cause);
+		if (rc < 0)
+			return rc;
 	}
 	if (pgsc_n_schemas > 0 &&
 	    st->version > pgsc_schemas[pgsc_n_schemas - 1].version) {

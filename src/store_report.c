@@ -64,24 +64,26 @@ store_totals(pgsc_store *st, int64_t from, int64_t to,
 	return store_rows_end(st, s, rc, cause);
 }
 
+/* The aggregates of a range of rounds summed over their nodes, or of one
+ * node (@node, "" the local host: schemas/006_node_aggregates.sql). */
 int
-store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
+store_role_aggs(pgsc_store *st, int64_t from, int64_t to, const char *node,
 		int (*cb)(void *arg, const struct store_role_row *row),
 		void *arg, char **cause)
 {
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = store_prep(st, "SELECT role, arch, nr, sum(count), "
+	rc = prep_range(st, "SELECT role, arch, nr, sum(count), "
 			"min(round_id), min(example_pid), "
 			"min(example_exe) FROM aggregates "
 			"WHERE round_id BETWEEN ?1 AND ?2 "
+			"AND (?3 IS NULL OR node = ?3) "
 			"GROUP BY role, arch, nr ORDER BY arch, nr, role",
-			&s, cause);
+			from, to, &s, cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, from);
-	sqlite3_bind_int64(s, 2, to);
+	store_bind_text(s, 3, node);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_role_row w;
 
@@ -123,6 +125,35 @@ store_role_seen(pgsc_store *st, const char *role, char **cause)
 	}
 	rc = store_rows_end(st, s, rc, cause);
 	return rc < 0 ? rc : 0;
+}
+
+/*
+ * The nodes of a range of rounds and their records: a node's records are
+ * the counts of its aggregates, which add up to the rounds' records (every
+ * SECCOMP record of a round is in one aggregate: round.c tallies them).
+ */
+int
+store_nodes(pgsc_store *st, int64_t from, int64_t to,
+	    int (*cb)(void *arg, const char *node, uint64_t records),
+	    void *arg, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep_range(st, "SELECT node, sum(count) FROM aggregates "
+			"WHERE round_id BETWEEN ?1 AND ?2 "
+			"GROUP BY node ORDER BY node", from, to, &s, cause);
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *node = (const char *)sqlite3_column_text(s, 0);
+
+		rc = cb(arg, node ? node : "",
+			(uint64_t)sqlite3_column_int64(s, 1));
+		if (rc != 0)
+			break;
+	}
+	return store_rows_end(st, s, rc, cause);
 }
 
 int

@@ -134,6 +134,18 @@ store_source_put(pgsc_store *st, const char *fingerprint,
 	return rc;
 }
 
+/*
+ * The node of a row: its node= name, '' for the local host (records
+ * without node=), which the process tree calls NULL.  The node is part
+ * of the keys of aggregates, processes and open_counts (schema 6), and a
+ * key column cannot be NULL for an upsert's conflict target.
+ */
+static void
+bind_node(sqlite3_stmt *s, int i, const char *node)
+{
+	sqlite3_bind_text(s, i, node ? node : "", -1, SQLITE_TRANSIENT);
+}
+
 struct store_batch {
 	pgsc_store *st;
 	int64_t round;
@@ -152,9 +164,9 @@ store_batch_new(pgsc_store *st, int64_t round, struct store_batch **out,
 	b->st = st;
 	b->round = round;
 	rc = store_prep(st, "INSERT INTO aggregates (round_id, role, arch, nr, "
-		      "count, first_seen, last_seen, example_pid, example_exe) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-		      "ON CONFLICT (round_id, role, arch, nr) DO UPDATE SET "
+		      "count, first_seen, last_seen, example_pid, example_exe, "
+		      "node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+		      "ON CONFLICT (round_id, node, role, arch, nr) DO UPDATE SET "
 		      "count = count + ?5, first_seen = min(first_seen, ?6), "
 		      "last_seen = max(last_seen, ?7)", &b->agg, cause);
 	if (rc == 0)
@@ -209,6 +221,7 @@ store_batch_agg(struct store_batch *b, const struct role_agg *a, char **cause)
 	sqlite3_bind_double(s, 7, a->last);
 	sqlite3_bind_int64(s, 8, a->example_pid);
 	store_bind_text(s, 9, a->example_exe);
+	bind_node(s, 10, a->node);
 	return store_step_done(b->st, s, cause);
 }
 
@@ -241,7 +254,7 @@ store_batch_proc(struct store_batch *b, const struct proc_info *p,
 		sqlite3_bind_int64(s, 14, p->uid);
 	else
 		sqlite3_bind_null(s, 14);
-	store_bind_text(s, 15, p->node);
+	bind_node(s, 15, p->node);
 	return store_step_done(b->st, s, cause);
 }
 
@@ -295,7 +308,8 @@ procs_each(pgsc_store *st, int64_t round, const char *where,
 	snprintf(sql, sizeof(sql),
 		 "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
 		 "coalesce(birth_serial, 0), last_seen, exe, comm, title, role, "
-		 "records, exited, coalesce(uid, -1), node FROM processes p "
+		 "records, exited, coalesce(uid, -1), nullif(node, '') "
+		 "FROM processes p "
 		 "WHERE "
 		 "round_id = ?1 AND (%s) "
 		 "ORDER BY birth, pid", where);
@@ -351,7 +365,7 @@ store_batch_open(struct store_batch *b, const struct proc_count *c,
 		rc = store_prep(b->st, "INSERT INTO open_counts (round_id, pid, "
 			  "birth, role, arch, nr, pending, count, first_seen, "
 			  "last_seen, node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-			  "?8, ?9, ?10, ?11) ON CONFLICT (round_id, pid, birth, pending, "
+			  "?8, ?9, ?10, ?11) ON CONFLICT (round_id, node, pid, birth, pending, "
 			  "arch, nr, first_seen) DO UPDATE SET count = count + "
 			  "?8, last_seen = max(last_seen, ?10)", &b->open, cause);
 		if (rc < 0)
@@ -368,7 +382,7 @@ store_batch_open(struct store_batch *b, const struct proc_count *c,
 	sqlite3_bind_int64(s, 8, (int64_t)c->count);
 	sqlite3_bind_double(s, 9, c->first);
 	sqlite3_bind_double(s, 10, c->last);
-	store_bind_text(s, 11, c->node);
+	bind_node(s, 11, c->node);
 	return store_step_done(b->st, s, cause);
 }
 
@@ -380,7 +394,8 @@ store_round_clear_open(pgsc_store *st, int64_t round, char **cause)
 				round, cause);
 }
 
-/* A round's open counts, by (pid, birth). */
+/* A round's open counts, by (pid, birth, node): resume.c's open_cmp()
+ * searches them so ('' the local host sorts first, as NULL there). */
 int
 store_open_counts(pgsc_store *st, int64_t round,
 		  int (*cb)(void *arg, const struct proc_count *c), void *arg,
@@ -390,8 +405,8 @@ store_open_counts(pgsc_store *st, int64_t round,
 	int rc;
 
 	rc = store_prep_round(st, "SELECT pid, birth, role, arch, nr, pending, count, "
-		      "first_seen, last_seen, node FROM open_counts WHERE "
-		      "round_id = ?1 ORDER BY pid, birth, pending, arch, nr, "
+		      "first_seen, last_seen, nullif(node, '') FROM open_counts WHERE "
+		      "round_id = ?1 ORDER BY pid, birth, node, pending, arch, nr, "
 		      "first_seen", round, &s,
 			      cause);
 	if (rc < 0)
@@ -430,7 +445,8 @@ store_open_procs(pgsc_store *st, int64_t round,
 {
 	return procs_each(st, round, "exited = 0 OR EXISTS (SELECT 1 FROM "
 			  "open_counts o WHERE o.round_id = p.round_id AND "
-			  "o.pid = p.pid AND o.birth = p.birth)", cb, arg,
+			  "o.node = p.node AND o.pid = p.pid AND "
+			  "o.birth = p.birth)", cb, arg,
 			  cause);
 }
 
@@ -578,7 +594,7 @@ store_round_aggs(pgsc_store *st, int64_t round,
 	int rc;
 
 	rc = store_prep_round(st, "SELECT role, arch, nr, count, first_seen, last_seen, "
-		      "example_pid, example_exe FROM aggregates WHERE "
+		      "example_pid, example_exe, nullif(node, '') FROM aggregates WHERE "
 		      "round_id = ?1", round, &s,
 			      cause);
 	if (rc < 0)
@@ -594,6 +610,7 @@ store_round_aggs(pgsc_store *st, int64_t round,
 		a.last = sqlite3_column_double(s, 5);
 		a.example_pid = sqlite3_column_int64(s, 6);
 		a.example_exe = (const char *)sqlite3_column_text(s, 7);
+		a.node = (const char *)sqlite3_column_text(s, 8);
 		if (a.role == NULL)
 			continue;
 		rc = cb(arg, &a);

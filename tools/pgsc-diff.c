@@ -14,11 +14,54 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: pgsc-diff [--format text|markdown|json] [--equivalent]\n"
 		"                 [--round N | --round FROM-TO] [--session-roles SPEC]\n"
-		"                 A B\n"
+		"                 [--node NAME [--node NAME]] A B\n"
+		"       pgsc-diff [options] --node NAME --node NAME STORE\n"
 		"       pgsc-diff --families\n"
 		"A and B are pgsc stores, GUC files (pgsc-report output, postgresql.conf)\n"
 		"or pgsc-report --format json output; - is standard input.\n"
+		"--node: the lists of one node= of a central log ('' the local host),\n"
+		"the first for A, the second for B (one --node: for both); with one\n"
+		"STORE, its two nodes are compared.\n"
 		"Exit status: 0 the lists are the same, 1 they differ, 2 an error.\n");
+}
+
+/*
+ * A and B from the @n operands and the @nnodes --node values: A B, or
+ * one store whose two nodes are compared; one --node is both operands'.
+ * A node's lists are named after their store and node, in @name (the
+ * printer escapes names: both are untrusted).  Returns 0, or -1 after
+ * saying why.
+ */
+static int
+operands(int n, char **argv, int nnodes, const char *node[2],
+	 const char *path[2], char *name[2])
+{
+	if (n == 1 && nnodes == 2) {
+		path[0] = path[1] = argv[0];
+	} else if (n == 2) {
+		path[0] = argv[0];
+		path[1] = argv[1];
+	} else {
+		usage(stderr);
+		return -1;
+	}
+	if (strcmp(path[0], "-") == 0 && strcmp(path[1], "-") == 0) {
+		usage(stderr);
+		return -1;
+	}
+	if (nnodes == 1)
+		node[1] = node[0];
+	for (int k = 0; k < 2; k++) {
+		if (node[k] == NULL)
+			continue;
+		if (asprintf(&name[k], "%s (node %s)", path[k],
+			     node[k][0] ? node[k] : "'', the local host") < 0) {
+			name[k] = NULL;
+			fputs("pgsc-diff: out of memory\n", stderr);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int
@@ -30,18 +73,21 @@ main(int argc, char **argv)
 		{ "round", required_argument, NULL, 'r' },
 		{ "session-roles", required_argument, NULL, 's' },
 		{ "families", no_argument, NULL, 'F' },
+		/* issue 13: nodes of a central log (docs/fleet.md) */
+		{ "node", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum pgsc_diff_format format = PGSC_DIFF_TEXT;
-	struct pgsc_lists_opts lo = { 0, 0, NULL };
+	struct pgsc_lists_opts lo = { 0, 0, NULL, NULL };
 	pgsc_lists *a = NULL, *b = NULL;
 	pgsc_diff *d = NULL;
-	char *cause = NULL;
-	int c, rc, status = 2, equivalent = 0, families = 0;
+	char *cause = NULL, *name[2] = { NULL, NULL };
+	const char *node[2] = { NULL, NULL }, *path[2];
+	int c, rc, status = 2, equivalent = 0, families = 0, nnodes = 0;
 
-	while ((c = getopt_long(argc, argv, "f:er:s:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:er:s:hVN:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") == 0)
@@ -82,6 +128,14 @@ main(int argc, char **argv)
 		case 'F':
 			families = 1;
 			break;
+		case 'N':
+			if (nnodes == 2) {
+				fputs("pgsc-diff: --node is given at most twice: "
+				      "for A and for B\n", stderr);
+				return 2;
+			}
+			node[nnodes++] = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -97,15 +151,23 @@ main(int argc, char **argv)
 		pgsc_families_print(stdout);
 		return fflush(stdout) == 0 ? 0 : 2;
 	}
-	if (families || argc - optind != 2 ||
-	    (strcmp(argv[optind], "-") == 0 &&
-	     strcmp(argv[optind + 1], "-") == 0)) {
+	if (families) {
 		usage(stderr);
-		return 2;
+		goto out;
 	}
-	rc = pgsc_lists_load(argv[optind], &lo, &a, &cause);
+	if (operands(argc - optind, argv + optind, nnodes, node, path,
+		     name) < 0)
+		goto out;
+	lo.node = node[0];
+	rc = pgsc_lists_load(path[0], &lo, &a, &cause);
+	lo.node = node[1];
 	if (rc == 0)
-		rc = pgsc_lists_load(argv[optind + 1], &lo, &b, &cause);
+		rc = pgsc_lists_load(path[1], &lo, &b, &cause);
+	if (rc == 0 && ((node[0] && pgsc_lists_kind(a) != PGSC_LISTS_STORE) ||
+			(node[1] && pgsc_lists_kind(b) != PGSC_LISTS_STORE))) {
+		fprintf(stderr, "pgsc-diff: --node applies to stores\n");
+		goto out;
+	}
 	if (rc == 0 && (lo.round_from || lo.session_roles) &&
 	    pgsc_lists_kind(a) != PGSC_LISTS_STORE &&
 	    pgsc_lists_kind(b) != PGSC_LISTS_STORE) {
@@ -116,8 +178,8 @@ main(int argc, char **argv)
 	if (rc == 0)
 		rc = pgsc_diff_new(a, b, equivalent, &d);
 	if (rc == 0)
-		rc = pgsc_diff_print(d, format, argv[optind], argv[optind + 1],
-				     stdout);
+		rc = pgsc_diff_print(d, format, name[0] ? name[0] : path[0],
+				     name[1] ? name[1] : path[1], stdout);
 	if (rc < 0) {
 		/* causes from pgsc_lists_load() already escape file names */
 		fprintf(stderr, "pgsc-diff: %s\n", cause ? cause : strerror(-rc));
@@ -125,6 +187,8 @@ main(int argc, char **argv)
 	}
 	status = pgsc_diff_equal(d) ? 0 : 1;
 out:
+	free(name[0]);
+	free(name[1]);
 	free(cause);
 	pgsc_diff_free(d);
 	pgsc_lists_free(a);

@@ -16,15 +16,18 @@ usage(FILE *f)
 		"                   [--round N | --round FROM-TO]\n"
 		"                   [--guc-prefix PREFIX] [--session-roles SPEC]\n"
 		"                   [--arch ARCH] [--portable]\n"
-		"                   [--default log|error|kill] [--per-type]\n"
+		"                   [--default log|error|kill] [--node NAME]\n"
+		"                   [--per-type]\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
+		"                   [--node NAME]\n"
 		"       pgsc-report --check-guc FILE [--arch ARCH] [--strict]\n"
 		"       pgsc-report --db FILE --candidates SCAN.json [--format json]\n"
 		"                   [--round N | --round FROM-TO]\n"
 		"FORMAT is guc (default), json, table, systemd, oci, effective or html.\n"
 		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n"
-		"ARCH is x86_64, i386, aarch64, arm, ppc64le, s390x, ... or native.\n");
+		"ARCH is x86_64, i386, aarch64, arm, ppc64le, s390x, ... or native.\n"
+		"NAME is a node= name of a central log; '' is the local host.\n");
 }
 
 /* A GUC prefix is empty or "word." or "word.word.": PostgreSQL takes a
@@ -167,6 +170,10 @@ parse_list_opt(struct args *A, int c)
 	case 'P':
 		A->ro.portable = 1;
 		break;
+	case 'N':
+		/* checked against the store's nodes (report.c) */
+		A->ro.node = optarg;
+		break;
 	case 'D':
 		rc = pgsc_action_parse(optarg);
 		if (rc != PGSC_ACT_LOG && rc != PGSC_ACT_ERROR &&
@@ -203,6 +210,8 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "version", no_argument, NULL, 'V' },
 		/* issue 16: the coverage view (src/candidates.c) */
 		{ "candidates", required_argument, NULL, 'K' },
+		/* issue 13: one node of a central log (docs/fleet.md) */
+		{ "node", required_argument, NULL, 'N' },
 		/* issue 14: a list per backend type (src/report_types.c) */
 		{ "per-type", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
@@ -211,7 +220,7 @@ parse_args(int argc, char **argv, struct args *A)
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:Y", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:Y", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -222,7 +231,7 @@ parse_args(int argc, char **argv, struct args *A)
 			if (parse_format(optarg, &A->ro.format) < 0)
 				return 2;
 			break;
-		case 'r': case 'p': case 's': case 'P': case 'D':
+		case 'r': case 'p': case 's': case 'P': case 'D': case 'N':
 			if ((rc = parse_list_opt(A, c)) != 0)
 				return rc;
 			break;
@@ -311,6 +320,11 @@ check_combination(const struct args *A)
 		fprintf(stderr, "pgsc-report: --status takes only "
 			"--format=json, --check-complete no --format; neither "
 			"takes --arch, --portable or --default\n");
+		return 2;
+	}
+	if (ro->node != NULL && (A->want_status || A->cands != NULL)) {
+		fprintf(stderr, "pgsc-report: --node applies to the lists and "
+			"to --check-complete, not to --status or --candidates\n");
 		return 2;
 	}
 	if (ro->has_default && ro->format != PGSC_FMT_SYSTEMD &&

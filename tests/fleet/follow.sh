@@ -12,8 +12,8 @@
 # --source file: follows it and is killed with SIGKILL three times and
 # restarted.  Asserts: the log holds per node what the feeder says it
 # wrote; the store has one round with 3 restarts, every SECCOMP record
-# written, 0 rejected, every line read; --import of the log agrees.
-# TODO(issue 13, node-aware store): per-node counts from pgsc itself.
+# written, 0 rejected, every line read; per node, pgsc's records (the
+# report header's "# nodes:") are the feeder's; --import of the log agrees.
 set -uo pipefail
 
 BUILD=$(cd "${1:?usage: follow.sh BUILDDIR SRCDIR}" && pwd)
@@ -107,6 +107,11 @@ if [ "$row" = "1|1|3|$seccomp|0|$written" ]; then
 else
 	bad "rounds|finished|restarts|records|rejected|lines = $row, expected 1|1|3|$seccomp|0|$written"
 fi
+# per node, pgsc's own counts (the header's "# nodes:") against the feeder's
+want=$(awk '$1 == "node" { printf "%s%s: %s records", n++ ? ", " : "", $2, $6 }' "$T/feed.out")
+got=$("$BUILD/pgsc-report" --db "$DB" 2>/dev/null | sed -n 's/^# nodes: //p')
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "per node, pgsc counts what the feeder wrote: $got" ||
+	bad "per node: pgsc counts \"$got\", the feeder wrote \"$want\""
 "$COLLECT" --db "$T/i.db" --import "$LOG" >"$T/import.out" 2>&1 || bad "--import failed: $(cat "$T/import.out")"
 row=$(q "$T/i.db" "SELECT records, rejected, lines FROM rounds")
 [ "$row" = "$seccomp|0|$written" ] && ok "--import of the log: the same $seccomp records" ||

@@ -102,6 +102,48 @@ test_marker_unarmed(void **state)
 	assert_false(m.seen);
 }
 
+/* Mark @serial of a line of node @node (NULL: the local host). */
+static void
+mark(struct serials *s, const char *node, uint64_t serial)
+{
+	char line[128];
+	int n = snprintf(line, sizeof(line), "%s%s%stype=SYSCALL msg=audit("
+			 "1.000:%llu): x", node ? "node=" : "",
+			 node ? node : "", node ? " " : "",
+			 (unsigned long long)serial);
+
+	serials_mark(s, serial, line, (size_t)n);
+}
+
+/* Two hosts' serials interleaved are two sequences without holes; a hole
+ * is its node's; a run ignores serials below its first; a running
+ * round's commit counts only holes far enough below the highest. */
+static void
+test_serials_per_node(void **state)
+{
+	struct serials s = { 0 };
+
+	(void)state;
+	s.bits = calloc(SERIAL_WINDOW / 8, 1);
+	assert_non_null(s.bits);
+	for (uint64_t i = 0; i < 10000; i++) {
+		mark(&s, "a", 1000 + i);
+		if (i != 5000)
+			mark(&s, "b", 900000 + i);
+		mark(&s, NULL, 50 + i);
+	}
+	assert_int_equal(s.nnodes, 2);
+	assert_int_equal(serials_total(&s), 1);
+	assert_int_equal(serials_settled(&s), 1);
+	mark(&s, "a", 20000);           /* 9000 missing, just now */
+	assert_int_equal(serials_total(&s), 1 + 9000);
+	assert_int_equal(serials_settled(&s), 1 + 9000 - 4096);
+	mark(&s, "b", 100);             /* before b's first: ignored */
+	assert_int_equal(serials_total(&s), 1 + 9000);
+	serials_free(&s);
+	assert_null(s.bits);
+}
+
 int
 main(void)
 {
@@ -109,6 +151,7 @@ main(void)
 		cmocka_unit_test(test_marker_split),
 		cmocka_unit_test(test_marker_other_nonce),
 		cmocka_unit_test(test_marker_unarmed),
+		cmocka_unit_test(test_serials_per_node),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -463,7 +463,8 @@ test_status_new_to_session(void **state)
 	    "INSERT INTO rounds (id, label, mode, started, finished, records, "
 	    " attributed) VALUES (1, 'one', 'import', 1000, 1001, 2, 2), "
 	    " (2, 'two', 'import', 1002, 1003, 1, 1);"
-	    "INSERT INTO aggregates VALUES "
+	    "INSERT INTO aggregates (round_id, role, arch, nr, count, "
+	    "first_seen, last_seen, example_pid, example_exe) VALUES "
 	    " (1, 'checkpointer', 3221225534, 74, 1, 1000, 1000, 10, NULL),"
 	    " (1, 'client backend', 3221225534, 0, 1, 1000, 1000, 11, NULL),"
 	    " (2, 'client backend', 3221225534, 74, 1, 1002, 1002, 12, NULL);");
@@ -485,7 +486,8 @@ test_status_new_to_session(void **state)
 	sql(db,
 	    "INSERT INTO rounds (id, label, mode, started, finished, records, "
 	    " attributed) VALUES (3, 'three', 'import', 1004, 1005, 1, 1);"
-	    "INSERT INTO aggregates VALUES "
+	    "INSERT INTO aggregates (round_id, role, arch, nr, count, "
+	    "first_seen, last_seen, example_pid, example_exe) VALUES "
 	    " (3, 'descendant/client backend', 3221225534, 74, 1, 1004, 1004,"
 	    "  13, NULL);");
 	out = status_of(db, NULL, &conv);
@@ -557,7 +559,8 @@ test_unattributed_not_usable(void **state)
 	    "INSERT INTO rounds (id, label, mode, started, finished, records, "
 	    " unattributed) VALUES (1, 'one', 'import', 1000, 1001, 10, 10),"
 	    " (2, 'two', 'import', 1002, 1003, 10, 10);"
-	    "INSERT INTO aggregates VALUES "
+	    "INSERT INTO aggregates (round_id, role, arch, nr, count, "
+	    "first_seen, last_seen, example_pid, example_exe) VALUES "
 	    " (1, 'unattributed', 3221225534, 0, 10, 1000, 1000, 10, NULL),"
 	    " (2, 'unattributed', 3221225534, 0, 10, 1002, 1002, 10, NULL);");
 	out = status_of(db, NULL, &conv);
@@ -572,7 +575,8 @@ test_unattributed_not_usable(void **state)
 	    "INSERT INTO rounds (id, label, mode, started, finished, records, "
 	    " attributed, unattributed) VALUES "
 	    " (3, 'three', 'import', 1004, 1005, 10, 4, 6);"
-	    "INSERT INTO aggregates VALUES "
+	    "INSERT INTO aggregates (round_id, role, arch, nr, count, "
+	    "first_seen, last_seen, example_pid, example_exe) VALUES "
 	    " (3, 'client backend', 3221225534, 0, 4, 1004, 1004, 11, NULL),"
 	    " (3, 'my worker', 3221225534, 0, 6, 1004, 1004, 11, NULL);");
 	assert_int_equal(report_rc(db, 0, NULL), 1);

@@ -800,6 +800,12 @@ enum ruleset_step {
 };
 int ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
 		 enum ruleset_step *step, size_t *bad);
+/* The same filter as BPF (struct sock_filter), malloc'd, at most
+ * RULESET_BPF_MAX bytes (BPF_MAXINSNS instructions of 8 bytes). */
+#define RULESET_BPF_MAX (4096 * 8)
+int ruleset_export(uint32_t def, const struct ruleset_rule *r, size_t n,
+		   void **bpf, size_t *len, enum ruleset_step *step,
+		   size_t *bad);
 
 /* lists.c - the one tokenizer of syscall lists */
 #define LISTS_SEP_BLANKS " \t\n"      /* what pgsc-exec splits on */

@@ -338,6 +338,8 @@ struct pgsc_report_opts {
 					 * is not listed (error) */
 	FILE *diag;                     /* names with no equivalent on @arch;
 					 * NULL = stderr */
+	int per_type;                   /* --per-type: a list per backend
+					 * type (guc, json, table) */
 	const char *node;               /* --node: one node's lists ("" the
 					 * local host); NULL = every node's */
 };

@@ -91,6 +91,8 @@ void report_header_line(FILE *out, const struct rep *r);
 /* The "# ..." lines that say what --arch/--portable mapped or left out. */
 void report_lists_comment(FILE *out, const struct lists *L);
 int report_usable(const struct rep *r, int need_server, char **cause);
+int report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
+		     struct strset *to);
 void report_json_str(FILE *out, const char *s);
 void report_json_list(FILE *out, const struct strset *s);
 
@@ -110,6 +112,27 @@ int report_oci(FILE *out, struct rep *r, const struct lists *L,
 	       enum pgsc_action def, char **cause);
 int report_effective(FILE *out, struct rep *r, const struct lists *L,
 		     enum pgsc_action def, char **cause);
+
+/* report_types.c: a list per backend type (--per-type) */
+struct typelist {
+	char *type;             /* "checkpointer" */
+	char *setting;          /* "checkpointer"; NULL: no valid name */
+	struct strset calls;
+	uint64_t records;
+};
+
+struct types {
+	struct typelist *v;
+	size_t n;
+	uint64_t untyped;       /* records of backends of unknown type */
+};
+
+int report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
+		       struct types *T);
+void report_types_free(struct types *T);
+void report_types_guc(FILE *out, const struct types *T, const char *prefix);
+void report_types_json(FILE *out, const struct types *T);
+int report_types_table(FILE *out, const struct rep *r, const struct types *T);
 
 /* report_status.c */
 int report_status_rows(pgsc_store *st, struct strset *session,

@@ -241,12 +241,41 @@ lists_note(struct lists *L, int k, const char *name, const struct strset *to)
 }
 
 /*
- * The lists for @o: as recorded, or mapped through the families.
- * With --arch T every name is mapped to T.  With --portable alone each
- * name is widened on the native arch and on the arch it was recorded on,
- * so a name of a 32-bit descendant (_llseek) stays in the list for the
- * compat part of the filter.  docs/portability.md.
+ * The names @e stands for in a list made for @o, in @to (emptied first;
+ * left empty when it has no equivalent): as recorded, or mapped through
+ * the families.  With --arch T every name is mapped to T.  With
+ * --portable alone each name is widened on the native arch and on the
+ * arch it was recorded on, so a name of a 32-bit descendant (_llseek)
+ * stays in the list for the compat part of the filter.
+ * docs/portability.md.
  */
+int
+report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
+		 struct strset *to)
+{
+	uint32_t t[2];
+	size_t nt = 0;
+	int rc;
+
+	strset_free(to);
+	if (o->arch == 0 && !o->portable)
+		return strset_add(to, e->name) < 0 ? -ENOMEM : 0;
+	if (o->arch != 0) {
+		t[nt++] = o->arch;
+	} else {
+		t[nt++] = pgsc_native_arch();
+		if (e->arch != t[0])
+			t[nt++] = e->arch;
+	}
+	for (size_t j = 0; j < nt; j++) {
+		rc = portable_map(e->name, t[j], o->portable, to);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The two lists for @o, with what the mapping did to them. */
 static int
 lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 	    struct lists *L)
@@ -267,25 +296,12 @@ lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 		}
 		for (size_t i = 0; i < r->n; i++) {
 			const struct entry *e = &r->e[i];
-			uint32_t t[2];
-			size_t nt = 0;
 
 			if (e->name == NULL || !(k ? e->session : e->global))
 				continue;
-			if (o->arch != 0) {
-				t[nt++] = o->arch;
-			} else {
-				t[nt++] = pgsc_native_arch();
-				if (e->arch != t[0])
-					t[nt++] = e->arch;
-			}
-			strset_free(&to);
-			for (size_t j = 0; j < nt; j++) {
-				rc = portable_map(e->name, t[j], o->portable, &to);
-				if (rc < 0)
-					goto out;
-			}
-			rc = 0;
+			rc = report_map_entry(e, o, &to);
+			if (rc < 0)
+				goto out;
 			if (to.n == 0) {
 				if (strset_add(&L->unmapped[k], e->name) < 0)
 					rc = -ENOMEM;
@@ -572,7 +588,7 @@ json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
 
 static int
 report_json(FILE *out, struct rep *r, const struct lists *L,
-	    const struct pgsc_report_opts *o)
+	    const struct pgsc_report_opts *o, const struct types *T)
 {
 	struct strset arches = { 0 };
 	struct json_rejects jr;
@@ -615,6 +631,10 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 	report_json_list(out, &L->l[0]);
 	fprintf(out, ",\n  \"session\": ");
 	report_json_list(out, &L->l[1]);
+	if (T != NULL) {
+		fprintf(out, ",\n  \"types\": ");
+		report_types_json(out, T);
+	}
 	if (L->mapping) {
 		/* --arch, --portable: what was mapped, what was left out */
 		fprintf(out, ",\n  \"target_arch\": ");
@@ -772,11 +792,13 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 {
 	struct rep r;
 	struct lists L;
+	struct types T;
 	enum pgsc_action def;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	memset(&L, 0, sizeof(L));
+	memset(&T, 0, sizeof(T));
 	r.st = st;
 	r.cause = cause;
 	r.node = opts->node;
@@ -796,6 +818,13 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = -EINVAL;
 		goto out;
 	}
+	if (opts->per_type && opts->format != PGSC_FMT_GUC &&
+	    opts->format != PGSC_FMT_JSON && opts->format != PGSC_FMT_TABLE) {
+		util_cause(cause, "--per-type applies to the guc, json and "
+			   "table formats");
+		rc = -EINVAL;
+		goto out;
+	}
 	if (opts->arch != 0 && pgsc_arch_name(opts->arch) == NULL) {
 		util_cause(cause, "unknown arch token 0x%08x", opts->arch);
 		rc = -EINVAL;
@@ -812,6 +841,8 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	if (rc < 0)
 		goto out;
 	rc = lists_build(&r, opts, &L);
+	if (rc == 0 && opts->per_type)
+		rc = report_types_build(&r, opts, &T);
 	if (rc < 0)
 		goto out;
 	def = opts->has_default ? (enum pgsc_action)opts->def : PGSC_ACT_ERROR;
@@ -819,12 +850,16 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	case PGSC_FMT_GUC:
 		rc = report_guc(out, &r, &L,
 				opts->guc_prefix ? opts->guc_prefix : "");
+		if (rc == 0 && opts->per_type)
+			report_types_guc(out, &T, opts->guc_prefix ?
+					 opts->guc_prefix : "");
 		break;
 	case PGSC_FMT_JSON:
-		rc = report_json(out, &r, &L, opts);
+		rc = report_json(out, &r, &L, opts, opts->per_type ? &T : NULL);
 		break;
 	case PGSC_FMT_TABLE:
-		rc = report_table(out, &r);
+		rc = opts->per_type ? report_types_table(out, &r, &T)
+				    : report_table(out, &r);
 		break;
 	case PGSC_FMT_SYSTEMD:
 		rc = report_systemd(out, &r, &L, def, cause);
@@ -854,6 +889,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	if (rc == 0 && !report_usable(&r, 1, cause))
 		rc = 1;
 out:
+	report_types_free(&T);
 	lists_free(&L);
 	report_free(&r);
 	return rc;

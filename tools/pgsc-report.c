@@ -17,6 +17,7 @@ usage(FILE *f)
 		"                   [--guc-prefix PREFIX] [--session-roles SPEC]\n"
 		"                   [--arch ARCH] [--portable]\n"
 		"                   [--default log|error|kill] [--node NAME]\n"
+		"                   [--per-type]\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"                   [--node NAME]\n"
@@ -211,13 +212,15 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "candidates", required_argument, NULL, 'K' },
 		/* issue 13: one node of a central log (docs/fleet.md) */
 		{ "node", required_argument, NULL, 'N' },
+		/* issue 14: a list per backend type (src/report_types.c) */
+		{ "per-type", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:Y", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -234,6 +237,9 @@ parse_args(int argc, char **argv, struct args *A)
 			break;
 		case 'S':
 			A->want_status = 1;
+			break;
+		case 'Y':
+			A->ro.per_type = 1;
 			break;
 		case 'C':
 			A->check = 1;

@@ -34,15 +34,9 @@
 #include "utils/guc_tables.h"
 #include "utils/memutils.h"
 
-#include "pgsc-int.h"
+#include "pgsc_module.h"
 
 PG_MODULE_MAGIC;
-
-#define PGSC_GUC_PREFIX "pgsc"
-
-/* The default-action GUCs: enum pgsc_action, and for the session "*"
- * (= the global default). */
-#define DEF_STAR (-1)
 
 static const struct config_enum_entry global_default_options[] = {
 	{ "allow", PGSC_ACT_ALLOW, false },
@@ -52,7 +46,9 @@ static const struct config_enum_entry global_default_options[] = {
 	{ NULL, 0, false },
 };
 
-static const struct config_enum_entry session_default_options[] = {
+/* The session's and the types' defaults: "*" = the default of the filter
+ * they fall back to. */
+const struct config_enum_entry pgsc_star_default_options[] = {
 	{ "allow", PGSC_ACT_ALLOW, false },
 	{ "log", PGSC_ACT_LOG, false },
 	{ "error", PGSC_ACT_ERROR, false },
@@ -84,8 +80,8 @@ void _PG_init(void);
 /* ------------------------------------------------------------------ */
 
 /* Is @s "*", give or take blanks? */
-static bool
-is_star(const char *s)
+bool
+pgsc_is_star(const char *s)
 {
 	size_t len;
 	const char *t = lists_next(&s, " \t", LISTS_KEEP_EMPTY, &len);
@@ -101,15 +97,15 @@ is_star(const char *s)
  * arches, and the filter has no rule for it here (see docs/module.md).
  * Returns NULL when valid, else a malloc'd sentence.
  */
-static char *
-list_problem(const char *value, bool session)
+char *
+pgsc_list_problem(const char *value, bool star_ok)
 {
 	struct pgsc_filter_spec spec = { .def = PGSC_ACT_ALLOW };
 	pgsc_effective *e = NULL;
 	char *cause = NULL;
 	int rc;
 
-	if (value == NULL || (session && is_star(value)))
+	if (value == NULL || (star_ok && pgsc_is_star(value)))
 		return NULL;
 	spec.list[PGSC_ACT_ALLOW] = value;
 	rc = pgsc_effective_new(&spec, 0, &e, &cause);
@@ -124,7 +120,7 @@ list_problem(const char *value, bool session)
 static bool
 check_list(char **newval, bool session)
 {
-	char *cause = list_problem(*newval, session);
+	char *cause = pgsc_list_problem(*newval, session);
 
 	if (cause == NULL)
 		return true;
@@ -141,8 +137,9 @@ check_global_list(char **newval, void **extra, GucSource source)
 	return check_list(newval, false);
 }
 
-static bool
-check_session_list(char **newval, void **extra, GucSource source)
+/* A session or type list: names, or "*" alone. */
+bool
+pgsc_check_star_list(char **newval, void **extra, GucSource source)
 {
 	(void)extra;
 	(void)source;
@@ -153,8 +150,8 @@ check_session_list(char **newval, void **extra, GucSource source)
 /* Filters                                                             */
 /* ------------------------------------------------------------------ */
 
-static void
-global_spec(struct pgsc_filter_spec *spec)
+void
+pgsc_global_spec(struct pgsc_filter_spec *spec)
 {
 	spec->def = (enum pgsc_action)global_default;
 	for (int a = 0; a < 4; a++)
@@ -165,13 +162,13 @@ global_spec(struct pgsc_filter_spec *spec)
  * The session spec from @def and @lists, '*' resolved against the global
  * one.  Returns 0 or -EINVAL with *cause.
  */
-static int
-session_spec(int def, char *const *lists, struct pgsc_filter_spec *out,
-	     char **cause)
+int
+pgsc_session_spec(int def, char *const *lists, struct pgsc_filter_spec *out,
+		  char **cause)
 {
 	struct pgsc_filter_spec g, s;
 
-	global_spec(&g);
+	pgsc_global_spec(&g);
 	s.def = def == DEF_STAR ? g.def : (enum pgsc_action)def;
 	for (int a = 0; a < 4; a++)
 		s.list[a] = lists[a];
@@ -179,34 +176,28 @@ session_spec(int def, char *const *lists, struct pgsc_filter_spec *out,
 }
 
 /*
- * Build the filter of @spec and load it into the calling process: the
- * native arch plus its 32-bit compat arch (i386 on x86_64: a filter for
- * the native arch alone kills every i386 call through the bad-arch
- * action), with SCMP_FLTATR_CTL_LOG so error and kill are audited too.
- * @what ("global", "session") is for messages.
+ * The rules of the filter of @spec, in @fr (free with
+ * pgsc_filter_rules_free()): one per listed name whose action is not the
+ * default.  @what ("global", "session", a type) is for messages.
  * Returns 0 or a negative errno with *cause (malloc'd).
  */
-static int
-filter_load(const struct pgsc_filter_spec *spec, const char *what,
-	    int *n_rules, char **cause)
+int
+pgsc_filter_rules(const struct pgsc_filter_spec *spec, const char *what,
+		  struct filter_rules *fr, char **cause)
 {
 	const struct pgsc_effective_entry *v;
-	struct ruleset_rule *rules = NULL;
-	pgsc_effective *e = NULL;
-	enum ruleset_step step;
-	size_t n, nr = 0, bad = 0;
-	char buf[160];
+	size_t n;
 	int rc;
 
-	*n_rules = 0;
-	rc = pgsc_effective_new(spec, 0, &e, cause);
+	memset(fr, 0, sizeof(*fr));
+	rc = pgsc_effective_new(spec, 0, &fr->e, cause);
 	if (rc < 0)
 		return rc;
-	n = pgsc_effective_entries(e, &v);
-	rules = calloc(n > 0 ? n : 1, sizeof(*rules));
-	if (rules == NULL) {
-		rc = -ENOMEM;
-		goto out;
+	n = pgsc_effective_entries(fr->e, &v);
+	fr->r = calloc(n > 0 ? n : 1, sizeof(*fr->r));
+	if (fr->r == NULL) {
+		pgsc_filter_rules_free(fr);
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
 		/* libseccomp refuses a rule whose action is the default
@@ -224,16 +215,29 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 					"its rule applies only where it exists "
 					"(the 32-bit compat arch)", what,
 					v[i].name)));
-		rules[nr].name = v[i].name;
-		rules[nr].nr = v[i].nr;
-		rules[nr++].action = pgsc_action_scmp(v[i].action);
+		fr->r[fr->n].name = v[i].name;
+		fr->r[fr->n].nr = v[i].nr;
+		fr->r[fr->n++].action = pgsc_action_scmp(v[i].action);
 	}
-	rc = ruleset_load(pgsc_action_scmp(spec->def), rules, nr, &step,
-			  &bad);
-	if (rc == 0 || step == RULESET_INIT) {
-		*n_rules = rc == 0 ? (int)nr : 0;
-		goto out;
-	}
+	return 0;
+}
+
+void
+pgsc_filter_rules_free(struct filter_rules *fr)
+{
+	free(fr->r);
+	pgsc_effective_free(fr->e);
+	memset(fr, 0, sizeof(*fr));
+}
+
+/* The sentence for a ruleset_load() or ruleset_export() that failed at
+ * @step with @rc (rule @bad at RULESET_RULE), in *@cause. */
+void
+pgsc_ruleset_cause(enum ruleset_step step, int rc,
+		   const struct filter_rules *fr, size_t bad, char **cause)
+{
+	char buf[160];
+
 	if (step == RULESET_COMPAT)
 		snprintf(buf, sizeof(buf), "cannot add the 32-bit compat arch");
 	else if (step == RULESET_LOG)
@@ -241,21 +245,61 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 			 "(kernel without seccomp logging?)");
 	else if (step == RULESET_RULE)
 		snprintf(buf, sizeof(buf), "seccomp_rule_add(%s): %s",
-			 rules[bad].name, strerror(-rc));
+			 fr->r[bad].name, strerror(-rc));
 	else
 		snprintf(buf, sizeof(buf), "seccomp_load: %s", strerror(-rc));
-	*n_rules = step == RULESET_LOAD ? (int)nr :
-		    step == RULESET_RULE ? (int)bad : 0;
 	*cause = strdup(buf);
+}
+
+/* The session spec of this backend: the loaded one, or the one the
+ * current settings give. */
+int
+pgsc_session_spec_now(struct pgsc_filter_spec *out, char **cause)
+{
+	if (session_loaded)
+		return pgsc_session_spec(loaded_session_default,
+					 loaded_session_list, out, cause);
+	return pgsc_session_spec(session_default, session_list, out, cause);
+}
+
+/*
+ * Build the filter of @spec and load it into the calling process: the
+ * native arch plus its 32-bit compat arch (i386 on x86_64: a filter for
+ * the native arch alone kills every i386 call through the bad-arch
+ * action), with SCMP_FLTATR_CTL_LOG so error and kill are audited too.
+ * @what ("global", "session") is for messages.
+ * Returns 0 or a negative errno with *cause (malloc'd).
+ */
+static int
+filter_load(const struct pgsc_filter_spec *spec, const char *what,
+	    int *n_rules, char **cause)
+{
+	struct filter_rules fr;
+	enum ruleset_step step;
+	size_t bad = 0;
+	int rc;
+
+	*n_rules = 0;
+	rc = pgsc_filter_rules(spec, what, &fr, cause);
+	if (rc < 0)
+		return rc;
+	rc = ruleset_load(pgsc_action_scmp(spec->def), fr.r, fr.n, &step,
+			  &bad);
+	if (rc == 0 || step == RULESET_INIT) {
+		*n_rules = rc == 0 ? (int)fr.n : 0;
+		goto out;
+	}
+	*n_rules = step == RULESET_LOAD ? (int)fr.n :
+		    step == RULESET_RULE ? (int)bad : 0;
+	pgsc_ruleset_cause(step, rc, &fr, bad, cause);
 out:
-	free(rules);
-	pgsc_effective_free(e);
+	pgsc_filter_rules_free(&fr);
 	return rc < 0 ? rc : 0;
 }
 
 /* ereport(FATAL) for a failed load; frees @cause first. */
-static void pg_attribute_noreturn()
-load_failed(const char *what, int rc, char *cause)
+void
+pgsc_load_failed(const char *what, int rc, char *cause)
 {
 	char *msg = pstrdup(cause != NULL ? cause : strerror(-rc));
 
@@ -271,6 +315,7 @@ static void
 session_xact_callback(XactEvent event, void *arg)
 {
 	struct pgsc_filter_spec spec;
+	const char *what = "session";
 	MemoryContext old;
 	char *cause = NULL;
 	int rc, n_rules;
@@ -290,15 +335,19 @@ session_xact_callback(XactEvent event, void *arg)
 						 NULL;
 	MemoryContextSwitchTo(old);
 
-	rc = session_spec(loaded_session_default, loaded_session_list, &spec,
+	rc = pgsc_session_spec(loaded_session_default, loaded_session_list, &spec,
 			  &cause);
+	/* a client backend's or walsender's own filter, when its type
+	 * has settings, in place of the session filter */
 	if (rc == 0)
-		rc = filter_load(&spec, "session", &n_rules, &cause);
+		rc = pgsc_types_client_spec(&spec, &what, &cause);
+	if (rc == 0)
+		rc = filter_load(&spec, what, &n_rules, &cause);
 	if (rc < 0)
-		load_failed("session", rc, cause);
+		pgsc_load_failed(what, rc, cause);
 	session_loaded = true;
 	ereport(DEBUG1,
-		(errmsg("pgsc: session filter loaded: default %s, %d rules",
+		(errmsg("pgsc: %s filter loaded: default %s, %d rules", what,
 			pgsc_action_name(spec.def), n_rules)));
 }
 
@@ -323,8 +372,8 @@ pgsc_client_auth(Port *port, int status)
 /* Settings given to the postmaster                                    */
 /* ------------------------------------------------------------------ */
 
-static const char *const action_suffix[4] = { "allow", "log", "error",
-					      "kill" };
+const char *const pgsc_action_suffix[4] = { "allow", "log", "error",
+					    "kill" };
 
 /*
  * A custom GUC with a bad value in postgresql.conf (or -c) is only a
@@ -339,13 +388,14 @@ known_setting(const char *name)
 {
 	char buf[64];
 
-	if (pg_strcasecmp(name, PGSC_GUC_PREFIX ".enabled") == 0)
+	if (pg_strcasecmp(name, PGSC_GUC_PREFIX ".enabled") == 0 ||
+	    pgsc_types_known_setting(name))
 		return true;
 	for (int ctx = 0; ctx < 2; ctx++) {
 		for (int a = -1; a < 4; a++) {
 			snprintf(buf, sizeof(buf), PGSC_GUC_PREFIX ".%s_syscall_%s",
 				 ctx == 0 ? "global" : "session",
-				 a < 0 ? "default" : action_suffix[a]);
+				 a < 0 ? "default" : pgsc_action_suffix[a]);
 			if (pg_strcasecmp(name, buf) == 0)
 				return true;
 		}
@@ -358,7 +408,6 @@ check_postmaster_values(void)
 {
 	struct config_generic **vars = get_guc_variables();
 	int nvars = GetNumConfigOptions();
-	char name[64];
 	const char *v;
 	bool b;
 
@@ -374,8 +423,9 @@ check_postmaster_values(void)
 			ereport(FATAL,
 				(errmsg("pgsc: unknown parameter \"%s\"", n),
 				 errdetail("The pgsc settings are pgsc.enabled "
-					   "and pgsc.{global,session}_syscall_"
-					   "{default,allow,log,error,kill}."),
+					   "and pgsc.{global,session,TYPE}_syscall_"
+					   "{default,allow,log,error,kill}, TYPE "
+					   "a backend type (docs/module.md)."),
 				 errhint("The server does not start with an "
 					 "invalid pgsc setting.")));
 	}
@@ -387,53 +437,59 @@ check_postmaster_values(void)
 				"\"pgsc.enabled\": \"%s\"", v),
 			 errhint("The server does not start with an invalid "
 				 "pgsc setting.")));
-	for (int ctx = 0; ctx < 2; ctx++) {
-		const char *which = ctx == 0 ? "global" : "session";
-		const struct config_enum_entry *opt =
-			ctx == 0 ? global_default_options :
-				   session_default_options;
+	pgsc_check_values("global", false);
+	pgsc_check_values("session", true);
+	pgsc_types_check_values();
+}
 
-		snprintf(name, sizeof(name), PGSC_GUC_PREFIX ".%s_syscall_default",
-			 which);
+/*
+ * The values of pgsc.WHICH_syscall_* given to the postmaster: a default
+ * among the actions (and "*" when @star), lists of known names (or "*"
+ * alone when @star).  FATAL on a bad one.
+ */
+void
+pgsc_check_values(const char *which, bool star)
+{
+	const struct config_enum_entry *opt =
+		star ? pgsc_star_default_options : global_default_options;
+	char name[96];
+	const char *v;
+
+	snprintf(name, sizeof(name), PGSC_GUC_PREFIX ".%s_syscall_default",
+		 which);
+	v = GetConfigOption(name, true, false);
+	if (v != NULL) {
+		bool ok = false;
+
+		for (; opt->name != NULL; opt++)
+			if (pg_strcasecmp(opt->name, v) == 0)
+				ok = true;
+		if (!ok)
+			ereport(FATAL,
+				(errmsg("pgsc: invalid value for parameter "
+					"\"%s\": \"%s\"", name, v),
+				 errdetail("Valid values are allow, log, error, "
+					   "kill%s.", star ? " and *" : ""),
+				 errhint("The server does not start with an "
+					 "invalid pgsc setting.")));
+	}
+	for (int a = 0; a < 4; a++) {
+		char *cause;
+
+		snprintf(name, sizeof(name), PGSC_GUC_PREFIX ".%s_syscall_%s",
+			 which, pgsc_action_suffix[a]);
 		v = GetConfigOption(name, true, false);
-		if (v != NULL) {
-			bool ok = false;
+		cause = pgsc_list_problem(v, star);
+		if (cause != NULL) {
+			char *msg = pstrdup(cause);
 
-			for (; opt->name != NULL; opt++)
-				if (pg_strcasecmp(opt->name, v) == 0)
-					ok = true;
-			if (!ok)
-				ereport(FATAL,
-					(errmsg("pgsc: invalid value for "
-						"parameter \"%s\": \"%s\"",
-						name, v),
-					 errdetail("Valid values are allow, log, "
-						   "error, kill%s.",
-						   ctx == 1 ? " and *" : ""),
-					 errhint("The server does not start "
-						 "with an invalid pgsc "
-						 "setting.")));
-		}
-		for (int a = 0; a < 4; a++) {
-			char *cause;
-
-			snprintf(name, sizeof(name),
-				 PGSC_GUC_PREFIX ".%s_syscall_%s", which,
-				 action_suffix[a]);
-			v = GetConfigOption(name, true, false);
-			cause = list_problem(v, ctx == 1);
-			if (cause != NULL) {
-				char *msg = pstrdup(cause);
-
-				free(cause);
-				ereport(FATAL,
-					(errmsg("pgsc: invalid value for "
-						"parameter \"%s\"", name),
-					 errdetail("%s", msg),
-					 errhint("The server does not start "
-						 "with an invalid pgsc "
-						 "setting.")));
-			}
+			free(cause);
+			ereport(FATAL,
+				(errmsg("pgsc: invalid value for parameter "
+					"\"%s\"", name),
+				 errdetail("%s", msg),
+				 errhint("The server does not start with an "
+					 "invalid pgsc setting.")));
 		}
 	}
 }
@@ -477,13 +533,13 @@ define_gucs(void)
 				 "on none of its lists.",
 				 "\"*\" means the global default.",
 				 &session_default, DEF_STAR,
-				 session_default_options, PGC_SUSET, 0, NULL,
+				 pgsc_star_default_options, PGC_SUSET, 0, NULL,
 				 NULL, NULL);
 	for (int a = 0; a < 4; a++) {
 		char name[64];
 
 		snprintf(name, sizeof(name),
-			 PGSC_GUC_PREFIX ".global_syscall_%s", action_suffix[a]);
+			 PGSC_GUC_PREFIX ".global_syscall_%s", pgsc_action_suffix[a]);
 		DefineCustomStringVariable(
 			MemoryContextStrdup(TopMemoryContext, name),
 			list_desc[0][a],
@@ -495,15 +551,16 @@ define_gucs(void)
 		 * session start, before the session filter is built. */
 		snprintf(name, sizeof(name),
 			 PGSC_GUC_PREFIX ".session_syscall_%s",
-			 action_suffix[a]);
+			 pgsc_action_suffix[a]);
 		DefineCustomStringVariable(
 			MemoryContextStrdup(TopMemoryContext, name),
 			list_desc[1][a],
 			"A comma-separated list of syscall names, or \"*\" "
 			"for the global list.",
 			&session_list[a], "", PGC_SUSET, 0,
-			check_session_list, NULL, NULL);
+			pgsc_check_star_list, NULL, NULL);
 	}
+	pgsc_types_define_gucs();
 	MarkGUCPrefixReserved(PGSC_GUC_PREFIX);
 }
 
@@ -532,9 +589,13 @@ _PG_init(void)
 
 	/* The session settings given to the postmaster must resolve too,
 	 * or every connection would fail later. */
-	rc = session_spec(session_default, session_list, &s, &cause);
+	rc = pgsc_session_spec(session_default, session_list, &s, &cause);
 	if (rc < 0)
-		load_failed("session", rc, cause);
+		pgsc_load_failed("session", rc, cause);
+
+	/* The filters of the types whose processes load their own after
+	 * the fork, built now, while nothing filters the postmaster. */
+	pgsc_types_prepare();
 
 	/*
 	 * The global filter, in the postmaster, now: everything the server
@@ -542,10 +603,10 @@ _PG_init(void)
 	 * libraries, every child and what it execs) runs under it, and a
 	 * filter cannot be lifted once loaded.
 	 */
-	global_spec(&g);
+	pgsc_global_spec(&g);
 	rc = filter_load(&g, "global", &n_rules, &cause);
 	if (rc < 0)
-		load_failed("global", rc, cause);
+		pgsc_load_failed("global", rc, cause);
 	ereport(LOG,
 		(errmsg("pgsc: global seccomp filter loaded: default %s, %d "
 			"rules; session filter: default %s",
@@ -557,9 +618,9 @@ _PG_init(void)
 /* pgsc_filter()                                                       */
 /* ------------------------------------------------------------------ */
 
-static void
-put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
-	 const char *context)
+void
+pgsc_put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
+	      const char *context)
 {
 	const struct pgsc_effective_entry *v;
 	pgsc_effective *e = NULL;
@@ -606,7 +667,9 @@ PG_FUNCTION_INFO_V1(pgsc_filter);
  *                             filter_action text, context text)
  * The global filter, then the session filter: the one loaded in this
  * backend, or, when none was loaded (pgsc.enabled off, not a client
- * backend), the one the current settings would give.
+ * backend), the one the current settings would give; then the filter of
+ * each backend type that has settings of its own, under the type's name
+ * (pgsc_types_rows()).
  */
 Datum
 pgsc_filter(PG_FUNCTION_ARGS)
@@ -617,13 +680,9 @@ pgsc_filter(PG_FUNCTION_ARGS)
 	int rc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	global_spec(&g);
-	put_rows(rsi, &g, "global");
-	if (session_loaded)
-		rc = session_spec(loaded_session_default, loaded_session_list,
-				  &s, &cause);
-	else
-		rc = session_spec(session_default, session_list, &s, &cause);
+	pgsc_global_spec(&g);
+	pgsc_put_rows(rsi, &g, "global");
+	rc = pgsc_session_spec_now(&s, &cause);
 	if (rc < 0) {
 		char *msg = pstrdup(cause != NULL ? cause : "invalid");
 
@@ -633,6 +692,7 @@ pgsc_filter(PG_FUNCTION_ARGS)
 			 errmsg("pgsc: invalid session filter"),
 			 errdetail("%s", msg)));
 	}
-	put_rows(rsi, &s, "session");
+	pgsc_put_rows(rsi, &s, "session");
+	pgsc_types_rows(rsi);
 	return (Datum)0;
 }

@@ -197,8 +197,8 @@ set_conf "pgsc.enabled = off"
 start || fail "the server did not start with pgsc.enabled = off: $(cat "$LOG")"
 PM=$(head -1 "$D/postmaster.pid")
 [ "$(seccomp_status "$PM")" = "0 0" ] || fail "pgsc.enabled = off: postmaster has seccomp '$(seccomp_status "$PM")'"
-[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name LIKE 'pgsc.%'")" = 11 ] ||
-	fail "the module did not define its 11 settings"
+[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name ~ '^pgsc\.(enabled|(global|session)_syscall_(default|allow|log|error|kill))$'")" = 11 ] ||
+	fail "the module did not define its 11 global and session settings"
 # the descriptions outlive the postmaster's memory (a backend reads them)
 expect_in "$(q -c "SELECT short_desc FROM pg_settings WHERE name = 'pgsc.session_syscall_kill'")" \
 	"killing the process" "pg_settings.short_desc"
@@ -386,5 +386,116 @@ done
 [ "$(q -c "SELECT 1")" = 1 ] || fail "the server did not come back after dave's backend was killed"
 note "kill: the backend died of SIGSYS, the server recovered"
 stop
+
+# ----------------------------------- 8. a filter per backend type --
+TYPES_CONF=(
+	"pgsc.checkpointer_syscall_default = log"
+	"pgsc.walwriter_syscall_error = 'acct'"
+	"pgsc.autovacuum_launcher_syscall_log = 'uname'"
+	"pgsc.logical_replication_launcher_syscall_allow = 'getpid'"
+	"pgsc.client_backend_syscall_error = 'getdents64'"
+	"pgsc.parallel_worker_syscall_error = 'openat'"
+	"pgsc.walsender_syscall_error = 'sendto'"
+	"pgsc.archiver_syscall_kill = 'ptrace'"
+)
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" "${TYPES_CONF[@]}" \
+	"archive_mode = on" "archive_command = '/bin/true'"
+start || fail "the server did not start with type settings: $(cat "$LOG")"
+# Each type pgsc-report --per-type names has its five settings (the
+# types come from pgsc's own role table, src/roles.c, as the report
+# would write them: blanks as underscores).
+for t in "client backend" walsender "autovacuum launcher" "autovacuum worker" \
+	"parallel worker" "logical replication launcher" "logical replication worker" \
+	"background worker" "background writer" checkpointer walwriter walreceiver \
+	startup archiver logger; do
+	grep -qF "\"$t\"" "$SRCROOT/src/roles.c" || fail "type '$t' is not among src/roles.c's roles"
+	[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name ~ '^pgsc\.${t// /_}_syscall_(default|allow|log|error|kill)$'")" = 5 ] ||
+		fail "type '$t': the module does not define its five settings"
+done
+for t in checkpointer walwriter "autovacuum launcher" "logical replication launcher" archiver; do
+	grep -q "LOG:  pgsc: $t filter built" "$LOG" || fail "no 'filter built' for $t: $(grep pgsc "$LOG")"
+done
+PM=$(head -1 "$D/postmaster.pid")
+# want_filters TITLE: 2 when the configuration sets its type, else 1
+want_filters() {
+	local c
+	for c in "${TYPES_CONF[@]}"; do
+		case $c in "pgsc.${1// /_}_syscall_"*) echo 2; return ;; esac
+	done
+	echo 1
+}
+# Each process of a set type is waited for (it loads its filter when it
+# first unblocks its signals, just after it starts): up to 10 s.
+for t in checkpointer walwriter "autovacuum launcher" "logical replication launcher" archiver; do
+	ok=0
+	for _ in $(seq 1 100); do
+		for p in $(pgrep -P "$PM"); do
+			[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | sed 's/^postgres: *//; s/ *$//')" = "$t" ] &&
+				[ "$(seccomp_status "$p")" = "2 2" ] && ok=1
+		done
+		[ $ok = 1 ] && break
+		sleep 0.1
+	done
+	[ $ok = 1 ] || fail "no $t process with 2 filters (its own and the global) in 10 s"
+done
+n_typed=0 n_plain=0
+for p in $(pgrep -P "$PM"); do
+	title=$(tr '\0' ' ' <"/proc/$p/cmdline" | sed 's/^postgres: *//; s/ *$//')
+	want=$(want_filters "$title")
+	[ "$(seccomp_status "$p")" = "2 $want" ] ||
+		fail "$title (pid $p): seccomp '$(seccomp_status "$p")', expected $want filters"
+	if [ "$want" = 2 ]; then n_typed=$((n_typed + 1)); else n_plain=$((n_plain + 1)); fi
+done
+[ "$n_typed" -ge 5 ] || fail "only $n_typed processes with a type filter"
+note "type filters: $n_typed aux processes with their own filter (2), $n_plain without settings (1)"
+# client backend: its type's list instead of the session's
+q -c "CREATE TABLE pt (i int)" -c "INSERT INTO pt SELECT generate_series(1, 1000)" -c "ANALYZE pt" >/dev/null
+out=$(q_err -c "SELECT count(*) FROM pg_ls_dir('.')")
+expect_in "$out" 'could not read directory ".": Operation not permitted' "client backend type error list"
+[ "$(q -c "SELECT filter_action FROM pgsc_filter() WHERE context = 'client backend' AND syscall = 'getdents64'")" = error ] ||
+	fail "pgsc_filter() does not show the client backend's filter"
+[ "$(q -c "SELECT filter_action FROM pgsc_filter() WHERE context = 'checkpointer' AND syscall = '<default>'")" = log ] ||
+	fail "pgsc_filter() does not show the checkpointer's filter"
+# parallel worker (a background worker): its openat fails, the leader's not
+out=$(q_err -c "SET force_parallel_mode = on" -c "SET parallel_setup_cost = 0" -c "SET parallel_tuple_cost = 0" \
+	-c "SET min_parallel_table_scan_size = 0" -c "SELECT count(*) FROM pt")
+# (the worker's first openat is shm_open of the leader's segment)
+expect_in "$out" 'parallel worker failed to initialize' "a parallel worker's openat"
+grep -q 'ERROR:  could not open shared memory segment ".*": Operation not permitted' "$LOG" ||
+	fail "no EPERM of a parallel worker in the server log: $(tail -5 "$LOG")"
+grep -q 'background worker "parallel worker" (PID [0-9]*) exited with exit code 1' "$LOG" ||
+	fail "no parallel worker exit in the server log: $(tail -5 "$LOG")"
+[ "$(q -c "SET max_parallel_workers_per_gather = 0" -c "SELECT count(*) FROM pt" | tail -1)" = 1000 ] ||
+	fail "the same scan without parallel workers failed"
+note "client backend: pg_ls_dir EPERM by its type's list; parallel worker: openat EPERM, the leader alone scans"
+# walsender: its sendto fails, a client backend's works (the queries above)
+st=0
+timeout 60 runuser -u postgres -- "$PGBIN/pg_basebackup" -h "$SOCK" -D "$W/bb1" -X none -c fast >"$W/bb1.out" 2>&1 || st=$?
+[ "$st" != 0 ] && [ "$st" != 124 ] || fail "pg_basebackup worked with the walsender's sendto failing (exit $st)"
+stop
+# the same walsender type with a filter of its own that allows sendto
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" "pgsc.walsender_syscall_log = 'acct'"
+start || fail "the server did not start: $(cat "$LOG")"
+timeout 60 runuser -u postgres -- "$PGBIN/pg_basebackup" -h "$SOCK" -D "$W/bb2" -X none -c fast >"$W/bb2.out" 2>&1 ||
+	fail "pg_basebackup failed with the walsender's sendto allowed: $(cat "$W/bb2.out")"
+note "walsender: pg_basebackup fails with its type's sendto on error ($(grep -m1 -i 'error' "$W/bb1.out" | cut -c1-100)), works with it allowed"
+stop
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" "pgsc.checkpointer_syscall_error = 'pwrite64'" \
+	"bgwriter_lru_maxpages = 0" "restart_after_crash = off"
+start || fail "the server did not start: $(cat "$LOG")"
+# checkpointer: its pwrite64 fails (dirty buffers at CHECKPOINT), the
+# client backend's WAL writes do not
+q -c "INSERT INTO pt SELECT generate_series(1, 20000)" >/dev/null
+out=$(q_err -c "CHECKPOINT")
+expect_in "$out" 'checkpoint request failed' "CHECKPOINT with the checkpointer's pwrite64 failing"
+# the checkpointer's pid, from the "checkpoint starting" line, has the EPERM
+cp_pid=$(sed -n 's/.*\[\([0-9]*\)\] LOG:  checkpoint starting: immediate.*/\1/p' "$LOG" | tail -n 1)
+[ -n "$cp_pid" ] || fail "no 'checkpoint starting' in the server log"
+grep -q "\[$cp_pid\] DETAIL:  .*Operation not permitted" "$LOG" ||
+	grep -q "\[$cp_pid\] ERROR:  .*Operation not permitted" "$LOG" ||
+	fail "no EPERM of the checkpointer (pid $cp_pid) after the failed checkpoint: $(tail -5 "$LOG")"
+[ "$(q -c "INSERT INTO pt VALUES (1) RETURNING i" | head -n 1)" = 1 ] || fail "a client backend could not write after the failed checkpoint"
+note "checkpointer: pwrite64 on its error list fails CHECKPOINT ($(grep -m1 "\[$cp_pid\].*Operation not permitted" "$LOG" | sed 's/.*\(ERROR\|DETAIL\): *//' | cut -c1-80)); clients write on"
+runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m immediate -w -t 60 stop >/dev/null || fail "pg_ctl stop -m immediate failed"
 
 echo "module: all checks passed"

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* report_types.c - a list per backend type (pgsc-report --per-type): the
+ * calls of the processes of each PostgreSQL backend type and of their
+ * descendants, by the roles of docs/roles.md, for a filter per type
+ * (docs/per-type.md).  The postmaster's calls are the global list's, and a
+ * backend of unknown type has no list of its own. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+
+/* The longest type a setting is named after: PostgreSQL's custom
+ * settings' names are identifiers of at most NAMEDATALEN - 1 (63). */
+#define TYPE_NAME_MAX 40
+
+/* The type a role's calls count for, or NULL: the role of a process of
+ * that type or of one of its descendants. */
+static const char *
+role_type(const char *role)
+{
+	const char *t;
+
+	if (!pgsc_role_in_server(role))
+		return NULL;
+	t = roles_ancestor(role);
+	if (strcmp(t, PGSC_ROLE_POSTMASTER) == 0 ||
+	    strcmp(t, PGSC_ROLE_BACKEND_UNKNOWN) == 0 ||
+	    roles_is_descendant(t))
+		return NULL;
+	return t;
+}
+
+/*
+ * The setting's name for type @t in *@out: "autovacuum worker" gives
+ * "autovacuum_worker".  A type is a title the server wrote (an
+ * extension's background worker names its own), so only lower-case
+ * letters, digits, blanks and underscores make a name; *@out stays NULL
+ * otherwise.  Returns 0 or -ENOMEM.
+ */
+static int
+setting_name(const char *t, char **out)
+{
+	size_t n = strlen(t);
+
+	*out = NULL;
+	if (n == 0 || n > TYPE_NAME_MAX || (t[0] >= '0' && t[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((t[i] >= 'a' && t[i] <= 'z') ||
+		      (t[i] >= '0' && t[i] <= '9') || t[i] == ' ' ||
+		      t[i] == '_'))
+			return 0;
+	if ((*out = strdup(t)) == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if ((*out)[i] == ' ')
+			(*out)[i] = '_';
+	return 0;
+}
+
+static struct typelist *
+type_get(struct types *T, const char *t)
+{
+	struct typelist *nv;
+
+	for (size_t i = 0; i < T->n; i++)
+		if (strcmp(T->v[i].type, t) == 0)
+			return &T->v[i];
+	nv = realloc(T->v, (T->n + 1) * sizeof(*nv));
+	if (nv == NULL)
+		return NULL;
+	T->v = nv;
+	memset(&T->v[T->n], 0, sizeof(T->v[0]));
+	if ((T->v[T->n].type = strdup(t)) == NULL)
+		return NULL;
+	return &T->v[T->n++];
+}
+
+static int
+type_cmp(const void *a, const void *b)
+{
+	const struct typelist *x = a, *y = b;
+
+	return roles_cmp(&x->type, &y->type);
+}
+
+void
+report_types_free(struct types *T)
+{
+	for (size_t i = 0; i < T->n; i++) {
+		free(T->v[i].type);
+		free(T->v[i].setting);
+		strset_free(&T->v[i].calls);
+	}
+	free(T->v);
+	memset(T, 0, sizeof(*T));
+}
+
+/* The records of backends of unknown type: in no type's list. */
+static uint64_t
+untyped_records(const struct rep *r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t k = 0; k < r->e[i].nrc; k++)
+			if (r->e[i].name != NULL &&
+			    strcmp(roles_ancestor(r->e[i].rc[k].role),
+				   PGSC_ROLE_BACKEND_UNKNOWN) == 0)
+				n += r->e[i].rc[k].count;
+	return n;
+}
+
+/**
+ * The list of each backend type seen in @r, its names mapped for @o as
+ * the two lists are (--arch, --portable), sorted as the table sorts
+ * roles.  Returns 0 or -ENOMEM.
+ */
+int
+report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
+		   struct types *T)
+{
+	struct strset to = { 0 };
+	int rc = 0;
+
+	memset(T, 0, sizeof(*T));
+	for (size_t i = 0; i < r->n && rc == 0; i++) {
+		const struct entry *e = &r->e[i];
+
+		if (e->name == NULL)
+			continue;
+		for (size_t k = 0; k < e->nrc && rc == 0; k++) {
+			const char *t = role_type(e->rc[k].role);
+			struct typelist *tl;
+
+			if (t == NULL || e->rc[k].count == 0)
+				continue;
+			tl = type_get(T, t);
+			if (tl == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			tl->records += e->rc[k].count;
+			rc = report_map_entry(e, o, &to);
+			for (size_t j = 0; j < to.n && rc == 0; j++)
+				if (strset_add(&tl->calls, to.v[j]) < 0)
+					rc = -ENOMEM;
+		}
+	}
+	strset_free(&to);
+	for (size_t i = 0; i < T->n && rc == 0; i++)
+		rc = setting_name(T->v[i].type, &T->v[i].setting);
+	if (rc == 0)
+		T->untyped = untyped_records(r);
+	if (rc < 0) {
+		report_types_free(T);
+		return rc;
+	}
+	if (T->n > 1)
+		qsort(T->v, T->n, sizeof(T->v[0]), type_cmp);
+	return 0;
+}
+
+/**
+ * After the two lines of the GUC format: one "<prefix><type>_syscall_allow"
+ * line per type, and a comment for a type no name can be made from.
+ */
+void
+report_types_guc(FILE *out, const struct types *T, const char *prefix)
+{
+	fprintf(out, "# a list per backend type, each with its descendants' "
+		"calls (pgsc-report --per-type, docs/per-type.md)\n");
+	for (size_t i = 0; i < T->n; i++) {
+		const struct typelist *tl = &T->v[i];
+
+		if (tl->setting == NULL) {
+			fputs("# backend type \"", out);
+			pgsc_text_escape(out, tl->type);
+			fprintf(out, "\" (%llu records): no setting name can be "
+				"made from it; its calls are in the global "
+				"list\n", (unsigned long long)tl->records);
+			continue;
+		}
+		fprintf(out, "%s%s_syscall_allow = '", prefix, tl->setting);
+		report_print_joined(out, &tl->calls, ",");
+		fputs("'\n", out);
+	}
+	if (T->untyped > 0)
+		fprintf(out, "# %llu records of backends of unknown type (role "
+			"backend) are in no type's list\n",
+			(unsigned long long)T->untyped);
+}
+
+/* The "types" object of the JSON format. */
+void
+report_types_json(FILE *out, const struct types *T)
+{
+	fputc('{', out);
+	for (size_t i = 0; i < T->n; i++) {
+		const struct typelist *tl = &T->v[i];
+
+		fputs(i ? ",\n    " : "\n    ", out);
+		report_json_str(out, tl->type);
+		fputs(": {\"setting\": ", out);
+		if (tl->setting != NULL) {
+			char name[TYPE_NAME_MAX + sizeof("_syscall_allow")];
+
+			snprintf(name, sizeof(name), "%s_syscall_allow",
+				 tl->setting);
+			report_json_str(out, name);
+		} else {
+			fputs("null", out);
+		}
+		fprintf(out, ", \"records\": %llu, \"syscalls\": ",
+			(unsigned long long)tl->records);
+		report_json_list(out, &tl->calls);
+		fputc('}', out);
+	}
+	fputs(T->n ? "\n  }" : "}", out);
+}
+
+/**
+ * The table with --per-type: one column per type, each the records of
+ * the type's processes and their descendants', per syscall as recorded.
+ */
+int
+report_types_table(FILE *out, const struct rep *r, const struct types *T)
+{
+	report_header_line(out, r);
+	fprintf(out, "# records per backend type, each with its "
+		"descendants' (--per-type); G: in the global list, S: in the "
+		"session list\n");
+	fprintf(out, "%-24s %-8s %10s G S", "syscall", "arch", "total");
+	for (size_t c = 0; c < T->n; c++) {
+		fputs("  ", out);
+		pgsc_text_escape(out, T->v[c].type);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct entry *e = &r->e[i];
+
+		if (e->name == NULL || !e->global)
+			continue;
+		fprintf(out, "%-24s %-8s %10llu %c %c", e->name,
+			pgsc_arch_name(e->arch), (unsigned long long)e->count,
+			e->global ? 'G' : '-', e->session ? 'S' : '-');
+		for (size_t c = 0; c < T->n; c++) {
+			uint64_t v = 0;
+
+			for (size_t k = 0; k < e->nrc; k++)
+				if (role_type(e->rc[k].role) != NULL &&
+				    strcmp(role_type(e->rc[k].role),
+					   T->v[c].type) == 0)
+					v += e->rc[k].count;
+			fprintf(out, "  %*llu", (int)strlen(T->v[c].type),
+				(unsigned long long)v);
+		}
+		fputc('\n', out);
+	}
+	if (T->untyped > 0)
+		fprintf(out, "# %llu records of backends of unknown type "
+			"(role backend) are in no type's column\n",
+			(unsigned long long)T->untyped);
+	return 0;
+}

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
+# tests/report/per-type.sh - pgsc-report --per-type (issue 14): a list per
+# backend type, with its descendants' calls.
+#
+#   bash tests/report/per-type.sh BINDIR SRCDIR
+#
+# Two real recordings (tests/golden/raw.log and enriched.log) are
+# imported.  The independent side is the store itself read with sqlite3
+# (the aggregates' roles, docs/roles.md) and audit's own syscall table
+# (ausyscall): for each type T, its list must be the names of the numbers
+# counted under T or descendant/T, and its records their sum; the set of
+# types is the set of such roles but postmaster and backend.  The same
+# lists must come out in the GUC lines, the JSON "types" object and the
+# table's columns.  A type no setting can be named after (an extension's
+# background worker names its own type; the store gets one through SQL
+# here) gets an escaped comment, never a line.
+set -uo pipefail
+
+BIN=$(cd "${1:?usage: per-type.sh BINDIR SRCDIR}" && pwd)
+SRC=$(cd "${2:?usage: per-type.sh BINDIR SRCDIR}" && pwd)
+COLLECT=$BIN/pgsc-collect
+REPORT=$BIN/pgsc-report
+for f in "$COLLECT" "$REPORT"; do
+	[ -x "$f" ] || { echo "FAIL: $f is not built"; exit 1; }
+done
+for c in sqlite3 ausyscall python3; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (tools/install-deps.sh)"; exit 1; }
+done
+
+T=$(mktemp -d /tmp/pgsc-per-type.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# names DB TYPE: the sorted names of the calls of TYPE and its descendants
+# (audit's table says pread and pwrite where the kernel's and libseccomp's
+# say pread64 and pwrite64, the names PostgreSQL's lists use)
+names() {
+	local db=$1 t=$2 arch nr
+	q "$db" "SELECT DISTINCT arch, nr FROM aggregates WHERE count > 0 AND (role = '$t' OR role = 'descendant/$t')" |
+		while IFS='|' read -r arch nr; do
+			[ "$arch" = 3221225534 ] || { echo "?arch$arch"; continue; }
+			ausyscall x86_64 "$nr"
+		done | sed -e 's/^pread$/pread64/' -e 's/^pwrite$/pwrite64/' | sort -u | paste -sd, -
+}
+
+for rec in raw enriched; do
+	f0=$fails
+	db=$T/$rec.db
+	zcat "$SRC/tests/golden/$rec.log.gz" >"$T/$rec.log"
+	"$COLLECT" --db "$db" --quiet --import "$T/$rec.log" || { bad "$rec: import failed"; continue; }
+	"$REPORT" --db "$db" --per-type --guc-prefix pgsc. >"$T/$rec.guc" 2>"$T/$rec.err" ||
+		{ bad "$rec: pgsc-report --per-type failed: $(cat "$T/$rec.err")"; continue; }
+	"$REPORT" --db "$db" --per-type --format json >"$T/$rec.json" 2>>"$T/$rec.err" ||
+		{ bad "$rec: --format json --per-type failed"; continue; }
+	"$REPORT" --db "$db" --per-type --format table >"$T/$rec.table" 2>>"$T/$rec.err" ||
+		{ bad "$rec: --format table --per-type failed"; continue; }
+	# the two usual lines come first and are those without --per-type
+	"$REPORT" --db "$db" --guc-prefix pgsc. >"$T/$rec.plain"
+	[ "$(head -n 3 "$T/$rec.guc")" = "$(cat "$T/$rec.plain")" ] ||
+		bad "$rec: --per-type changed the header or the two lists"
+	types=$(q "$db" "SELECT DISTINCT CASE WHEN role LIKE 'descendant/%' THEN substr(role, 12) ELSE role END FROM aggregates WHERE count > 0" |
+		grep -v -x -e postmaster -e backend -e standalone -e unrelated -e unattributed | sort)
+	[ -n "$types" ] || { bad "$rec: test invalid: no backend type in the store"; continue; }
+	got_types=$(python3 -c 'import json,sys; print("\n".join(sorted(json.load(open(sys.argv[1]))["types"])))' "$T/$rec.json")
+	[ "$types" = "$got_types" ] || bad "$rec: JSON types [$(echo "$got_types" | paste -sd, -)], the store's [$(echo "$types" | paste -sd, -)]"
+	n=0
+	while IFS= read -r t; do
+		n=$((n + 1))
+		want=$(names "$db" "$t")
+		setting=pgsc.${t// /_}_syscall_allow
+		line=$(grep "^$setting = '" "$T/$rec.guc")
+		got=${line#"$setting = '"}
+		got=${got%"'"}
+		[ "$got" = "$want" ] || bad "$rec: $setting = '$got', the store and ausyscall say '$want'"
+		jgot=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["types"][sys.argv[2]]; print(",".join(t["syscalls"]), t["records"], t["setting"])' "$T/$rec.json" "$t")
+		wrec=$(q "$db" "SELECT sum(count) FROM aggregates WHERE role = '$t' OR role = 'descendant/$t'")
+		[ "$jgot" = "$want $wrec ${t// /_}_syscall_allow" ] || bad "$rec: JSON types[\"$t\"] = $jgot, expected $want $wrec"
+	done <<<"$types"
+	# the table: one column per type, each column's sum its records
+	python3 - "$T/$rec.table" "$T/$rec.json" <<'PY' || bad "$rec: the table's columns do not sum to the types' records"
+import json, sys
+lines = [l.rstrip("\n") for l in open(sys.argv[1]) if not l.startswith("#")]
+types = json.load(open(sys.argv[2]))["types"]
+head = lines[0]
+cols = [t for t in types]
+# columns are separated by two blanks; find each type's position
+pos = sorted((head.index("  " + t), t) for t in cols)
+sums = dict.fromkeys(cols, 0)
+for l in lines[1:]:
+    vals = l.split()[5:]
+    for (_, t), v in zip(pos, vals):
+        sums[t] += int(v)
+for t in cols:
+    if sums[t] != types[t]["records"]:
+        print(f"column {t}: {sums[t]}, records {types[t]['records']}")
+        sys.exit(1)
+PY
+	[ $fails = "$f0" ] && ok "$rec: $n types, each list as the store's roles and ausyscall give it (GUC, JSON, table)"
+done
+
+# A type from an untrusted title: no line, an escaped comment.
+cp "$T/raw.db" "$T/evil.db"
+f0=$fails
+q "$T/evil.db" "INSERT INTO aggregates (round_id, role, arch, nr, count, first_seen, last_seen) VALUES (1, 'evil'' = ''x''
+pgsc.y', 3221225534, 59, 3, 0, 0), (1, 'pg_cron scheduler', 3221225534, 0, 2, 0, 0)"
+"$REPORT" --db "$T/evil.db" --per-type --guc-prefix pgsc. >"$T/evil.guc" 2>"$T/evil.err" || bad "evil: pgsc-report failed: $(cat "$T/evil.err")"
+"$REPORT" --db "$T/evil.db" --per-type --format json >"$T/evil.json" 2>>"$T/evil.err" || bad "evil: pgsc-report --format json failed"
+grep -q "^pgsc.pg_cron_scheduler_syscall_allow = 'read'$" "$T/evil.guc" || bad "evil: no line for the type 'pg_cron scheduler'"
+grep -q '^pgsc.y' "$T/evil.guc" && bad "evil: a forged type wrote a setting: $(grep '^pgsc.y' "$T/evil.guc")"
+grep -q -F '# backend type "evil\x27 = \x27x\x27\x0apgsc.y" (3 records): no setting name can be made from it' "$T/evil.guc" ||
+	bad "evil: no escaped comment for the forged type: $(grep -n evil "$T/evil.guc")"
+[ "$(grep -c "^pgsc\." "$T/evil.guc")" = "$(($(grep -c "^pgsc\." "$T/raw.guc") + 1))" ] || bad "evil: the number of settings changed by more than the one good type"
+python3 - "$T/evil.json" <<'PY' || bad "evil: the JSON does not carry the forged type with setting null"
+import json, sys
+t = json.load(open(sys.argv[1]))["types"]
+assert t["evil' = 'x'\npgsc.y"]["setting"] is None
+assert t["pg_cron scheduler"]["setting"] == "pg_cron_scheduler_syscall_allow"
+PY
+[ $fails = "$f0" ] && ok "forged and extension types: an escaped comment, and a line"
+
+# Formats that cannot carry a list per type refuse it (exit 2).
+st=0
+"$REPORT" --db "$T/raw.db" --per-type --format oci >/dev/null 2>"$T/oci.err" || st=$?
+[ "$st" = 2 ] && grep -q -- "--per-type applies to the guc, json and table formats" "$T/oci.err" ||
+	bad "--per-type --format oci: exit $st, $(cat "$T/oci.err")"
+
+[ $fails = 0 ] || { echo "per-type: $fails failed"; exit 1; }
+echo "per-type: all passed"

@@ -61,12 +61,30 @@ static const struct config_enum_entry session_default_options[] = {
 	{ NULL, 0, false },
 };
 
+/* pgsc.unknown_syscall_action */
+#define UNKNOWN_DEFAULT 0
+#define UNKNOWN_ENOSYS 1
+
+static const struct config_enum_entry unknown_options[] = {
+	{ "enosys", UNKNOWN_ENOSYS, false },
+	{ "default", UNKNOWN_DEFAULT, false },
+	{ NULL, 0, false },
+};
+
 /* GUC variables */
 static bool pgsc_enabled = false;
 static int global_default = PGSC_ACT_LOG;
 static int session_default = DEF_STAR;
 static char *global_list[4];
 static char *session_list[4];
+static int unknown_action = UNKNOWN_ENOSYS;
+static char *known_max_spec;
+
+/* The known max of each arch, from pgsc.syscall_known_max or this
+ * libseccomp: computed once (in the postmaster, before the global
+ * filter), inherited by every child. */
+static struct ruleset_unknown known_max;
+static bool known_max_ready = false;
 
 /* The session spec as loaded in this backend (TopMemoryContext), for
  * pgsc_filter(): later SETs cannot change a loaded filter. */
@@ -149,9 +167,51 @@ check_session_list(char **newval, void **extra, GucSource source)
 	return check_list(newval, true);
 }
 
+static bool
+check_known_max(char **newval, void **extra, GucSource source)
+{
+	char *cause = NULL;
+	int max;
+
+	(void)extra;
+	(void)source;
+	if (pgsc_arch_known_max_spec(*newval, 0, &max, &cause) == 0)
+		return true;
+	GUC_check_errdetail("%s", cause != NULL ? cause : "invalid value");
+	free(cause);
+	return false;
+}
+
 /* ------------------------------------------------------------------ */
 /* Filters                                                             */
 /* ------------------------------------------------------------------ */
+
+/* The known max of the native and the compat arch (-1: no compat). */
+static const struct ruleset_unknown *
+known_max_get(void)
+{
+	uint32_t native = pgsc_native_arch();
+	uint32_t compat = pgsc_compat_arch(native);
+
+	if (known_max_ready)
+		return &known_max;
+	known_max.max_native = known_max.max_compat = -1;
+	/* checked by check_known_max() */
+	(void)pgsc_arch_known_max_spec(known_max_spec, native,
+				       &known_max.max_native, NULL);
+	if (compat != 0)
+		(void)pgsc_arch_known_max_spec(known_max_spec, compat,
+					       &known_max.max_compat, NULL);
+	known_max_ready = true;
+	return &known_max;
+}
+
+/* The unknown part of the filters, or NULL for "default". */
+static const struct ruleset_unknown *
+unknown_part(void)
+{
+	return unknown_action == UNKNOWN_ENOSYS ? known_max_get() : NULL;
+}
 
 static void
 global_spec(struct pgsc_filter_spec *spec)
@@ -209,11 +269,12 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		/* libseccomp refuses a rule whose action is the default
-		 * (-EACCES): it would change nothing anyway. */
-		if (v[i].action == spec->def)
-			continue;
-		if (v[i].nr < 0)
+		/* ruleset_load() leaves out a rule whose action is the
+		 * default (libseccomp refuses it), but its number keeps the
+		 * default rather than ENOSYS. */
+		if (v[i].action != spec->def)
+			(*n_rules)++;
+		if (v[i].nr < 0 && v[i].action != spec->def)
 			/* A placeholder: the native arch has no such call.
 			 * libseccomp still places the rule on the arches of
 			 * the filter that have it (i386's _llseek on the
@@ -228,10 +289,11 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 		rules[nr].nr = v[i].nr;
 		rules[nr++].action = pgsc_action_scmp(v[i].action);
 	}
-	rc = ruleset_load(pgsc_action_scmp(spec->def), rules, nr, &step,
-			  &bad);
+	rc = ruleset_load(pgsc_action_scmp(spec->def), rules, nr,
+			  unknown_part(), &step, &bad);
 	if (rc == 0 || step == RULESET_INIT) {
-		*n_rules = rc == 0 ? (int)nr : 0;
+		if (rc < 0)
+			*n_rules = 0;
 		goto out;
 	}
 	if (step == RULESET_COMPAT)
@@ -242,10 +304,14 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 	else if (step == RULESET_RULE)
 		snprintf(buf, sizeof(buf), "seccomp_rule_add(%s): %s",
 			 rules[bad].name, strerror(-rc));
+	else if (step == RULESET_UNKNOWN)
+		snprintf(buf, sizeof(buf), "seccomp_rule_add(%zu, ENOSYS): %s",
+			 bad, strerror(-rc));
+	else if (step == RULESET_MERGE)
+		snprintf(buf, sizeof(buf), "seccomp_merge: %s", strerror(-rc));
 	else
 		snprintf(buf, sizeof(buf), "seccomp_load: %s", strerror(-rc));
-	*n_rules = step == RULESET_LOAD ? (int)nr :
-		    step == RULESET_RULE ? (int)bad : 0;
+	*n_rules = step == RULESET_RULE ? (int)bad : *n_rules;
 	*cause = strdup(buf);
 out:
 	free(rules);
@@ -339,7 +405,9 @@ known_setting(const char *name)
 {
 	char buf[64];
 
-	if (pg_strcasecmp(name, PGSC_GUC_PREFIX ".enabled") == 0)
+	if (pg_strcasecmp(name, PGSC_GUC_PREFIX ".enabled") == 0 ||
+	    pg_strcasecmp(name, PGSC_GUC_PREFIX ".unknown_syscall_action") == 0 ||
+	    pg_strcasecmp(name, PGSC_GUC_PREFIX ".syscall_known_max") == 0)
 		return true;
 	for (int ctx = 0; ctx < 2; ctx++) {
 		for (int a = -1; a < 4; a++) {
@@ -373,9 +441,11 @@ check_postmaster_values(void)
 		    !known_setting(n))
 			ereport(FATAL,
 				(errmsg("pgsc: unknown parameter \"%s\"", n),
-				 errdetail("The pgsc settings are pgsc.enabled "
-					   "and pgsc.{global,session}_syscall_"
-					   "{default,allow,log,error,kill}."),
+				 errdetail("The pgsc settings are pgsc.enabled, "
+					   "pgsc.{global,session}_syscall_"
+					   "{default,allow,log,error,kill}, "
+					   "pgsc.unknown_syscall_action and "
+					   "pgsc.syscall_known_max."),
 				 errhint("The server does not start with an "
 					 "invalid pgsc setting.")));
 	}
@@ -387,6 +457,33 @@ check_postmaster_values(void)
 				"\"pgsc.enabled\": \"%s\"", v),
 			 errhint("The server does not start with an invalid "
 				 "pgsc setting.")));
+	v = GetConfigOption(PGSC_GUC_PREFIX ".unknown_syscall_action", true,
+			    false);
+	if (v != NULL && pg_strcasecmp(v, "enosys") != 0 &&
+	    pg_strcasecmp(v, "default") != 0)
+		ereport(FATAL,
+			(errmsg("pgsc: invalid value for parameter "
+				"\"pgsc.unknown_syscall_action\": \"%s\"", v),
+			 errdetail("Valid values are enosys and default."),
+			 errhint("The server does not start with an invalid "
+				 "pgsc setting.")));
+	v = GetConfigOption(PGSC_GUC_PREFIX ".syscall_known_max", true, false);
+	if (v != NULL) {
+		char *cause = NULL;
+		int max;
+
+		if (pgsc_arch_known_max_spec(v, 0, &max, &cause) < 0) {
+			char *msg = pstrdup(cause != NULL ? cause : "invalid");
+
+			free(cause);
+			ereport(FATAL,
+				(errmsg("pgsc: invalid value for parameter "
+					"\"pgsc.syscall_known_max\""),
+				 errdetail("%s", msg),
+				 errhint("The server does not start with an "
+					 "invalid pgsc setting.")));
+		}
+	}
 	for (int ctx = 0; ctx < 2; ctx++) {
 		const char *which = ctx == 0 ? "global" : "session";
 		const struct config_enum_entry *opt =
@@ -504,6 +601,22 @@ define_gucs(void)
 			&session_list[a], "", PGC_SUSET, 0,
 			check_session_list, NULL, NULL);
 	}
+	DefineCustomEnumVariable(PGSC_GUC_PREFIX ".unknown_syscall_action",
+				 "What a refusing filter does with a syscall "
+				 "newer than its list.",
+				 "enosys: numbers above pgsc.syscall_known_max "
+				 "fail with ENOSYS, so that libc falls back; "
+				 "default: the default action.",
+				 &unknown_action, UNKNOWN_ENOSYS,
+				 unknown_options, PGC_POSTMASTER, 0,
+				 NULL, NULL, NULL);
+	DefineCustomStringVariable(PGSC_GUC_PREFIX ".syscall_known_max",
+				   "The highest syscall number per arch that "
+				   "the lists' arch tables knew.",
+				   "ARCH:N[,ARCH:N], e.g. 'x86_64:456,i386:456';"
+				   " empty: this libseccomp's.",
+				   &known_max_spec, "", PGC_POSTMASTER, 0,
+				   check_known_max, NULL, NULL);
 	MarkGUCPrefixReserved(PGSC_GUC_PREFIX);
 }
 
@@ -543,19 +656,60 @@ _PG_init(void)
 	 * filter cannot be lifted once loaded.
 	 */
 	global_spec(&g);
+	(void)known_max_get();
 	rc = filter_load(&g, "global", &n_rules, &cause);
 	if (rc < 0)
 		load_failed("global", rc, cause);
 	ereport(LOG,
 		(errmsg("pgsc: global seccomp filter loaded: default %s, %d "
-			"rules; session filter: default %s",
+			"rules; session filter: default %s; unknown "
+			"syscalls: %s above %d",
 			pgsc_action_name(g.def), n_rules,
-			pgsc_action_name(s.def))));
+			pgsc_action_name(s.def),
+			unknown_action == UNKNOWN_ENOSYS ? "enosys"
+							 : "default",
+			known_max.max_native)));
 }
 
 /* ------------------------------------------------------------------ */
 /* pgsc_filter()                                                       */
 /* ------------------------------------------------------------------ */
+
+/*
+ * One row "<unknown ARCH>" per arch: syscallnum is the known max, and
+ * every number above it that the lists do not name gets filter_action
+ * ("enosys", or the default's name when ENOSYS does not apply: under
+ * pgsc.unknown_syscall_action = default, or a default of allow or log).
+ */
+static void
+put_unknown_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
+		 const char *context)
+{
+	const struct ruleset_unknown *k = known_max_get();
+	uint32_t native = pgsc_native_arch();
+	uint32_t arch[2] = { native, pgsc_compat_arch(native) };
+	int max[2] = { k->max_native, k->max_compat };
+	bool enosys = unknown_action == UNKNOWN_ENOSYS &&
+		      (spec->def == PGSC_ACT_ERROR ||
+		       spec->def == PGSC_ACT_KILL);
+	bool nulls[4] = { false, false, false, false };
+	Datum values[4];
+	char name[64];
+
+	for (int i = 0; i < 2; i++) {
+		if (arch[i] == 0 || max[i] < 0)
+			continue;
+		snprintf(name, sizeof(name), "<unknown %s>",
+			 pgsc_arch_name(arch[i]));
+		values[0] = CStringGetTextDatum(name);
+		values[1] = Int32GetDatum(max[i]);
+		values[2] = CStringGetTextDatum(enosys ? "enosys" :
+				pgsc_action_name(spec->def));
+		values[3] = CStringGetTextDatum(context);
+		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values,
+				     nulls);
+	}
+}
 
 static void
 put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
@@ -597,6 +751,7 @@ put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
 				     nulls);
 	}
 	pgsc_effective_free(e);
+	put_unknown_rows(rsi, spec, context);
 }
 
 PG_FUNCTION_INFO_V1(pgsc_filter);

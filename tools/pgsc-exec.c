@@ -22,7 +22,8 @@ usage(FILE *f)
 		"                 [--allow LIST | --allow-file GUCFILE [--list global|session]]\n"
 		"                 [--unknown-syscall-action enosys|default]\n"
 		"                 [--known-max ARCH:N[,ARCH:N]]\n"
-		"                 -- COMMAND [ARGS...]\n");
+		"                 -- COMMAND [ARGS...]\n"
+		"       pgsc-exec --print-known-max\n");
 }
 
 extern char **environ;
@@ -90,6 +91,7 @@ main(int argc, char **argv)
 		{ "list", required_argument, NULL, 'l' },
 		{ "unknown-syscall-action", required_argument, NULL, 'u' },
 		{ "known-max", required_argument, NULL, 'k' },
+		{ "print-known-max", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -143,6 +145,13 @@ main(int argc, char **argv)
 		case 'k':
 			known_max = optarg;
 			break;
+		case 'K': {
+			char buf[128];
+
+			pgsc_arch_known_max_text(buf, sizeof(buf));
+			printf("%s\n", buf);
+			return 0;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;

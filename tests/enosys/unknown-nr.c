@@ -6,6 +6,7 @@
  * ...) or "ok" when the call returned without an error.  It makes no
  * other call before it but what the C runtime's start needs.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -81,6 +81,43 @@ find_command(const char *name, char *out, size_t size)
 	return rc;
 }
 
+/*
+ * The highest number the list's arch tables knew, native and compat, in
+ * *u: from @spec (--known-max), else this libseccomp's.  Returns 0, or
+ * -1 after saying why.
+ */
+static int
+known_max_get(const char *spec, struct ruleset_unknown *u)
+{
+	uint32_t native = pgsc_native_arch();
+	uint32_t compat = pgsc_compat_arch(native);
+	char *cause = NULL;
+	int rc;
+
+	u->max_native = u->max_compat = -1;
+	rc = pgsc_arch_known_max_spec(spec, native, &u->max_native, &cause);
+	if (rc == 0 && compat != 0)
+		rc = pgsc_arch_known_max_spec(spec, compat, &u->max_compat,
+					      &cause);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "pgsc-exec: --known-max: %s\n",
+		cause ? cause : strerror(-rc));
+	free(cause);
+	return -1;
+}
+
+/* --print-known-max */
+static int
+print_known_max(void)
+{
+	char buf[128];
+
+	pgsc_arch_known_max_text(buf, sizeof(buf));
+	printf("%s\n", buf);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -145,13 +182,8 @@ main(int argc, char **argv)
 		case 'k':
 			known_max = optarg;
 			break;
-		case 'K': {
-			char buf[128];
-
-			pgsc_arch_known_max_text(buf, sizeof(buf));
-			printf("%s\n", buf);
-			return 0;
-		}
+		case 'K':
+			return print_known_max();
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -171,21 +203,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "pgsc-exec: --allow and --allow-file exclude each other\n");
 		return 2;
 	}
-	/* The highest number the list's arch tables knew: --known-max, or
-	 * this libseccomp's. */
-	unknown.max_native = unknown.max_compat = -1;
-	rc = pgsc_arch_known_max_spec(known_max, pgsc_native_arch(),
-				      &unknown.max_native, &cause);
-	if (rc == 0 && pgsc_compat_arch(pgsc_native_arch()) != 0)
-		rc = pgsc_arch_known_max_spec(known_max,
-			pgsc_compat_arch(pgsc_native_arch()),
-			&unknown.max_compat, &cause);
-	if (rc < 0) {
-		fprintf(stderr, "pgsc-exec: --known-max: %s\n",
-			cause ? cause : strerror(-rc));
-		free(cause);
+	if (known_max_get(known_max, &unknown) < 0)
 		return 2;
-	}
 	if (allow_file != NULL) {
 		rc = pgsc_guc_file_list(allow_file, which, &file_list, &cause);
 		if (rc < 0) {

@@ -27,7 +27,16 @@
 #      libseccomp knows on x86_64 (enumerated here) except getdents64
 #      works, and pg_ls_dir() (readdir = getdents64) fails with EPERM;
 #      the same role with getdents64 allowed runs pg_ls_dir(); a session
-#      kill list with getdents64 kills the backend with SIGSYS.
+#      kill list with getdents64 kills the backend with SIGSYS;
+#   8. ENOSYS for the unknown (issue 14): pgsc_filter() shows the known max
+#      per arch (found here with scmp_sys_resolver); under a session
+#      default error, a program run by COPY FROM PROGRAM that calls a
+#      number above the known max gets ENOSYS with
+#      pgsc.unknown_syscall_action = enosys and EPERM with default, and a
+#      program creating a thread under a list without clone3 and
+#      pgsc.syscall_known_max = 'x86_64:434' (a list made before clone3)
+#      runs its thread through glibc's clone fallback with enosys, and
+#      fails with EPERM with default; bad values refuse to start.
 # No audit records are needed, so the audit lock is not taken.
 # PGSC_MODULE_KEEP=1 keeps the work directory.
 
@@ -54,7 +63,7 @@ PKGLIB=$("$PG_CONFIG" --pkglibdir)
 for t in initdb pg_ctl postgres psql pg_isready; do
 	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
 done
-for t in scmp_sys_resolver runuser awk sort comm mktemp make; do
+for t in scmp_sys_resolver runuser awk sort comm mktemp make cc; do
 	command -v "$t" >/dev/null 2>&1 || fail "required program '$t' is not installed"
 done
 id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
@@ -178,6 +187,10 @@ bad_start "bad session list" 'unknown syscall name "getpidd"' \
 	"pgsc.enabled = on" "pgsc.session_syscall_log = 'getpid,getpidd'"
 bad_start "'*' mixed in a session list" '"*" is not a syscall name' \
 	"pgsc.enabled = on" "pgsc.session_syscall_allow = '*,read'"
+bad_start "bad unknown_syscall_action" 'pgsc.unknown_syscall_action' \
+	"pgsc.enabled = on" "pgsc.unknown_syscall_action = 'eperm'"
+bad_start "bad syscall_known_max" 'unknown architecture in "vax:3"' \
+	"pgsc.enabled = on" "pgsc.syscall_known_max = 'x86_64:434,vax:3'"
 
 # The global filter is in force in the postmaster from _PG_init on: with
 # getdents64 (readdir) failing, the postmaster's own directory scans at
@@ -197,8 +210,8 @@ set_conf "pgsc.enabled = off"
 start || fail "the server did not start with pgsc.enabled = off: $(cat "$LOG")"
 PM=$(head -1 "$D/postmaster.pid")
 [ "$(seccomp_status "$PM")" = "0 0" ] || fail "pgsc.enabled = off: postmaster has seccomp '$(seccomp_status "$PM")'"
-[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name LIKE 'pgsc.%'")" = 11 ] ||
-	fail "the module did not define its 11 settings"
+[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name LIKE 'pgsc.%'")" = 13 ] ||
+	fail "the module did not define its 13 settings"
 # the descriptions outlive the postmaster's memory (a backend reads them)
 expect_in "$(q -c "SELECT short_desc FROM pg_settings WHERE name = 'pgsc.session_syscall_kill'")" \
 	"killing the process" "pg_settings.short_desc"
@@ -272,7 +285,23 @@ expected() { # expected CONTEXT DEFAULT ALLOW LOG ERROR KILL
 	}' | sort | while read -r name a; do
 		echo "$name|$(scmp_sys_resolver -a x86_64 "$name")|$a|$ctx"
 	done
+	# above the known max: the default (log here: ENOSYS only under
+	# error and kill)
+	echo "<unknown x86_64>|$MAX64|$def|$ctx"
+	echo "<unknown i386>|$MAX32|$def|$ctx"
 }
+# the highest number scmp_sys_resolver names on ARCH (0 to 1023)
+known_max() {
+	local n
+	for n in $(seq 1023 -1 0); do
+		case $(scmp_sys_resolver -a "$1" "$n") in
+		[a-z_]*) echo "$n"; return ;;
+		esac
+	done
+}
+MAX64=$(known_max x86_64)
+MAX32=$(known_max x86)
+note "known max (scmp_sys_resolver): x86_64 $MAX64, i386 $MAX32"
 {
 	expected global log "$G_ALLOW" "$G_LOG" "$G_ERROR" "$G_KILL"
 	expected session log "$G_ALLOW" "$S_LOG" "$S_ERROR" ""
@@ -386,5 +415,46 @@ done
 [ "$(q -c "SELECT 1")" = 1 ] || fail "the server did not come back after dave's backend was killed"
 note "kill: the backend died of SIGSYS, the server recovered"
 stop
+
+# ------------------------------------------ 8. ENOSYS for the unknown --
+cc -O2 -o "$W/unknown-nr" "$SRCROOT/tests/enosys/unknown-nr.c" || fail "cannot build unknown-nr"
+cc -O2 -o "$W/thread" "$SRCROOT/tests/enosys/thread.c" || fail "cannot build thread"
+chmod 755 "$W/unknown-nr" "$W/thread"
+UNK=$((MAX64 + 5))
+NO_C3=$(grep -vx clone3 "$W/all.names" | paste -sd,)
+# run_prog ROLE PROGRAM: its first output line, run by COPY FROM PROGRAM
+run_prog() {
+	q -U "$1" -c "CREATE TEMP TABLE o (l text)" \
+		-c "COPY o FROM PROGRAM '$2 2>&1'" -c "SELECT l FROM o LIMIT 1"
+}
+for action in enosys default; do
+	set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" \
+		"pgsc.unknown_syscall_action = $action" \
+		"pgsc.syscall_known_max = 'x86_64:434'"
+	start || fail "the server did not start with pgsc.unknown_syscall_action = $action: $(cat "$LOG")"
+	if [ $action = enosys ]; then
+		q -c "CREATE ROLE erin LOGIN" -c "GRANT pg_execute_server_program TO erin, carol" \
+			-c "ALTER ROLE erin SET pgsc.session_syscall_default = 'error'" \
+			-c "ALTER ROLE erin SET pgsc.session_syscall_allow = '$NO_C3'" >/dev/null
+		want_nr=errno=ENOSYS want_thread="thread ran" want_row="<unknown x86_64>|434|enosys|session"
+	else
+		want_nr=errno=EPERM want_thread="pthread_create: Operation not permitted"
+		want_row="<unknown x86_64>|434|error|session"
+	fi
+	[ "$(q -c 'SHOW pgsc.unknown_syscall_action')" = $action ] || fail "SHOW pgsc.unknown_syscall_action"
+	out=$(q -U erin -c "SELECT syscall, syscallnum, filter_action, context FROM pgsc_filter() WHERE syscall LIKE '<unknown%'")
+	expect_in "$out" "$want_row" "erin's pgsc_filter() under $action"
+	expect_in "$out" "<unknown x86_64>|434|log|global" "the global filter under $action"
+	out=$(run_prog erin "$W/unknown-nr 39")
+	[ "$out" = ok ] || fail "getpid from erin's COPY FROM PROGRAM: $out"
+	out=$(run_prog erin "$W/unknown-nr $UNK")
+	[ "$out" = "$want_nr" ] || fail "syscall($UNK) under $action: '$out', want '$want_nr'"
+	out=$(run_prog erin "$W/thread")
+	[ "$out" = "$want_thread" ] || fail "the thread under $action: '$out', want '$want_thread'"
+	# carol (every name allowed): clone3 is named, keeps allow
+	[ "$(run_prog carol "$W/thread")" = "thread ran" ] || fail "carol's thread under $action"
+	note "unknown_syscall_action = $action: syscall($UNK) $want_nr, pthread_create without clone3: $want_thread"
+	stop
+done
 
 echo "module: all checks passed"

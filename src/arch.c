@@ -9,8 +9,11 @@
  * on it, for which a filter needs a rule set of its own.  libc and
  * libseccomp only: the module compiles it in.
  */
+#include <errno.h>
 #include <seccomp.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgsc-int.h"
@@ -76,4 +79,114 @@ pgsc_compat_arch(uint32_t native)
 	const struct arch_info *a = arch_find(native);
 
 	return a != NULL ? a->compat : 0;
+}
+
+/*
+ * The highest syscall number libseccomp knows on @arch: the highest n
+ * below ARCH_SCAN_END that seccomp_syscall_resolve_num_arch() names.
+ * The scan is bounded: every arch's numbers lie below it (MIPS counts
+ * from 4000, 5000 and 6000; x86_64 below 512, x32's 512 and up carry
+ * bit 30 and are arch SCMP_ARCH_X32, which pgsc's filters do not hold;
+ * ARM's private calls from 0x0f0000 are not table numbers).  It costs
+ * a few milliseconds and makes no system call.
+ * Returns the number, or -1 when libseccomp knows no call on @arch.
+ */
+#define ARCH_SCAN_END 8192
+
+int
+pgsc_arch_known_max(uint32_t arch)
+{
+	int max = -1;
+
+	for (int n = 0; n < ARCH_SCAN_END; n++)
+		if (seccomp_syscall_resolve_num_arch(arch, n) != NULL)
+			max = n;
+	return max;
+}
+
+/* Set *cause to "@why in \"@s\"" (malloc'd; left as is on no memory). */
+static void
+arch_cause(char **cause, const char *why, const char *s, size_t len)
+{
+	char buf[160];
+
+	if (cause == NULL)
+		return;
+	snprintf(buf, sizeof(buf), "%s in \"%.*s\"", why, (int)len, s);
+	free(*cause);
+	*cause = strdup(buf);
+}
+
+/*
+ * The known max of @arch in @spec ("x86_64:450,i386:462"; an arch is
+ * named as pgsc prints it or as libseccomp does, "x86"), in *max; with
+ * @arch 0, only check @spec.  An arch @spec does not name, or an empty
+ * or NULL @spec, gives this libseccomp's pgsc_arch_known_max().
+ * Returns 0, or -EINVAL with *cause (malloc'd).
+ */
+int
+pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
+			 char **cause)
+{
+	const char *p = spec, *t;
+	size_t len;
+	int found = 0;
+
+	while (p != NULL && (t = lists_next(&p, " \t", 0, &len)) != NULL) {
+		const char *colon = memchr(t, ':', len);
+		char name[32], *end;
+		uint32_t tok;
+		long n;
+
+		if (colon == NULL || (size_t)(colon - t) >= sizeof(name)) {
+			arch_cause(cause, "not ARCH:NUMBER", t, len);
+			return -EINVAL;
+		}
+		memcpy(name, t, (size_t)(colon - t));
+		name[colon - t] = '\0';
+		tok = pgsc_arch_token(name);
+		if (tok == 0)
+			tok = seccomp_arch_resolve_name(name);
+		if (tok == 0 || arch_find(tok) == NULL) {
+			arch_cause(cause, "unknown architecture", t, len);
+			return -EINVAL;
+		}
+		errno = 0;
+		n = strtol(colon + 1, &end, 10);
+		if (errno != 0 || end == colon + 1 || end != t + len || n < 0 ||
+		    n >= ARCH_SCAN_END) {
+			arch_cause(cause, "not a number from 0 to 8191", t,
+				   len);
+			return -EINVAL;
+		}
+		if (tok == arch && !found) {
+			*max = (int)n;
+			found = 1;
+		}
+	}
+	if (arch != 0 && !found)
+		*max = pgsc_arch_known_max(arch);
+	return 0;
+}
+
+/*
+ * The known max of this libseccomp for the native arch and its compat
+ * arch, as pgsc.syscall_known_max takes it: "x86_64:456,i386:456".
+ * Returns what snprintf returns.
+ */
+int
+pgsc_arch_known_max_text(char *buf, size_t size)
+{
+	uint32_t native = seccomp_arch_native();
+	uint32_t compat = pgsc_compat_arch(native);
+	const char *nn = pgsc_arch_name(native), *cn = pgsc_arch_name(compat);
+
+	if (nn == NULL)
+		return snprintf(buf, size, "%s", "");
+	if (compat == 0 || cn == NULL)
+		return snprintf(buf, size, "%s:%d", nn,
+				pgsc_arch_known_max(native));
+	return snprintf(buf, size, "%s:%d,%s:%d", nn,
+			pgsc_arch_known_max(native), cn,
+			pgsc_arch_known_max(compat));
 }

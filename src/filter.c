@@ -118,6 +118,17 @@ allow_rules(char *list, struct ruleset_rule **out, size_t *n, char **cause)
 int
 pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 {
+	return filter_load_unknown(def, allow, NULL, cause);
+}
+
+/**
+ * pgsc_filter_load() with the unknown part @u (ruleset_load()): numbers
+ * above the known max fail with ENOSYS under error and kill.
+ */
+int
+filter_load_unknown(enum pgsc_action def, const char *allow,
+		    const struct ruleset_unknown *u, char **cause)
+{
 	struct ruleset_rule *rules = NULL;
 	enum ruleset_step step;
 	char *list = NULL;
@@ -131,7 +142,7 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 		if (rc < 0)
 			goto out;
 	}
-	rc = ruleset_load(pgsc_action_scmp(def), rules, n, &step, &bad);
+	rc = ruleset_load(pgsc_action_scmp(def), rules, n, u, &step, &bad);
 	if (rc == 0)
 		goto out;
 	if (step == RULESET_INIT)
@@ -144,6 +155,12 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 			   strerror(-rc));
 	else if (step == RULESET_RULE)
 		util_cause(cause, "cannot allow %s: %s", rules[bad].name,
+			   strerror(-rc));
+	else if (step == RULESET_UNKNOWN)
+		util_cause(cause, "cannot make syscall %zu fail with ENOSYS: "
+			   "%s", bad, strerror(-rc));
+	else if (step == RULESET_MERGE)
+		util_cause(cause, "cannot merge the compat arch's filter: %s",
 			   strerror(-rc));
 	else
 		util_cause(cause, "seccomp_load failed: %s", strerror(-rc));

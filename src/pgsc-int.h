@@ -773,6 +773,10 @@ int families_exists(const char *member, uint32_t arch);
 /* The allow list @which ("global", "session") of GUC text in memory. */
 int filter_guc_list(const char *buf, size_t len, const char *path,
 		    const char *which, char **out, char **cause);
+struct ruleset_unknown;
+/* pgsc_filter_load() with an unknown part (ruleset.c; NULL: none) */
+int filter_load_unknown(enum pgsc_action def, const char *allow,
+			const struct ruleset_unknown *u, char **cause);
 
 /* arch.c - the one table of arches */
 struct arch_info {
@@ -783,6 +787,10 @@ struct arch_info {
 	uint32_t compat;        /* the 32-bit arch that runs on it, or 0 */
 };
 const struct arch_info *arch_find(uint32_t token);
+int pgsc_arch_known_max(uint32_t arch);
+int pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
+			     char **cause);
+int pgsc_arch_known_max_text(char *buf, size_t size);
 
 /* rules.c - pgsc's audit rules (key "pgsc"), loaded through auditctl */
 /* Load them, removing stale ones first; needs root. */
@@ -797,15 +805,21 @@ struct ruleset_rule {
 };
 enum ruleset_step {
 	RULESET_INIT, RULESET_COMPAT, RULESET_LOG, RULESET_RULE, RULESET_LOAD,
+	RULESET_UNKNOWN, RULESET_MERGE,
+};
+struct ruleset_unknown {        /* ENOSYS above the known max */
+	int max_native;         /* -1: none on that arch */
+	int max_compat;
 };
 int ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
-		 enum ruleset_step *step, size_t *bad);
+		 const struct ruleset_unknown *u, enum ruleset_step *step,
+		 size_t *bad);
 /* The same filter as BPF (struct sock_filter), malloc'd, at most
  * RULESET_BPF_MAX bytes (BPF_MAXINSNS instructions of 8 bytes). */
 #define RULESET_BPF_MAX (4096 * 8)
 int ruleset_export(uint32_t def, const struct ruleset_rule *r, size_t n,
-		   void **bpf, size_t *len, enum ruleset_step *step,
-		   size_t *bad);
+		   const struct ruleset_unknown *u, void **bpf, size_t *len,
+		   enum ruleset_step *step, size_t *bad);
 
 /* lists.c - the one tokenizer of syscall lists */
 #define LISTS_SEP_BLANKS " \t\n"      /* what pgsc-exec splits on */

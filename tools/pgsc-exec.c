@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pgsc.h"
+#include "pgsc-int.h"
 
 static void
 usage(FILE *f)
@@ -20,7 +20,10 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: pgsc-exec [--default log|error|kill|allow]\n"
 		"                 [--allow LIST | --allow-file GUCFILE [--list global|session]]\n"
-		"                 -- COMMAND [ARGS...]\n");
+		"                 [--unknown-syscall-action enosys|default]\n"
+		"                 [--known-max ARCH:N[,ARCH:N]]\n"
+		"                 -- COMMAND [ARGS...]\n"
+		"       pgsc-exec --print-known-max\n");
 }
 
 extern char **environ;
@@ -78,6 +81,43 @@ find_command(const char *name, char *out, size_t size)
 	return rc;
 }
 
+/*
+ * The highest number the list's arch tables knew, native and compat, in
+ * *u: from @spec (--known-max), else this libseccomp's.  Returns 0, or
+ * -1 after saying why.
+ */
+static int
+known_max_get(const char *spec, struct ruleset_unknown *u)
+{
+	uint32_t native = pgsc_native_arch();
+	uint32_t compat = pgsc_compat_arch(native);
+	char *cause = NULL;
+	int rc;
+
+	u->max_native = u->max_compat = -1;
+	rc = pgsc_arch_known_max_spec(spec, native, &u->max_native, &cause);
+	if (rc == 0 && compat != 0)
+		rc = pgsc_arch_known_max_spec(spec, compat, &u->max_compat,
+					      &cause);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "pgsc-exec: --known-max: %s\n",
+		cause ? cause : strerror(-rc));
+	free(cause);
+	return -1;
+}
+
+/* --print-known-max */
+static int
+print_known_max(void)
+{
+	char buf[128];
+
+	pgsc_arch_known_max_text(buf, sizeof(buf));
+	printf("%s\n", buf);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -86,6 +126,9 @@ main(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'a' },
 		{ "allow-file", required_argument, NULL, 'f' },
 		{ "list", required_argument, NULL, 'l' },
+		{ "unknown-syscall-action", required_argument, NULL, 'u' },
+		{ "known-max", required_argument, NULL, 'k' },
+		{ "print-known-max", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -94,12 +137,14 @@ main(int argc, char **argv)
 	 * with the global list every syscall a session needs that the
 	 * global list already has would never be logged again. */
 	const char *allow = NULL, *allow_file = NULL, *which = "session";
+	const char *known_max = NULL;
+	struct ruleset_unknown unknown, *u = &unknown;
 	char *file_list = NULL, *cause = NULL;
 	char path[PATH_MAX], msg[PATH_MAX + 64];
 	struct pgsc_exec_plan plan;
 	int def = PGSC_ACT_LOG, c, rc, err;
 
-	while ((c = getopt_long(argc, argv, "+d:a:f:l:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:a:f:l:u:k:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			def = pgsc_action_parse(optarg);
@@ -123,6 +168,22 @@ main(int argc, char **argv)
 			}
 			which = optarg;
 			break;
+		case 'u':
+			if (strcmp(optarg, "enosys") == 0)
+				u = &unknown;
+			else if (strcmp(optarg, "default") == 0)
+				u = NULL;
+			else {
+				fprintf(stderr, "pgsc-exec: --unknown-syscall-"
+					"action is enosys or default\n");
+				return 2;
+			}
+			break;
+		case 'k':
+			known_max = optarg;
+			break;
+		case 'K':
+			return print_known_max();
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -142,6 +203,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "pgsc-exec: --allow and --allow-file exclude each other\n");
 		return 2;
 	}
+	if (known_max_get(known_max, &unknown) < 0)
+		return 2;
 	if (allow_file != NULL) {
 		rc = pgsc_guc_file_list(allow_file, which, &file_list, &cause);
 		if (rc < 0) {
@@ -175,7 +238,7 @@ main(int argc, char **argv)
 	snprintf(msg, sizeof(msg), "pgsc-exec: %s: cannot execute: ", path);
 	mallopt(M_TRIM_THRESHOLD, INT_MAX);
 	mallopt(M_MMAP_THRESHOLD, INT_MAX);
-	rc = pgsc_filter_load(def, allow, &cause);
+	rc = filter_load_unknown(def, allow, u, &cause);
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-exec: %s\n", cause ? cause : strerror(-rc));
 		free(cause);

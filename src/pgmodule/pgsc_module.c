@@ -57,12 +57,30 @@ const struct config_enum_entry pgsc_star_default_options[] = {
 	{ NULL, 0, false },
 };
 
+/* pgsc.unknown_syscall_action */
+#define UNKNOWN_DEFAULT 0
+#define UNKNOWN_ENOSYS 1
+
+static const struct config_enum_entry unknown_options[] = {
+	{ "enosys", UNKNOWN_ENOSYS, false },
+	{ "default", UNKNOWN_DEFAULT, false },
+	{ NULL, 0, false },
+};
+
 /* GUC variables */
 static bool pgsc_enabled = false;
 static int global_default = PGSC_ACT_LOG;
 static int session_default = DEF_STAR;
 static char *global_list[4];
 static char *session_list[4];
+static int unknown_action = UNKNOWN_ENOSYS;
+static char *known_max_spec;
+
+/* The known max of each arch, from pgsc.syscall_known_max or this
+ * libseccomp: computed once (in the postmaster, before the global
+ * filter), inherited by every child. */
+static struct ruleset_unknown known_max;
+static bool known_max_ready = false;
 
 /* The session spec as loaded in this backend (TopMemoryContext), for
  * pgsc_filter(): later SETs cannot change a loaded filter. */
@@ -146,9 +164,51 @@ pgsc_check_star_list(char **newval, void **extra, GucSource source)
 	return check_list(newval, true);
 }
 
+static bool
+check_known_max(char **newval, void **extra, GucSource source)
+{
+	char *cause = NULL;
+	int max;
+
+	(void)extra;
+	(void)source;
+	if (pgsc_arch_known_max_spec(*newval, 0, &max, &cause) == 0)
+		return true;
+	GUC_check_errdetail("%s", cause != NULL ? cause : "invalid value");
+	free(cause);
+	return false;
+}
+
 /* ------------------------------------------------------------------ */
 /* Filters                                                             */
 /* ------------------------------------------------------------------ */
+
+/* The known max of the native and the compat arch (-1: no compat). */
+const struct ruleset_unknown *
+pgsc_known_max_get(void)
+{
+	uint32_t native = pgsc_native_arch();
+	uint32_t compat = pgsc_compat_arch(native);
+
+	if (known_max_ready)
+		return &known_max;
+	known_max.max_native = known_max.max_compat = -1;
+	/* checked by check_known_max() */
+	(void)pgsc_arch_known_max_spec(known_max_spec, native,
+				       &known_max.max_native, NULL);
+	if (compat != 0)
+		(void)pgsc_arch_known_max_spec(known_max_spec, compat,
+					       &known_max.max_compat, NULL);
+	known_max_ready = true;
+	return &known_max;
+}
+
+/* The unknown part of the filters, or NULL for "default". */
+const struct ruleset_unknown *
+pgsc_unknown_part(void)
+{
+	return unknown_action == UNKNOWN_ENOSYS ? pgsc_known_max_get() : NULL;
+}
 
 void
 pgsc_global_spec(struct pgsc_filter_spec *spec)
@@ -177,8 +237,10 @@ pgsc_session_spec(int def, char *const *lists, struct pgsc_filter_spec *out,
 
 /*
  * The rules of the filter of @spec, in @fr (free with
- * pgsc_filter_rules_free()): one per listed name whose action is not the
- * default.  @what ("global", "session", a type) is for messages.
+ * pgsc_filter_rules_free()): one per listed name, those whose action is
+ * the default included (ruleset_load() leaves them out of the filter,
+ * and out of its unknown part); fr->nrules counts the others.  @what
+ * ("global", "session", a type) is for messages.
  * Returns 0 or a negative errno with *cause (malloc'd).
  */
 int
@@ -200,11 +262,12 @@ pgsc_filter_rules(const struct pgsc_filter_spec *spec, const char *what,
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		/* libseccomp refuses a rule whose action is the default
-		 * (-EACCES): it would change nothing anyway. */
-		if (v[i].action == spec->def)
-			continue;
-		if (v[i].nr < 0)
+		/* ruleset_load() leaves out a rule whose action is the
+		 * default (libseccomp refuses it), but its number keeps the
+		 * default rather than ENOSYS. */
+		if (v[i].action != spec->def)
+			fr->nrules++;
+		if (v[i].nr < 0 && v[i].action != spec->def)
 			/* A placeholder: the native arch has no such call.
 			 * libseccomp still places the rule on the arches of
 			 * the filter that have it (i386's _llseek on the
@@ -246,6 +309,11 @@ pgsc_ruleset_cause(enum ruleset_step step, int rc,
 	else if (step == RULESET_RULE)
 		snprintf(buf, sizeof(buf), "seccomp_rule_add(%s): %s",
 			 fr->r[bad].name, strerror(-rc));
+	else if (step == RULESET_UNKNOWN)
+		snprintf(buf, sizeof(buf), "seccomp_rule_add(%zu, ENOSYS): %s",
+			 bad, strerror(-rc));
+	else if (step == RULESET_MERGE)
+		snprintf(buf, sizeof(buf), "seccomp_merge: %s", strerror(-rc));
 	else
 		snprintf(buf, sizeof(buf), "seccomp_load: %s", strerror(-rc));
 	*cause = strdup(buf);
@@ -283,14 +351,13 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 	rc = pgsc_filter_rules(spec, what, &fr, cause);
 	if (rc < 0)
 		return rc;
-	rc = ruleset_load(pgsc_action_scmp(spec->def), fr.r, fr.n, &step,
-			  &bad);
+	rc = ruleset_load(pgsc_action_scmp(spec->def), fr.r, fr.n,
+			  pgsc_unknown_part(), &step, &bad);
 	if (rc == 0 || step == RULESET_INIT) {
-		*n_rules = rc == 0 ? (int)fr.n : 0;
+		*n_rules = rc == 0 ? (int)fr.nrules : 0;
 		goto out;
 	}
-	*n_rules = step == RULESET_LOAD ? (int)fr.n :
-		    step == RULESET_RULE ? (int)bad : 0;
+	*n_rules = step == RULESET_RULE ? (int)bad : (int)fr.nrules;
 	pgsc_ruleset_cause(step, rc, &fr, bad, cause);
 out:
 	pgsc_filter_rules_free(&fr);
@@ -389,6 +456,8 @@ known_setting(const char *name)
 	char buf[64];
 
 	if (pg_strcasecmp(name, PGSC_GUC_PREFIX ".enabled") == 0 ||
+	    pg_strcasecmp(name, PGSC_GUC_PREFIX ".unknown_syscall_action") == 0 ||
+	    pg_strcasecmp(name, PGSC_GUC_PREFIX ".syscall_known_max") == 0 ||
 	    pgsc_types_known_setting(name))
 		return true;
 	for (int ctx = 0; ctx < 2; ctx++) {
@@ -422,10 +491,12 @@ check_postmaster_values(void)
 		    !known_setting(n))
 			ereport(FATAL,
 				(errmsg("pgsc: unknown parameter \"%s\"", n),
-				 errdetail("The pgsc settings are pgsc.enabled "
-					   "and pgsc.{global,session,TYPE}_syscall_"
-					   "{default,allow,log,error,kill}, TYPE "
-					   "a backend type (docs/module.md)."),
+				 errdetail("The pgsc settings are pgsc.enabled, "
+					   "pgsc.{global,session,TYPE}_syscall_"
+					   "{default,allow,log,error,kill} (TYPE a "
+					   "backend type, docs/module.md), "
+					   "pgsc.unknown_syscall_action and "
+					   "pgsc.syscall_known_max."),
 				 errhint("The server does not start with an "
 					 "invalid pgsc setting.")));
 	}
@@ -437,6 +508,33 @@ check_postmaster_values(void)
 				"\"pgsc.enabled\": \"%s\"", v),
 			 errhint("The server does not start with an invalid "
 				 "pgsc setting.")));
+	v = GetConfigOption(PGSC_GUC_PREFIX ".unknown_syscall_action", true,
+			    false);
+	if (v != NULL && pg_strcasecmp(v, "enosys") != 0 &&
+	    pg_strcasecmp(v, "default") != 0)
+		ereport(FATAL,
+			(errmsg("pgsc: invalid value for parameter "
+				"\"pgsc.unknown_syscall_action\": \"%s\"", v),
+			 errdetail("Valid values are enosys and default."),
+			 errhint("The server does not start with an invalid "
+				 "pgsc setting.")));
+	v = GetConfigOption(PGSC_GUC_PREFIX ".syscall_known_max", true, false);
+	if (v != NULL) {
+		char *cause = NULL;
+		int max;
+
+		if (pgsc_arch_known_max_spec(v, 0, &max, &cause) < 0) {
+			char *msg = pstrdup(cause != NULL ? cause : "invalid");
+
+			free(cause);
+			ereport(FATAL,
+				(errmsg("pgsc: invalid value for parameter "
+					"\"pgsc.syscall_known_max\""),
+				 errdetail("%s", msg),
+				 errhint("The server does not start with an "
+					 "invalid pgsc setting.")));
+		}
+	}
 	pgsc_check_values("global", false);
 	pgsc_check_values("session", true);
 	pgsc_types_check_values();
@@ -560,6 +658,22 @@ define_gucs(void)
 			&session_list[a], "", PGC_SUSET, 0,
 			pgsc_check_star_list, NULL, NULL);
 	}
+	DefineCustomEnumVariable(PGSC_GUC_PREFIX ".unknown_syscall_action",
+				 "What a refusing filter does with a syscall "
+				 "newer than its list.",
+				 "enosys: numbers above pgsc.syscall_known_max "
+				 "fail with ENOSYS, so that libc falls back; "
+				 "default: the default action.",
+				 &unknown_action, UNKNOWN_ENOSYS,
+				 unknown_options, PGC_POSTMASTER, 0,
+				 NULL, NULL, NULL);
+	DefineCustomStringVariable(PGSC_GUC_PREFIX ".syscall_known_max",
+				   "The highest syscall number per arch that "
+				   "the lists' arch tables knew.",
+				   "ARCH:N[,ARCH:N], e.g. 'x86_64:456,i386:456';"
+				   " empty: this libseccomp's.",
+				   &known_max_spec, "", PGC_POSTMASTER, 0,
+				   check_known_max, NULL, NULL);
 	pgsc_types_define_gucs();
 	MarkGUCPrefixReserved(PGSC_GUC_PREFIX);
 }
@@ -604,19 +718,60 @@ _PG_init(void)
 	 * filter cannot be lifted once loaded.
 	 */
 	pgsc_global_spec(&g);
+	(void)pgsc_known_max_get();
 	rc = filter_load(&g, "global", &n_rules, &cause);
 	if (rc < 0)
 		pgsc_load_failed("global", rc, cause);
 	ereport(LOG,
 		(errmsg("pgsc: global seccomp filter loaded: default %s, %d "
-			"rules; session filter: default %s",
+			"rules; session filter: default %s; unknown "
+			"syscalls: %s above %d",
 			pgsc_action_name(g.def), n_rules,
-			pgsc_action_name(s.def))));
+			pgsc_action_name(s.def),
+			unknown_action == UNKNOWN_ENOSYS ? "enosys"
+							 : "default",
+			known_max.max_native)));
 }
 
 /* ------------------------------------------------------------------ */
 /* pgsc_filter()                                                       */
 /* ------------------------------------------------------------------ */
+
+/*
+ * One row "<unknown ARCH>" per arch: syscallnum is the known max, and
+ * every number above it that the lists do not name gets filter_action
+ * ("enosys", or the default's name when ENOSYS does not apply: under
+ * pgsc.unknown_syscall_action = default, or a default of allow or log).
+ */
+static void
+put_unknown_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
+		 const char *context)
+{
+	const struct ruleset_unknown *k = pgsc_known_max_get();
+	uint32_t native = pgsc_native_arch();
+	uint32_t arch[2] = { native, pgsc_compat_arch(native) };
+	int max[2] = { k->max_native, k->max_compat };
+	bool enosys = unknown_action == UNKNOWN_ENOSYS &&
+		      (spec->def == PGSC_ACT_ERROR ||
+		       spec->def == PGSC_ACT_KILL);
+	bool nulls[4] = { false, false, false, false };
+	Datum values[4];
+	char name[64];
+
+	for (int i = 0; i < 2; i++) {
+		if (arch[i] == 0 || max[i] < 0)
+			continue;
+		snprintf(name, sizeof(name), "<unknown %s>",
+			 pgsc_arch_name(arch[i]));
+		values[0] = CStringGetTextDatum(name);
+		values[1] = Int32GetDatum(max[i]);
+		values[2] = CStringGetTextDatum(enosys ? "enosys" :
+				pgsc_action_name(spec->def));
+		values[3] = CStringGetTextDatum(context);
+		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values,
+				     nulls);
+	}
+}
 
 void
 pgsc_put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
@@ -658,6 +813,7 @@ pgsc_put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
 				     nulls);
 	}
 	pgsc_effective_free(e);
+	put_unknown_rows(rsi, spec, context);
 }
 
 PG_FUNCTION_INFO_V1(pgsc_filter);

@@ -35,6 +35,7 @@ struct filter_rules {
 	pgsc_effective *e;
 	struct ruleset_rule *r;
 	size_t n;
+	size_t nrules;          /* of them, those not of the default action */
 };
 int pgsc_filter_rules(const struct pgsc_filter_spec *spec, const char *what,
 		      struct filter_rules *fr, char **cause);
@@ -44,6 +45,8 @@ void pgsc_ruleset_cause(enum ruleset_step step, int rc,
 			char **cause);
 void pgsc_load_failed(const char *what, int rc, char *cause)
 	pg_attribute_noreturn();
+const struct ruleset_unknown *pgsc_known_max_get(void);
+const struct ruleset_unknown *pgsc_unknown_part(void);
 void pgsc_put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
 		   const char *context);
 

@@ -287,8 +287,8 @@ type_build(struct ptype *t, const struct pgsc_filter_spec *g)
 	rc = pgsc_filter_rules(&spec, t->name, &fr, &cause);
 	if (rc < 0)
 		pgsc_load_failed(t->name, rc, cause);
-	rc = ruleset_export(pgsc_action_scmp(spec.def), fr.r, fr.n, &bpf, &len,
-			    &step, &bad);
+	rc = ruleset_export(pgsc_action_scmp(spec.def), fr.r, fr.n,
+			    pgsc_unknown_part(), &bpf, &len, &step, &bad);
 	if (rc < 0) {
 		if (step != RULESET_INIT)
 			pgsc_ruleset_cause(step, rc, &fr, bad, &cause);
@@ -300,7 +300,7 @@ type_build(struct ptype *t, const struct pgsc_filter_spec *g)
 	ereport(LOG,
 		(errmsg("pgsc: %s filter built: default %s, %zu rules, %u BPF "
 			"instructions; each %s process loads it", t->name,
-			pgsc_action_name(spec.def), fr.n, t->bpf_len,
+			pgsc_action_name(spec.def), fr.nrules, t->bpf_len,
 			t->name)));
 	pgsc_filter_rules_free(&fr);
 }

@@ -27,8 +27,24 @@
 #      libseccomp knows on x86_64 (enumerated here) except getdents64
 #      works, and pg_ls_dir() (readdir = getdents64) fails with EPERM;
 #      the same role with getdents64 allowed runs pg_ls_dir(); a session
-#      kill list with getdents64 kills the backend with SIGSYS.
-# No audit records are needed, so the audit lock is not taken.
+#      kill list with getdents64 kills the backend with SIGSYS;
+#   8. ENOSYS for the unknown (issue 14): pgsc_filter() shows the known max
+#      per arch (found here with scmp_sys_resolver); under a session
+#      default error, a program run by COPY FROM PROGRAM that calls a
+#      number above the known max gets ENOSYS with
+#      pgsc.unknown_syscall_action = enosys and EPERM with default, and a
+#      program creating a thread under a list without clone3 and
+#      pgsc.syscall_known_max = 'x86_64:434' (a list made before clone3)
+#      runs its thread through glibc's clone fallback with enosys, and
+#      fails with EPERM with default; bad values refuse to start;
+#   9. a filter per backend type (issue 14): every type has its five
+#      settings; each process of a type with settings carries its own
+#      filter (Seccomp_filters 2, the others 1); the type's lists refuse
+#      in a client backend (pg_ls_dir), a parallel worker (shm_open's
+#      openat), a walsender (pg_basebackup's sendto) and the checkpointer
+#      (CHECKPOINT's pwrite64), and nowhere else.
+# No audit records are needed, so the audit lock is not taken (ctest runs
+# it alone: its servers' log filters write SECCOMP records).
 # PGSC_MODULE_KEEP=1 keeps the work directory.
 
 set -euo pipefail
@@ -54,7 +70,7 @@ PKGLIB=$("$PG_CONFIG" --pkglibdir)
 for t in initdb pg_ctl postgres psql pg_isready; do
 	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
 done
-for t in scmp_sys_resolver runuser awk sort comm mktemp make; do
+for t in scmp_sys_resolver runuser awk sort comm mktemp make cc; do
 	command -v "$t" >/dev/null 2>&1 || fail "required program '$t' is not installed"
 done
 id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
@@ -178,6 +194,10 @@ bad_start "bad session list" 'unknown syscall name "getpidd"' \
 	"pgsc.enabled = on" "pgsc.session_syscall_log = 'getpid,getpidd'"
 bad_start "'*' mixed in a session list" '"*" is not a syscall name' \
 	"pgsc.enabled = on" "pgsc.session_syscall_allow = '*,read'"
+bad_start "bad unknown_syscall_action" 'pgsc.unknown_syscall_action' \
+	"pgsc.enabled = on" "pgsc.unknown_syscall_action = 'eperm'"
+bad_start "bad syscall_known_max" 'unknown architecture in "vax:3"' \
+	"pgsc.enabled = on" "pgsc.syscall_known_max = 'x86_64:434,vax:3'"
 
 # The global filter is in force in the postmaster from _PG_init on: with
 # getdents64 (readdir) failing, the postmaster's own directory scans at
@@ -197,8 +217,8 @@ set_conf "pgsc.enabled = off"
 start || fail "the server did not start with pgsc.enabled = off: $(cat "$LOG")"
 PM=$(head -1 "$D/postmaster.pid")
 [ "$(seccomp_status "$PM")" = "0 0" ] || fail "pgsc.enabled = off: postmaster has seccomp '$(seccomp_status "$PM")'"
-[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name ~ '^pgsc\.(enabled|(global|session)_syscall_(default|allow|log|error|kill))$'")" = 11 ] ||
-	fail "the module did not define its 11 global and session settings"
+[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name ~ '^pgsc\.(enabled|unknown_syscall_action|syscall_known_max|(global|session)_syscall_(default|allow|log|error|kill))$'")" = 13 ] ||
+	fail "the module did not define its 13 settings (but the types')"
 # the descriptions outlive the postmaster's memory (a backend reads them)
 expect_in "$(q -c "SELECT short_desc FROM pg_settings WHERE name = 'pgsc.session_syscall_kill'")" \
 	"killing the process" "pg_settings.short_desc"
@@ -272,7 +292,23 @@ expected() { # expected CONTEXT DEFAULT ALLOW LOG ERROR KILL
 	}' | sort | while read -r name a; do
 		echo "$name|$(scmp_sys_resolver -a x86_64 "$name")|$a|$ctx"
 	done
+	# above the known max: the default (log here: ENOSYS only under
+	# error and kill)
+	echo "<unknown x86_64>|$MAX64|$def|$ctx"
+	echo "<unknown i386>|$MAX32|$def|$ctx"
 }
+# the highest number scmp_sys_resolver names on ARCH (0 to 1023)
+known_max() {
+	local n
+	for n in $(seq 1023 -1 0); do
+		case $(scmp_sys_resolver -a "$1" "$n") in
+		[a-z_]*) echo "$n"; return ;;
+		esac
+	done
+}
+MAX64=$(known_max x86_64)
+MAX32=$(known_max x86)
+note "known max (scmp_sys_resolver): x86_64 $MAX64, i386 $MAX32"
 {
 	expected global log "$G_ALLOW" "$G_LOG" "$G_ERROR" "$G_KILL"
 	expected session log "$G_ALLOW" "$S_LOG" "$S_ERROR" ""
@@ -296,7 +332,7 @@ q -U alice -c "SELECT syscall, syscallnum, filter_action, context FROM pgsc_filt
 diff -u "$W/alice.exp" "$W/alice.out" || fail "alice's pgsc_filter() differs from her role settings"
 # a later SET does not change what was loaded: pgsc_filter() shows that
 q -q -c "SET pgsc.session_syscall_log = 'getuid'" \
-	-c "SELECT syscall FROM pgsc_filter() WHERE context = 'session' AND filter_action = 'log' AND syscall <> '<default>'" >"$W/set.out"
+	-c "SELECT syscall FROM pgsc_filter() WHERE context = 'session' AND filter_action = 'log' AND syscall NOT LIKE '<%'" >"$W/set.out"
 printf '%s\n' getppid uname >"$W/set.exp"
 diff -u "$W/set.exp" "$W/set.out" || fail "pgsc_filter() after SET does not show the loaded session filter"
 note "per-role session lists: alice's own lists and '*' applied"
@@ -387,7 +423,53 @@ done
 note "kill: the backend died of SIGSYS, the server recovered"
 stop
 
-# ----------------------------------- 8. a filter per backend type --
+# ------------------------------------------ 8. ENOSYS for the unknown --
+cc -O2 -o "$W/unknown-nr" "$SRCROOT/tests/enosys/unknown-nr.c" || fail "cannot build unknown-nr"
+cc -O2 -o "$W/thread" "$SRCROOT/tests/enosys/thread.c" || fail "cannot build thread"
+chmod 755 "$W/unknown-nr" "$W/thread"
+UNK=$((MAX64 + 5))
+NO_C3=$(grep -vx clone3 "$W/all.names" | paste -sd,)
+# run_prog ROLE PROGRAM: its first output line, run by COPY FROM PROGRAM
+run_prog() {
+	q -q -U "$1" -c "CREATE TEMP TABLE o (l text)" \
+		-c "COPY o FROM PROGRAM '$2 2>&1'" -c "SELECT l FROM o LIMIT 1"
+}
+for action in enosys default; do
+	set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" \
+		"pgsc.unknown_syscall_action = $action" \
+		"pgsc.syscall_known_max = 'x86_64:434'"
+	start || fail "the server did not start with pgsc.unknown_syscall_action = $action: $(cat "$LOG")"
+	if [ $action = enosys ]; then
+		q -c "CREATE ROLE erin LOGIN" -c "GRANT pg_execute_server_program TO erin, carol" \
+			-c "ALTER ROLE erin SET pgsc.session_syscall_default = 'error'" \
+			-c "ALTER ROLE erin SET pgsc.session_syscall_allow = '$NO_C3'" >/dev/null
+		want_nr=errno=ENOSYS want_thread="thread ran" want_row="<unknown x86_64>|434|enosys|session"
+	else
+		want_nr=errno=EPERM want_thread="pthread_create: Operation not permitted"
+		want_row="<unknown x86_64>|434|error|session"
+	fi
+	[ "$(q -c 'SHOW pgsc.unknown_syscall_action')" = $action ] || fail "SHOW pgsc.unknown_syscall_action"
+	out=$(q -U erin -c "SELECT syscall, syscallnum, filter_action, context FROM pgsc_filter() WHERE syscall LIKE '<unknown%'")
+	expect_in "$out" "$want_row" "erin's pgsc_filter() under $action"
+	expect_in "$out" "<unknown x86_64>|434|log|global" "the global filter under $action"
+	# carol: every name allowed, clone3 too (named: keeps allow)
+	out=$(run_prog carol "$W/unknown-nr $UNK")
+	[ "$out" = "$want_nr" ] || fail "syscall($UNK) under $action: '$out', want '$want_nr'"
+	[ "$(run_prog carol "$W/thread")" = "thread ran" ] || fail "carol's thread under $action"
+	# erin: no clone3.  Under default even COPY FROM PROGRAM fails:
+	# popen's posix_spawn tries clone3 first too, and gets EPERM.
+	if [ $action = enosys ]; then
+		out=$(run_prog erin "$W/thread")
+		[ "$out" = "$want_thread" ] || fail "erin's thread under $action: '$out', want '$want_thread'"
+	else
+		out=$(q_err -U erin -c "COPY (SELECT 1) TO PROGRAM '$W/thread'")
+		expect_in "$out" 'could not execute command' "erin's COPY TO PROGRAM under default"
+		want_thread="the backend's popen fails ($(sed -n 's/.*": //p' <<<"$out" | head -1))"
+	fi
+	note "unknown_syscall_action = $action: syscall($UNK) $want_nr; without clone3: $want_thread"
+	stop
+done
+# ----------------------------------- 9. a filter per backend type --
 TYPES_CONF=(
 	"pgsc.checkpointer_syscall_default = log"
 	"pgsc.walwriter_syscall_error = 'acct'"

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* test_known_max.c - unit tests for arch.c's known max and ruleset.c's ENOSYS part. */
+/*
+ * The known max is the highest number libseccomp names on an arch; a
+ * spec ("x86_64:434,i386:434") overrides it per arch.  ruleset_load()
+ * with an unknown part is tried on the real kernel, in a child process:
+ * a number above the known max fails with ENOSYS, a known one the rules
+ * lack with the default's EPERM, and a number above the max that a rule
+ * names keeps its action.
+ */
+#include "unit.h"
+
+#include <errno.h>
+#include <seccomp.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+static void
+test_known_max(void **state)
+{
+	int max = pgsc_arch_known_max(X86_64);
+
+	(void)state;
+	/* clone3 (435) is known to any libseccomp pgsc builds with */
+	assert_true(max >= 435);
+	assert_non_null(seccomp_syscall_resolve_num_arch(X86_64, max));
+	for (int n = max + 1; n < 8192; n++)
+		assert_null(seccomp_syscall_resolve_num_arch(X86_64, n));
+	assert_true(pgsc_arch_known_max(I386) >= 435);
+	assert_int_equal(pgsc_arch_known_max(0x12345678), -1);
+}
+
+static void
+test_spec(void **state)
+{
+	char *cause = NULL;
+	int max = -7;
+
+	(void)state;
+	assert_int_equal(pgsc_arch_known_max_spec("x86_64:434,i386:400",
+						  X86_64, &max, &cause), 0);
+	assert_int_equal(max, 434);
+	assert_int_equal(pgsc_arch_known_max_spec("x86_64:434, x86:400",
+						  I386, &max, &cause), 0);
+	assert_int_equal(max, 400);
+	/* not named, empty, NULL: libseccomp's */
+	assert_int_equal(pgsc_arch_known_max_spec("x86_64:434", I386, &max,
+						  &cause), 0);
+	assert_int_equal(max, pgsc_arch_known_max(I386));
+	assert_int_equal(pgsc_arch_known_max_spec("", X86_64, &max, &cause),
+			 0);
+	assert_int_equal(max, pgsc_arch_known_max(X86_64));
+	assert_int_equal(pgsc_arch_known_max_spec(NULL, X86_64, &max, &cause),
+			 0);
+	assert_null(cause);
+	/* arch 0: check only */
+	assert_int_equal(pgsc_arch_known_max_spec("aarch64:450", 0, &max,
+						  &cause), 0);
+	assert_int_equal(pgsc_arch_known_max_spec("vax:3", 0, &max, &cause),
+			 -EINVAL);
+	assert_string_equal(cause, "unknown architecture in \"vax:3\"");
+	assert_int_equal(pgsc_arch_known_max_spec("x86_64", 0, &max, &cause),
+			 -EINVAL);
+	assert_string_equal(cause, "not ARCH:NUMBER in \"x86_64\"");
+	assert_int_equal(pgsc_arch_known_max_spec("x86_64:4x", 0, &max,
+						  &cause), -EINVAL);
+	assert_int_equal(pgsc_arch_known_max_spec("x86_64:-1", 0, &max,
+						  &cause), -EINVAL);
+	assert_int_equal(pgsc_arch_known_max_spec("x86_64:8192", 0, &max,
+						  &cause), -EINVAL);
+	assert_string_equal(cause, "not a number from 0 to 8191 in "
+			    "\"x86_64:8192\"");
+	free(cause);
+}
+
+static void
+test_text(void **state)
+{
+	char buf[64], want[64];
+
+	(void)state;
+	if (pgsc_native_arch() != X86_64)
+		fail_msg("these figures are x86_64's");
+	snprintf(want, sizeof(want), "x86_64:%d,i386:%d",
+		 pgsc_arch_known_max(X86_64), pgsc_arch_known_max(I386));
+	assert_int_equal(pgsc_arch_known_max_text(buf, sizeof(buf)),
+			 (int)strlen(want));
+	assert_string_equal(buf, want);
+}
+
+/*
+ * In a child: load default error with @rules and the unknown part
+ * (@max_native), then call @nr with a bad fd; exit with its errno (0 if
+ * it succeeded, 100 if the load failed).
+ */
+static int
+errno_under(int max_native, const char *const *names, size_t n, long nr)
+{
+	struct ruleset_rule rules[8];
+	struct ruleset_unknown u = { max_native, -1 };
+	enum ruleset_step step;
+	size_t bad;
+	pid_t pid;
+	int st;
+
+	for (size_t i = 0; i < n; i++) {
+		rules[i].name = names[i];
+		rules[i].nr = seccomp_syscall_resolve_name(names[i]);
+		rules[i].action = SCMP_ACT_ALLOW;
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		long rc;
+
+		if (ruleset_load(SCMP_ACT_ERRNO(EPERM), rules, n, &u, &step,
+				 &bad) < 0)
+			syscall(SYS_exit_group, 100);
+		rc = syscall(nr, -1, 0, 0);
+		syscall(SYS_exit_group, rc < 0 ? errno : 0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void
+test_ruleset_enosys(void **state)
+{
+	static const char *const base[] = { "exit_group", "pidfd_open" };
+	int max = pgsc_arch_known_max(X86_64);
+
+	(void)state;
+	if (pgsc_native_arch() != X86_64)
+		fail_msg("these figures are x86_64's");
+	/* above the known max: ENOSYS; at it, not listed: EPERM */
+	assert_int_equal(errno_under(max, base, 1, max + 5), ENOSYS);
+	assert_int_equal(errno_under(max, base, 1, 1023), ENOSYS);
+	assert_int_equal(errno_under(max, base, 1, max), EPERM);
+	/* a list made before clone3 (known max 400): clone3 (435) gets
+	 * ENOSYS; pidfd_open (434) gets ENOSYS unless the list names it,
+	 * then it keeps allow and the kernel answers (EINVAL for pid -1) */
+	assert_int_equal(errno_under(400, base, 1, 435), ENOSYS);
+	assert_int_equal(errno_under(400, base, 1, 434), ENOSYS);
+	assert_int_not_equal(errno_under(400, base, 2, 434), ENOSYS);
+	assert_int_not_equal(errno_under(400, base, 2, 434), EPERM);
+	/* no unknown part below the first number: 39 (getpid) keeps EPERM */
+	assert_int_equal(errno_under(400, base, 1, 39), EPERM);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_max),
+		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_ruleset_enosys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -123,7 +123,7 @@ struct typelist {
 
 struct types {
 	struct typelist *v;
-	size_t n;
+	size_t n, cap;
 	uint64_t untyped;       /* records of backends of unknown type */
 };
 

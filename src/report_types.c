@@ -59,22 +59,20 @@ setting_name(const char *t, char **out)
 	return 0;
 }
 
+/* The list of type @t, added empty when new; NULL on OOM. */
 static struct typelist *
 type_get(struct types *T, const char *t)
 {
-	struct typelist *nv;
+	struct typelist *tl;
 
 	for (size_t i = 0; i < T->n; i++)
 		if (strcmp(T->v[i].type, t) == 0)
 			return &T->v[i];
-	nv = realloc(T->v, (T->n + 1) * sizeof(*nv));
-	if (nv == NULL)
+	if (util_grow_array(&T->v, &T->cap, T->n, sizeof(T->v[0]), 16) < 0)
 		return NULL;
-	T->v = nv;
-	memset(&T->v[T->n], 0, sizeof(T->v[0]));
-	if ((T->v[T->n].type = strdup(t)) == NULL)
-		return NULL;
-	return &T->v[T->n++];
+	tl = memset(&T->v[T->n], 0, sizeof(T->v[0]));
+	tl->type = strdup(t);
+	return tl->type != NULL ? &T->v[T->n++] : NULL;
 }
 
 static int

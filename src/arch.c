@@ -98,9 +98,14 @@ pgsc_arch_known_max(uint32_t arch)
 {
 	int max = -1;
 
-	for (int n = 0; n < ARCH_SCAN_END; n++)
-		if (seccomp_syscall_resolve_num_arch(arch, n) != NULL)
+	for (int n = 0; n < ARCH_SCAN_END; n++) {
+		/* a malloc'd copy (libseccomp 2.5) */
+		char *name = seccomp_syscall_resolve_num_arch(arch, n);
+
+		if (name != NULL)
 			max = n;
+		free(name);
+	}
 	return max;
 }
 

@@ -73,18 +73,18 @@ add_rules(scmp_filter_ctx ctx, uint32_t def, const struct ruleset_rule *r,
 	}
 	*step = RULESET_UNKNOWN;
 	for (int nr = max + 1; max >= 0 && nr <= UNKNOWN_END(max); nr++) {
-		const char *name = NULL;
-		int k = nr;
+		char *name = NULL;      /* a malloc'd copy (libseccomp 2.5) */
+		int k = nr, skip = 0;
 
 		if (!native) {
 			name = seccomp_syscall_resolve_num_arch(arch, nr);
-			if (name == NULL)
-				continue;
-			k = seccomp_syscall_resolve_name(name);
-			if (k == __NR_SCMP_ERROR)
-				continue;
+			k = name != NULL ? seccomp_syscall_resolve_name(name)
+					 : __NR_SCMP_ERROR;
+			skip = k == __NR_SCMP_ERROR;
 		}
-		if (named(r, n, nr, name))
+		skip = skip || named(r, n, nr, name);
+		free(name);
+		if (skip)
 			continue;
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), k, 0);
 		if (rc < 0 && rc != -EEXIST) {

@@ -14,12 +14,16 @@
  * that failed.  libc and libseccomp only: the module compiles it in.
  */
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pgsc-int.h"
@@ -191,24 +195,37 @@ fail:
 
 /**
  * Build the filter of default action @def and rules @r (ruleset_build()),
- * and load it into the calling thread.
- * Returns 0 or libseccomp's negative errno; RULESET_LOAD is the load.
+ * and load it into the calling thread.  It is exported first and every
+ * context freed, so that the load is the last thing done: after it the
+ * process may no longer allocate (a sanitizer's allocator that cannot map
+ * memory under the new filter loops on its refused exit_group), and the
+ * one free() left is of the program itself.  As libseccomp's own load:
+ * no_new_privs, then seccomp(2) with SECCOMP_FILTER_FLAG_LOG.
+ * Returns 0 or a negative errno; RULESET_LOAD is the load.
  */
 int
 ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
 	     const struct ruleset_unknown *u, enum ruleset_step *step,
 	     size_t *bad)
 {
-	scmp_filter_ctx ctx;
+	struct sock_fprog prog;
+	void *bpf;
+	size_t len;
 	int rc;
 
-	rc = ruleset_build(def, r, n, u, &ctx, step, bad);
+	rc = ruleset_export(def, r, n, u, &bpf, &len, step, bad);
 	if (rc < 0)
 		return rc;
+	prog.len = (unsigned short)(len / sizeof(struct sock_filter));
+	prog.filter = bpf;
 	*step = RULESET_LOAD;
-	rc = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return rc < 0 ? rc : 0;
+	rc = 0;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_LOG, &prog) != 0)
+		rc = -errno;
+	free(bpf);
+	return rc;
 }
 
 /**

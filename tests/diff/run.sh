@@ -13,6 +13,8 @@ DIR=$2
 for p in pgsc-diff pgsc-collect pgsc-report; do
 	[ -x "$BIN/$p" ] || { echo "FAIL: $BIN/$p missing"; exit 1; }
 done
+# the hostile-store check writes its store with the sqlite3 CLI
+command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is not installed (tools/install-deps.sh)"; exit 1; }
 T=$(mktemp -d /tmp/pgsc-diff.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 # operands are given relative to DIR, so outputs name them as written
@@ -387,12 +389,13 @@ EOF
 	v=$(sqlite3 "$T/raw.db" 'PRAGMA user_version' 2>/dev/null)
 	if [ -n "$v" ] && sqlite3 "$T/evil.db" "PRAGMA user_version=$v; CREATE TABLE t(a);
 		PRAGMA writable_schema=ON; UPDATE sqlite_master SET name=char(27)||'[31mred'||char(10)||'x',
-		sql='CREATE TABLE x(' WHERE name='t';" 2>/dev/null; then
+		sql='CREATE TABLE x(' WHERE name='t';"; then
 		check store-hostile-schema 2 "$T/evil.db" x86_64.guc <<EOF
 pgsc-diff: $T/evil.db: the store is damaged and is not trusted (integrity_check: malformed database schema (\x1b[31mred\x0ax)); nothing was read from it: restore a copy or collect again
 EOF
 	else
-		echo "skip: store-hostile-schema (no sqlite3 CLI)"
+		result store-hostile-schema 0
+		echo "FAIL: store-hostile-schema: sqlite3 could not write the hostile store (user_version '$v')"
 	fi
 	printf 'SQLite format 3\0not really' >"$T/fake.db"
 	check store-fake 2 "$T/fake.db" "$T/raw.conf" <<EOF

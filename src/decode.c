@@ -114,23 +114,44 @@ parse_hex(const char *p, size_t n, uint64_t *out)
  * HDR_BAD_TIME for a well-formed one whose time is past PGSC_SEC_MAX: both
  * parse paths reject it the same way (libauparse would drop it silently).
  */
+/*
+ * The "node=NAME " prefix of @line: the offset of what follows it (0
+ * without one), NAME in *@node (NULL without one) and *@nlen; -1 when
+ * "node=" has no end.  The one reader of the prefix: the header, the
+ * SECCOMP fast path and the serial accounting (serials.c) ask here.
+ */
+long
+decode_node(const char *line, size_t len, const char **node, size_t *nlen)
+{
+	const char *q;
+
+	*node = NULL;
+	*nlen = 0;
+	if (len < 5 || memcmp(line, "node=", 5) != 0)
+		return 0;
+	q = memchr(line + 5, ' ', len - 5);
+	if (q == NULL)
+		return -1;
+	*node = line + 5;
+	*nlen = (size_t)(q - *node);
+	return q + 1 - line;
+}
+
 static long
 header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
        const char **tname, size_t *tname_len, int64_t *sec, int *msec,
        uint64_t *serial, int *has_node)
 {
-	const char *p = line, *end = line + len, *q;
+	const char *p = line, *end = line + len, *q, *node;
+	size_t nlen;
+	long off = decode_node(line, len, &node, &nlen);
 	uint64_t v;
 	int bad_time;
 
-	*has_node = 0;
-	if (len >= 5 && memcmp(p, "node=", 5) == 0) {
-		q = memchr(p, ' ', len);
-		if (q == NULL)
-			return -1;
-		p = q + 1;
-		*has_node = 1;
-	}
+	if (off < 0)
+		return -1;
+	p += off;
+	*has_node = node != NULL;
 	if (end - p < 5 || memcmp(p, "type=", 5) != 0)
 		return -1;
 	p += 5;
@@ -209,15 +230,14 @@ decode_header(const char *line, size_t len, int *type_num,
 int
 decode_is_seccomp(const char *line, size_t len)
 {
-	const char *p = line;
+	const char *p, *node;
+	size_t nlen;
+	long off = decode_node(line, len, &node, &nlen);
 
-	if (len >= 5 && memcmp(p, "node=", 5) == 0) {
-		p = memchr(line, ' ', len);
-		if (p == NULL)
-			return 0;
-		p++;
-	}
-	len -= (size_t)(p - line);
+	if (off < 0)
+		return 0;
+	p = line + off;
+	len -= (size_t)off;
 	return (len >= 13 && memcmp(p, "type=SECCOMP ", 13) == 0) ||
 	       (len >= 19 && memcmp(p, "type=UNKNOWN[1326] ", 19) == 0);
 }

@@ -236,6 +236,18 @@ to_auparse(struct feed *f, const char *line, size_t len, uint64_t serial)
 }
 
 /* One complete line, without its newline. */
+/* Hand @serial of @line to the serial accounting, with the line's node. */
+static void
+feed_serial(struct feed *f, uint64_t serial, int type_num, const char *line,
+	    size_t len)
+{
+	const char *node;
+	size_t nlen;
+
+	(void)decode_node(line, len, &node, &nlen);
+	f->ops->serial(f->arg, serial, type_num, node, nlen);
+}
+
 static void
 do_line(struct feed *f, const char *line, size_t len)
 {
@@ -278,8 +290,8 @@ do_line(struct feed *f, const char *line, size_t len)
 			return;
 		}
 		if (f->ops->serial)
-			f->ops->serial(f->arg, f->rec.serial, f->rec.type_num,
-				       line, len);
+			feed_serial(f, f->rec.serial, f->rec.type_num, line,
+				    len);
 		f->ops->record(f->arg, &f->rec);
 		if (f->ops->event_end)
 			f->ops->event_end(f->arg);
@@ -295,7 +307,7 @@ do_line(struct feed *f, const char *line, size_t len)
 		f->ops->line(f->arg, line, len);
 	/* auditd numbers its own DAEMON_* records with a separate counter */
 	if (f->ops->serial && !(tlen > 7 && memcmp(tname, "DAEMON_", 7) == 0))
-		f->ops->serial(f->arg, serial, type_num, line, len);
+		feed_serial(f, serial, type_num, line, len);
 	to_auparse(f, line, len, serial);
 	if (t == PGSC_REC_SECCOMP) {
 		char eoe[96];

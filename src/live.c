@@ -74,13 +74,13 @@ live_event_end(void *arg)
 }
 
 static void
-live_serial(void *arg, uint64_t serial, int type_num, const char *line,
-	    size_t len)
+live_serial(void *arg, uint64_t serial, int type_num, const char *node,
+	    size_t nlen)
 {
 	struct live *lv = arg;
 
 	(void)type_num;
-	serials_mark(&lv->ser, serial, line, len);
+	serials_mark(&lv->ser, serial, node, nlen);
 }
 
 static void
@@ -727,7 +727,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 		goto out;
 	rc = live_loop(&ru);
 	stats->records = lv->base_records + lv->run_records;
-	stats->serial_gaps = serials_total(&lv->ser);
+	stats->serial_gaps = serials_gaps(&lv->ser, 0);
 	stats->lost = lv->r.has_lost ?
 		      lv->r.kernel_lost_end - lv->r.kernel_lost_start : 0;
 	if (ru.child_done) {

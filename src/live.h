@@ -32,10 +32,9 @@ struct serials {
 	struct serials_node *nodes;
 	size_t nnodes, last;
 };
-void serials_mark(struct serials *s, uint64_t serial, const char *line,
-		  size_t len);
-uint64_t serials_total(const struct serials *s);
-uint64_t serials_settled(const struct serials *s);
+void serials_mark(struct serials *s, uint64_t serial, const char *node,
+		  size_t nlen);
+uint64_t serials_gaps(const struct serials *s, int settled);
 void serials_free(struct serials *s);
 
 /* kreq.c - requests to the kernel, off the read path. */

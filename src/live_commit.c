@@ -54,7 +54,7 @@ live_commit(struct live *lv, int finished)
 		lv->have_base_gaps = 1;
 	}
 	lv->r.serial_gaps = lv->base_gaps + (finished ?
-			    serials_total(&lv->ser) : serials_settled(&lv->ser));
+			    serials_gaps(&lv->ser, 0) : serials_gaps(&lv->ser, 1));
 	round_tally_reset(&lv->r);
 	rc = store_begin(lv->st, cause);
 	if (rc < 0)

@@ -122,6 +122,8 @@ int decode_header(const char *line, size_t len, int *type_num,
 		  const char **type_name, size_t *type_name_len,
 		  int64_t *sec, int *msec, uint64_t *serial);
 int decode_is_seccomp(const char *line, size_t len);
+long decode_node(const char *line, size_t len, const char **node,
+		 size_t *nlen);
 
 /* gucfile.c - the one reader of configuration files (guc-file.l rules) */
 #define GUCFILE_MAX (16 * 1024 * 1024)
@@ -203,9 +205,10 @@ struct feed_ops {
 	/* The event with @serial is complete (all its records were seen). */
 	void (*event_end)(void *arg);
 	/* Every line with a valid header, for serial gap accounting
-	 * (optional); @line is the line (its node= names the sequence). */
+	 * (optional); @node (@nlen bytes, NULL: the local host) names the
+	 * sequence. */
 	void (*serial)(void *arg, uint64_t serial, int type_num,
-		       const char *line, size_t len);
+		       const char *node, size_t nlen);
 	/* Every whole line with a valid header, however it was split into
 	 * reads (optional; the live drain marker). */
 	void (*line)(void *arg, const char *line, size_t len);

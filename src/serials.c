@@ -160,52 +160,30 @@ node_seq(struct serials *s, const char *name, size_t len)
 }
 
 /**
- * Mark @serial, of the record @line (@len bytes, its "node=NAME " prefix
- * names its sequence; none: the local host's).  Accounting is off while
- * @s->bits is NULL.
+ * Mark @serial of node @node (@nlen bytes, decode_node(); NULL: the local
+ * host).  Accounting is off while @s->bits is NULL.
  */
 void
-serials_mark(struct serials *s, uint64_t serial, const char *line,
-	     size_t len)
+serials_mark(struct serials *s, uint64_t serial, const char *node,
+	     size_t nlen)
 {
-	const char *end;
-
 	if (s->bits == NULL)
 		return;
-	if (len < 5 || memcmp(line, "node=", 5) != 0) {
+	if (node == NULL)
 		seq_mark(s, serial);
-		return;
-	}
-	end = memchr(line + 5, ' ', len - 5);
-	if (end != NULL) {
-		struct serials *n = node_seq(s, line + 5,
-					     (size_t)(end - (line + 5)));
-
-		if (n != NULL)
-			seq_mark(n, serial);
-	}
+	else if ((s = node_seq(s, node, nlen)) != NULL)
+		seq_mark(s, serial);
 }
 
-/* The gaps of every sequence. */
+/* The gaps of every sequence; with @settled, only those whose serials
+ * cannot come any more (a running round's commit). */
 uint64_t
-serials_total(const struct serials *s)
+serials_gaps(const struct serials *s, int settled)
 {
-	uint64_t t = seq_total(s, 0);
+	uint64_t t = seq_total(s, settled);
 
 	for (size_t i = 0; i < s->nnodes; i++)
-		t += seq_total(&s->nodes[i].seq, 0);
-	return t;
-}
-
-/* The gaps of every sequence whose serials cannot come any more (a
- * running round's commit). */
-uint64_t
-serials_settled(const struct serials *s)
-{
-	uint64_t t = seq_total(s, 1);
-
-	for (size_t i = 0; i < s->nnodes; i++)
-		t += seq_total(&s->nodes[i].seq, 1);
+		t += seq_total(&s->nodes[i].seq, settled);
 	return t;
 }
 

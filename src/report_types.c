@@ -246,11 +246,12 @@ report_types_table(FILE *out, const struct rep *r, const struct types *T)
 		for (size_t c = 0; c < T->n; c++) {
 			uint64_t v = 0;
 
-			for (size_t k = 0; k < e->nrc; k++)
-				if (role_type(e->rc[k].role) != NULL &&
-				    strcmp(role_type(e->rc[k].role),
-					   T->v[c].type) == 0)
+			for (size_t k = 0; k < e->nrc; k++) {
+				const char *t = role_type(e->rc[k].role);
+
+				if (t != NULL && strcmp(t, T->v[c].type) == 0)
 					v += e->rc[k].count;
+			}
 			fprintf(out, "  %*llu", (int)strlen(T->v[c].type),
 				(unsigned long long)v);
 		}

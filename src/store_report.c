@@ -127,6 +127,30 @@ store_role_seen(pgsc_store *st, const char *role, char **cause)
 	return rc < 0 ? rc : 0;
 }
 
+/* The rows of @sql ("SELECT name, sum(count) ... GROUP BY name" over
+ * rounds ?1..?2) to @cb, a NULL name as "". */
+static int
+sums_by_name(pgsc_store *st, const char *sql, int64_t from, int64_t to,
+	     int (*cb)(void *arg, const char *name, uint64_t sum), void *arg,
+	     char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep_range(st, sql, from, to, &s, cause);
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+
+		rc = cb(arg, name ? name : "",
+			(uint64_t)sqlite3_column_int64(s, 1));
+		if (rc != 0)
+			break;
+	}
+	return store_rows_end(st, s, rc, cause);
+}
+
 /*
  * The nodes of a range of rounds and their records: a node's records are
  * the counts of its aggregates, which add up to the rounds' records (every
@@ -137,23 +161,10 @@ store_nodes(pgsc_store *st, int64_t from, int64_t to,
 	    int (*cb)(void *arg, const char *node, uint64_t records),
 	    void *arg, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = prep_range(st, "SELECT node, sum(count) FROM aggregates "
-			"WHERE round_id BETWEEN ?1 AND ?2 "
-			"GROUP BY node ORDER BY node", from, to, &s, cause);
-	if (rc < 0)
-		return rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *node = (const char *)sqlite3_column_text(s, 0);
-
-		rc = cb(arg, node ? node : "",
-			(uint64_t)sqlite3_column_int64(s, 1));
-		if (rc != 0)
-			break;
-	}
-	return store_rows_end(st, s, rc, cause);
+	return sums_by_name(st, "SELECT node, sum(count) FROM aggregates "
+			    "WHERE round_id BETWEEN ?1 AND ?2 "
+			    "GROUP BY node ORDER BY node", from, to, cb, arg,
+			    cause);
 }
 
 int
@@ -161,23 +172,10 @@ store_rejects(pgsc_store *st, int64_t from, int64_t to,
 	      int (*cb)(void *arg, const char *reason, uint64_t count),
 	      void *arg, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = prep_range(st, "SELECT reason, sum(count) FROM rejects "
-			"WHERE round_id BETWEEN ?1 AND ?2 "
-			"GROUP BY reason ORDER BY reason", from, to, &s, cause);
-	if (rc < 0)
-		return rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *reason = (const char *)sqlite3_column_text(s, 0);
-
-		rc = cb(arg, reason ? reason : "",
-			(uint64_t)sqlite3_column_int64(s, 1));
-		if (rc != 0)
-			break;
-	}
-	return store_rows_end(st, s, rc, cause);
+	return sums_by_name(st, "SELECT reason, sum(count) FROM rejects "
+			    "WHERE round_id BETWEEN ?1 AND ?2 "
+			    "GROUP BY reason ORDER BY reason", from, to, cb,
+			    arg, cause);
 }
 
 int

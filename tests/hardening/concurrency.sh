@@ -152,6 +152,14 @@ check_reports_live() {
 	"$COLLECT" --db "$db" --source "file:$log" --from-start --commit-interval 0.1 2>>"$KERR" &
 	coll=$!
 	BG+=("$coll")
+	# the report loops start once round 2 exists (the collector's first
+	# commit): before it, --status rightly shows no round 2 to check
+	for i in $(seq 1 100); do
+		[ "$(q "$db" "SELECT count(*) FROM rounds WHERE id = 2 AND last_commit IS NOT NULL" 2>/dev/null)" = 1 ] && break
+		sleep 0.1
+	done
+	[ "$(q "$db" "SELECT count(*) FROM rounds WHERE id = 2")" = 1 ] ||
+		{ bad "the live collector made no round 2 in 10 s: $(tail -n 3 "$KERR")"; return; }
 	(
 		off=0
 		while [ $off -lt "$lsize" ]; do

@@ -77,7 +77,7 @@ live_commit(struct live *lv, int finished)
 	if (rc == 0 && !finished)
 		rc = proctree_each_open(lv->tree, round_open, &w);
 	if (rc == 0)
-		rc = proctree_each_proc(lv->tree, round_proc, &w);
+		rc = proctree_each_changed_proc(lv->tree, round_proc, &w);
 	if (rc == 0)
 		rc = round_rejects(&w, lv->rejects, &rej);
 	if (rc == 0 && lv->src->position != NULL)
@@ -93,6 +93,8 @@ out:
 	store_batch_free(b);
 	if (rc < 0) {
 		store_rollback(lv->st);
+		/* the rows it wrote are not in the store */
+		proctree_rows_unwritten(lv->tree);
 		return rc;
 	}
 	/* rejects are added, not replaced: start counting afresh */

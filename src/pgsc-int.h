@@ -285,6 +285,14 @@ int proctree_snapshot(struct proctree *t,
 int proctree_each_proc(struct proctree *t,
 		       int (*cb)(void *arg, const struct proc_info *p),
 		       void *arg);
+/* The same, but only the rows that differ from what the last call wrote
+ * (a live commit: most processes in memory have not changed since the
+ * last one, and their rows are in the store); after a commit that was
+ * rolled back, proctree_rows_unwritten() makes the next call write all. */
+int proctree_each_changed_proc(struct proctree *t,
+			       int (*cb)(void *arg, const struct proc_info *p),
+			       void *arg);
+void proctree_rows_unwritten(struct proctree *t);
 /* Forget processes that exited more than @keep s (stream time) ago, their
  * counts folded into the aggregates; a live collector calls it after each
  * commit.  Returns how many went. */

@@ -71,6 +71,8 @@ struct proc {
 				     * seen, whether its parent is in memory
 				     * or not */
 	const char *rolled;         /* syscalls already folded under this */
+	uint64_t row_sig;           /* the row the last live commit wrote
+				     * (proctree_each_changed_proc()); 0: none */
 };
 
 struct event {

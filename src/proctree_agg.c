@@ -242,13 +242,32 @@ proctree_each_agg(struct proctree *t,
 	return 0;
 }
 
-int
-proctree_each_proc(struct proctree *t,
-		   int (*cb)(void *arg, const struct proc_info *p), void *arg)
+/* A signature of the row @pi: the commit that wrote it and one that
+ * would write the same row find the same value. */
+static uint64_t
+row_sig(const struct proc_info *pi)
+{
+	const char *s[5] = { pi->node, pi->exe, pi->comm, pi->title, pi->role };
+	int64_t v[5] = { pi->pid, pi->ppid, pi->parent_known, pi->exited,
+			 pi->uid };
+	double d[2] = { pi->birth, pi->last };
+	uint64_t h = util_hash(v, sizeof(v), pi->records);
+
+	h = util_hash(d, sizeof(d), h ^ pi->birth_serial);
+	for (int i = 0; i < 5; i++)
+		h = s[i] ? util_hash(s[i], strlen(s[i]), h + (uint64_t)i)
+			 : h * 31 + (uint64_t)i;
+	return h != 0 ? h : 1;
+}
+
+static int
+each_proc(struct proctree *t, int changed,
+	  int (*cb)(void *arg, const struct proc_info *p), void *arg)
 {
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
 		struct proc_info pi;
+		uint64_t sig = 0;
 		int rc;
 
 		/*
@@ -282,9 +301,38 @@ proctree_each_proc(struct proctree *t,
 		pi.records = p->records;
 		pi.exited = p->exited;
 		pi.uid = p->uid;
+		if (changed) {
+			sig = row_sig(&pi);
+			if (sig == p->row_sig)
+				continue;
+		}
 		rc = cb(arg, &pi);
 		if (rc != 0)
 			return rc;
+		if (changed)
+			p->row_sig = sig;
 	}
 	return 0;
+}
+
+int
+proctree_each_proc(struct proctree *t,
+		   int (*cb)(void *arg, const struct proc_info *p), void *arg)
+{
+	return each_proc(t, 0, cb, arg);
+}
+
+int
+proctree_each_changed_proc(struct proctree *t,
+			   int (*cb)(void *arg, const struct proc_info *p),
+			   void *arg)
+{
+	return each_proc(t, 1, cb, arg);
+}
+
+void
+proctree_rows_unwritten(struct proctree *t)
+{
+	for (size_t i = 0; i < t->nall; i++)
+		t->all[i]->row_sig = 0;
 }

@@ -321,6 +321,11 @@ enum pgsc_format {
 	PGSC_FMT_HTML,          /* one self-contained page (report_html.c) */
 };
 
+/* pgsc_report_opts.per_type: each type's calls, or with the global list's
+ * calls that are not security-relevant (docs/per-type.md) */
+#define PGSC_PER_TYPE_OBSERVED 1
+#define PGSC_PER_TYPE_ROUTINE 2
+
 struct pgsc_report_opts {
 	enum pgsc_format format;
 	int64_t round_from, round_to;   /* 0,0 = all rounds */
@@ -339,7 +344,8 @@ struct pgsc_report_opts {
 	FILE *diag;                     /* names with no equivalent on @arch;
 					 * NULL = stderr */
 	int per_type;                   /* --per-type: a list per backend
-					 * type (guc, json, table) */
+					 * type (guc, json, table): 0 none, or
+					 * PGSC_PER_TYPE_* */
 	const char *node;               /* --node: one node's lists ("" the
 					 * local host); NULL = every node's */
 };

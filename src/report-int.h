@@ -118,17 +118,21 @@ struct typelist {
 	char *type;             /* "checkpointer" */
 	char *setting;          /* "checkpointer"; NULL: no valid name */
 	struct strset calls;
+	struct strset lacks;    /* security-relevant calls of the global
+				 * list that it does not have */
 	uint64_t records;
+	size_t routine;         /* calls the routine floor added */
 };
 
 struct types {
 	struct typelist *v;
 	size_t n, cap;
 	uint64_t untyped;       /* records of backends of unknown type */
+	int routine;            /* --per-type=routine */
 };
 
 int report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
-		       struct types *T);
+		       const struct lists *L, struct types *T);
 void report_types_free(struct types *T);
 void report_types_guc(FILE *out, const struct types *T, const char *prefix);
 void report_types_json(FILE *out, const struct types *T);

@@ -842,7 +842,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		goto out;
 	rc = lists_build(&r, opts, &L);
 	if (rc == 0 && opts->per_type)
-		rc = report_types_build(&r, opts, &T);
+		rc = report_types_build(&r, opts, &L, &T);
 	if (rc < 0)
 		goto out;
 	def = opts->has_default ? (enum pgsc_action)opts->def : PGSC_ACT_ERROR;

@@ -90,6 +90,7 @@ report_types_free(struct types *T)
 		free(T->v[i].type);
 		free(T->v[i].setting);
 		strset_free(&T->v[i].calls);
+		strset_free(&T->v[i].lacks);
 	}
 	free(T->v);
 	memset(T, 0, sizeof(*T));
@@ -110,6 +111,47 @@ untyped_records(const struct rep *r)
 	return n;
 }
 
+/* The security-relevant calls (sensitive.def). */
+static const char *const sensitive[] = {
+#define SENSITIVE(name, group) #name,
+#include "sensitive.def"
+#undef SENSITIVE
+};
+
+static int
+is_sensitive(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sensitive) / sizeof(sensitive[0]); i++)
+		if (strcmp(sensitive[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Against the global list @g: with the routine floor (--per-type=routine),
+ * add its calls that are not security-relevant to @tl; then note the
+ * security-relevant ones @tl does not have.
+ */
+static int
+type_against_global(struct typelist *tl, const struct strset *g, int routine)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const char *name = g->v[i];
+
+		if (strset_has(&tl->calls, name))
+			continue;
+		if (is_sensitive(name)) {
+			if (strset_add(&tl->lacks, name) < 0)
+				return -ENOMEM;
+		} else if (routine) {
+			if (strset_add(&tl->calls, name) < 0)
+				return -ENOMEM;
+			tl->routine++;
+		}
+	}
+	return 0;
+}
+
 /**
  * The list of each backend type seen in @r, its names mapped for @o as
  * the two lists are (--arch, --portable), sorted as the table sorts
@@ -117,7 +159,7 @@ untyped_records(const struct rep *r)
  */
 int
 report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
-		   struct types *T)
+		   const struct lists *L, struct types *T)
 {
 	struct strset to = { 0 };
 	int rc = 0;
@@ -147,10 +189,15 @@ report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 		}
 	}
 	strset_free(&to);
-	for (size_t i = 0; i < T->n && rc == 0; i++)
+	for (size_t i = 0; i < T->n && rc == 0; i++) {
 		rc = setting_name(T->v[i].type, &T->v[i].setting);
+		if (rc == 0)
+			rc = type_against_global(&T->v[i], &L->l[0],
+						 o->per_type == PGSC_PER_TYPE_ROUTINE);
+	}
 	if (rc == 0)
 		T->untyped = untyped_records(r);
+	T->routine = o->per_type == PGSC_PER_TYPE_ROUTINE;
 	if (rc < 0) {
 		report_types_free(T);
 		return rc;
@@ -160,24 +207,75 @@ report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 	return 0;
 }
 
+/* The settings of the types the pgsc module has a filter for. */
+static const char *const module_types[] = {
+#define PGSC_TYPE(name, setting, bt, bgw_type, client) setting,
+#include "pgtypes.def"
+#undef PGSC_TYPE
+};
+#define MODULE_BGWORKER "background_worker"
+
+static int
+module_type(const char *setting)
+{
+	for (size_t i = 0; i < sizeof(module_types) / sizeof(module_types[0]);
+	     i++)
+		if (strcmp(module_types[i], setting) == 0)
+			return 1;
+	return 0;
+}
+
+/* A comment for type @tl, which gets no line: "# backend type "T" (N
+ * records): WHY". */
+static void
+type_comment(FILE *out, const struct typelist *tl, const char *why)
+{
+	fputs("# backend type \"", out);
+	pgsc_text_escape(out, tl->type);
+	fprintf(out, "\" (%llu records): %s\n",
+		(unsigned long long)tl->records, why);
+}
+
 /**
  * After the two lines of the GUC format: one "<prefix><type>_syscall_allow"
  * line per type, and a comment for a type no name can be made from.
+ * For the pgsc module (prefix "pgsc."), only the types it has settings
+ * for (src/pgtypes.def: it refuses to start with an unknown pgsc.*
+ * setting); it gives "background worker"'s settings to every background
+ * worker it has no type for, so when such a type was seen, that line is
+ * left out too and they all run under the global filter.
  */
 void
 report_types_guc(FILE *out, const struct types *T, const char *prefix)
 {
+	int module = strcmp(prefix, "pgsc.") == 0, foreign = 0;
+
 	fprintf(out, "# a list per backend type, each with its descendants' "
-		"calls (pgsc-report --per-type, docs/per-type.md)\n");
+		"calls%s (pgsc-report --per-type%s, docs/per-type.md)\n",
+		T->routine ? " and the global list's calls that are not "
+		"security-relevant" : "", T->routine ? "=routine" : "");
+	for (size_t i = 0; module && i < T->n; i++)
+		if (T->v[i].setting != NULL && !module_type(T->v[i].setting))
+			foreign = 1;
 	for (size_t i = 0; i < T->n; i++) {
 		const struct typelist *tl = &T->v[i];
 
 		if (tl->setting == NULL) {
-			fputs("# backend type \"", out);
-			pgsc_text_escape(out, tl->type);
-			fprintf(out, "\" (%llu records): no setting name can be "
-				"made from it; its calls are in the global "
-				"list\n", (unsigned long long)tl->records);
+			type_comment(out, tl, "no setting name can be made "
+				     "from it; its calls are in the global list");
+			continue;
+		}
+		if (module && !module_type(tl->setting)) {
+			type_comment(out, tl, "the pgsc module has no filter "
+				     "of its own for it: it runs under the "
+				     "global filter, whose list has its calls");
+			continue;
+		}
+		if (module && foreign && strcmp(tl->setting,
+						MODULE_BGWORKER) == 0) {
+			type_comment(out, tl, "no line: the pgsc module would "
+				     "give this list to the background workers "
+				     "above too, whose calls it does not hold");
 			continue;
 		}
 		fprintf(out, "%s%s_syscall_allow = '", prefix, tl->setting);
@@ -210,9 +308,12 @@ report_types_json(FILE *out, const struct types *T)
 		} else {
 			fputs("null", out);
 		}
-		fprintf(out, ", \"records\": %llu, \"syscalls\": ",
-			(unsigned long long)tl->records);
+		fprintf(out, ", \"records\": %llu, \"routine_added\": %zu, "
+			"\"syscalls\": ", (unsigned long long)tl->records,
+			tl->routine);
 		report_json_list(out, &tl->calls);
+		fputs(", \"lacks\": ", out);
+		report_json_list(out, &tl->lacks);
 		fputc('}', out);
 	}
 	fputs(T->n ? "\n  }" : "}", out);

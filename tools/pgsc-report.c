@@ -17,7 +17,7 @@ usage(FILE *f)
 		"                   [--guc-prefix PREFIX] [--session-roles SPEC]\n"
 		"                   [--arch ARCH] [--portable]\n"
 		"                   [--default log|error|kill] [--node NAME]\n"
-		"                   [--per-type]\n"
+		"                   [--per-type[=observed|routine]]\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"                   [--node NAME]\n"
@@ -213,7 +213,7 @@ parse_args(int argc, char **argv, struct args *A)
 		/* issue 13: one node of a central log (docs/fleet.md) */
 		{ "node", required_argument, NULL, 'N' },
 		/* issue 14: a list per backend type (src/report_types.c) */
-		{ "per-type", no_argument, NULL, 'Y' },
+		{ "per-type", optional_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
@@ -239,7 +239,16 @@ parse_args(int argc, char **argv, struct args *A)
 			A->want_status = 1;
 			break;
 		case 'Y':
-			A->ro.per_type = 1;
+			if (optarg == NULL || strcmp(optarg, "observed") == 0) {
+				A->ro.per_type = PGSC_PER_TYPE_OBSERVED;
+			} else if (strcmp(optarg, "routine") == 0) {
+				A->ro.per_type = PGSC_PER_TYPE_ROUTINE;
+			} else {
+				fprintf(stderr, "pgsc-report: --per-type takes "
+					"observed or routine, not '%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'C':
 			A->check = 1;

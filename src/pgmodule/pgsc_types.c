@@ -53,24 +53,10 @@ struct ptype {
 };
 
 static struct ptype ptypes[] = {
-	{ "client backend", "client_backend", B_BACKEND, NULL, true },
-	{ "walsender", "walsender", B_WAL_SENDER, NULL, true },
-	{ "autovacuum launcher", "autovacuum_launcher", B_AUTOVAC_LAUNCHER },
-	{ "autovacuum worker", "autovacuum_worker", B_AUTOVAC_WORKER },
-	{ "parallel worker", "parallel_worker", B_BG_WORKER,
-	  "parallel worker" },
-	{ "logical replication launcher", "logical_replication_launcher",
-	  B_BG_WORKER, "logical replication launcher" },
-	{ "logical replication worker", "logical_replication_worker",
-	  B_BG_WORKER, "logical replication worker" },
-	{ "background worker", "background_worker", B_BG_WORKER, NULL },
-	{ "background writer", "background_writer", B_BG_WRITER },
-	{ "checkpointer", "checkpointer", B_CHECKPOINTER },
-	{ "walwriter", "walwriter", B_WAL_WRITER },
-	{ "walreceiver", "walreceiver", B_WAL_RECEIVER },
-	{ "startup", "startup", B_STARTUP },
-	{ "archiver", "archiver", B_ARCHIVER },
-	{ "logger", "logger", B_LOGGER },
+#define PGSC_TYPE(name, setting, bt, bgw_type, client) \
+	{ name, setting, bt, bgw_type, client },
+#include "pgtypes.def"
+#undef PGSC_TYPE
 };
 #define N_TYPES (sizeof(ptypes) / sizeof(ptypes[0]))
 

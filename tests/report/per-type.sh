@@ -24,12 +24,17 @@ REPORT=$BIN/pgsc-report
 for f in "$COLLECT" "$REPORT"; do
 	[ -x "$f" ] || { echo "FAIL: $f is not built"; exit 1; }
 done
-for c in sqlite3 ausyscall python3; do
+for c in sqlite3 ausyscall python3 scmp_sys_resolver; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (tools/install-deps.sh)"; exit 1; }
 done
 
 T=$(mktemp -d /tmp/pgsc-per-type.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+sed -n 's/^SENSITIVE(\([a-z0-9_]*\), [a-z]*)$/\1/p' "$SRC/src/sensitive.def" >"$T/sensitive"
+[ "$(grep -c . "$T/sensitive")" -ge 20 ] || { echo "FAIL: src/sensitive.def: no SENSITIVE(name, group) lines"; exit 1; }
+# every name of the policy is a syscall libseccomp knows
+bad_names=$(while read -r n; do scmp_sys_resolver -a x86_64 "$n" >/dev/null 2>&1 || echo "$n"; done <"$T/sensitive")
+[ -z "$bad_names" ] || { echo "FAIL: src/sensitive.def names what libseccomp does not know: $bad_names"; exit 1; }
 fails=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -58,6 +63,10 @@ for rec in raw enriched; do
 		{ bad "$rec: --format json --per-type failed"; continue; }
 	"$REPORT" --db "$db" --per-type --format table >"$T/$rec.table" 2>>"$T/$rec.err" ||
 		{ bad "$rec: --format table --per-type failed"; continue; }
+	"$REPORT" --db "$db" --per-type=routine --guc-prefix pgsc. >"$T/$rec.routine" 2>>"$T/$rec.err" ||
+		{ bad "$rec: --per-type=routine failed"; continue; }
+	global=$(sed -n "s/^pgsc.global_syscall_allow = '\(.*\)'$/\1/p" "$T/$rec.guc")
+	[ -n "$global" ] || { bad "$rec: no global list"; continue; }
 	# the two usual lines come first and are those without --per-type
 	"$REPORT" --db "$db" --guc-prefix pgsc. >"$T/$rec.plain"
 	[ "$(head -n 3 "$T/$rec.guc")" = "$(cat "$T/$rec.plain")" ] ||
@@ -79,6 +88,18 @@ for rec in raw enriched; do
 		jgot=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["types"][sys.argv[2]]; print(",".join(t["syscalls"]), t["records"], t["setting"])' "$T/$rec.json" "$t")
 		wrec=$(q "$db" "SELECT sum(count) FROM aggregates WHERE role = '$t' OR role = 'descendant/$t'")
 		[ "$jgot" = "$want $wrec ${t// /_}_syscall_allow" ] || bad "$rec: JSON types[\"$t\"] = $jgot, expected $want $wrec"
+		# --per-type=routine: its calls and the global list's that are
+		# not security-relevant (the policy of src/sensitive.def); the
+		# JSON's "lacks": the global list's security-relevant calls it
+		# did not make
+		rline=$(grep "^$setting = '" "$T/$rec.routine")
+		rgot=${rline#"$setting = '"}
+		rgot=${rgot%"'"}
+		rwant=$( { tr ',' '\n' <<<"$want"; tr ',' '\n' <<<"$global" | grep -vxF -f "$T/sensitive"; } | grep . | sort -u | paste -sd, -)
+		[ "$rgot" = "$rwant" ] || bad "$rec: --per-type=routine: $setting = '$rgot', expected '$rwant'"
+		lwant=$(tr ',' '\n' <<<"$global" | grep -xF -f "$T/sensitive" | grep -vxF -f <(tr ',' '\n' <<<"$want") | sort | paste -sd, -)
+		lgot=$(python3 -c 'import json,sys; print(",".join(sorted(json.load(open(sys.argv[1]))["types"][sys.argv[2]]["lacks"])))' "$T/$rec.json" "$t")
+		[ "$lgot" = "$lwant" ] || bad "$rec: JSON types[\"$t\"].lacks = $lgot, expected $lwant"
 	done <<<"$types"
 	# the table: one column per type, each column's sum its records
 	python3 - "$T/$rec.table" "$T/$rec.json" <<'PY' || bad "$rec: the table's columns do not sum to the types' records"
@@ -106,21 +127,34 @@ done
 cp "$T/raw.db" "$T/evil.db"
 f0=$fails
 q "$T/evil.db" "INSERT INTO aggregates (round_id, role, arch, nr, count, first_seen, last_seen) VALUES (1, 'evil'' = ''x''
-pgsc.y', 3221225534, 59, 3, 0, 0), (1, 'pg_cron scheduler', 3221225534, 0, 2, 0, 0)"
-"$REPORT" --db "$T/evil.db" --per-type --guc-prefix pgsc. >"$T/evil.guc" 2>"$T/evil.err" || bad "evil: pgsc-report failed: $(cat "$T/evil.err")"
+pgsc.y', 3221225534, 59, 3, 0, 0), (1, 'pg_cron scheduler', 3221225534, 0, 2, 0, 0),
+	(1, 'background worker', 3221225534, 1, 4, 0, 0)"
+"$REPORT" --db "$T/evil.db" --per-type --guc-prefix x. >"$T/evil.guc" 2>"$T/evil.err" || bad "evil: pgsc-report failed: $(cat "$T/evil.err")"
 "$REPORT" --db "$T/evil.db" --per-type --format json >"$T/evil.json" 2>>"$T/evil.err" || bad "evil: pgsc-report --format json failed"
-grep -q "^pgsc.pg_cron_scheduler_syscall_allow = 'read'$" "$T/evil.guc" || bad "evil: no line for the type 'pg_cron scheduler'"
+grep -q "^x.pg_cron_scheduler_syscall_allow = 'read'$" "$T/evil.guc" || bad "evil: no line for the type 'pg_cron scheduler'"
+grep -q "^x.background_worker_syscall_allow = 'write'$" "$T/evil.guc" || bad "evil: no line for the type 'background worker'"
 grep -q '^pgsc.y' "$T/evil.guc" && bad "evil: a forged type wrote a setting: $(grep '^pgsc.y' "$T/evil.guc")"
 grep -q -F '# backend type "evil\x27 = \x27x\x27\x0apgsc.y" (3 records): no setting name can be made from it' "$T/evil.guc" ||
 	bad "evil: no escaped comment for the forged type: $(grep -n evil "$T/evil.guc")"
-[ "$(grep -c "^pgsc\." "$T/evil.guc")" = "$(($(grep -c "^pgsc\." "$T/raw.guc") + 1))" ] || bad "evil: the number of settings changed by more than the one good type"
+"$REPORT" --db "$T/raw.db" --per-type --guc-prefix x. >"$T/raw-x.guc"
+[ "$(grep -c "^x\." "$T/evil.guc")" = "$(($(grep -c "^x\." "$T/raw-x.guc") + 2))" ] || bad "evil: the number of settings changed by more than the two good types"
+# For the pgsc module (prefix pgsc.): no setting it does not have (the
+# server would not start), and no background_worker line while another
+# background worker type was seen (the module would give it that list).
+"$REPORT" --db "$T/evil.db" --per-type --guc-prefix pgsc. >"$T/evil-m.guc" 2>>"$T/evil.err" || bad "evil: pgsc-report --guc-prefix pgsc. failed"
+grep -q '^pgsc.pg_cron_scheduler_' "$T/evil-m.guc" && bad "evil: a setting the pgsc module does not have: $(grep '^pgsc.pg_cron' "$T/evil-m.guc")"
+grep -q '^# backend type "pg_cron scheduler" (2 records): the pgsc module has no filter of its own for it' "$T/evil-m.guc" ||
+	bad "evil: no comment for pg_cron scheduler: $(grep -n cron "$T/evil-m.guc")"
+grep -q '^pgsc.background_worker_' "$T/evil-m.guc" && bad "evil: a background_worker line although pg_cron scheduler was seen"
+grep -q '^# backend type "background worker" (4 records): no line' "$T/evil-m.guc" || bad "evil: no comment for the background_worker line left out"
+[ "$(grep -c "^pgsc\." "$T/evil-m.guc")" = "$(grep -c "^pgsc\." "$T/raw.guc")" ] || bad "evil: pgsc.: the number of settings changed"
 python3 - "$T/evil.json" <<'PY' || bad "evil: the JSON does not carry the forged type with setting null"
 import json, sys
 t = json.load(open(sys.argv[1]))["types"]
 assert t["evil' = 'x'\npgsc.y"]["setting"] is None
 assert t["pg_cron scheduler"]["setting"] == "pg_cron_scheduler_syscall_allow"
 PY
-[ $fails = "$f0" ] && ok "forged and extension types: an escaped comment, and a line"
+[ $fails = "$f0" ] && ok "forged and extension types: an escaped comment, and a line (for the pgsc module: only its own types)"
 
 # Formats that cannot carry a list per type refuse it (exit 2).
 st=0

@@ -12,13 +12,14 @@
 #   3. takes the audit lock (tests/lib/auditd.sh audit_lock) for the whole
 #      test, checks that no other audit daemon is registered, and runs
 #      tools/pgsc-iterate --steps STEPS --baseline --source netlink
-#      (pgsc-collect is the kernel's audit daemon) with the world runner
-#      as workload:
+#      --per-type=routine (pgsc-collect is the kernel's audit daemon) with the
+#      world runner as workload:
 #      the regression suite (a few tests), an isolation schedule subset,
 #      contrib/postgres_fdw, TAP src/test/recovery 001_stream_rep and
 #      src/test/subscription 001_rep_changes (each step a round of the
 #      store, labelled).  Every TAP cluster loads pgsc through TEMP_CONFIG.
-#      It must converge within 5 rounds; the proof (defaults error) must
+#      It must converge within 5 rounds; the proof (defaults error, every
+#      backend type seen under its own list: docs/per-type.md) must
 #      give 0 SECCOMP records of the servers and per-test results
 #      identical to the baseline run with no filter, step by step,
 #      The proof counts the server trees of this run only (--server-match
@@ -39,6 +40,11 @@
 #      must fail, and the denials of that syscall must be in the audit
 #      stream (the negative proof's store), from postgres, attributed to a
 #      walsender or walreceiver.
+#   7. per-type negative control: the walwriter's call with the most
+#      records is removed from the walwriter's list only (the global list
+#      keeps it), and the proof is run again on the first step: the proof
+#      must fail with denials of that call attributed to the walwriter,
+#      so the walwriter's own filter refused it.
 # Why netlink and not a private auditd with --source file: on this shared
 # machine auditd's log showed kernel serial gaps in most rounds (records
 # may be missing), and pgsc-iterate rightly never counts such a round as
@@ -126,7 +132,7 @@ rc=0
 WCACHE=${PGSC_WORLD_CACHE:-/var/cache/pgsc-world}
 MATCH=(--server-match "$W/c/data" --server-match "$WCACHE/src/")
 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/it" --db "$W/pgsc.db" "${MATCH[@]}" \
-	--max-rounds "$MAXR" --source netlink --steps "$STEPS" --baseline -- "$WORLD" run \
+	--max-rounds "$MAXR" --source netlink --steps "$STEPS" --baseline --per-type=routine -- "$WORLD" run \
 	>"$W/iterate.out" 2>&1 || rc=$?
 cat "$W/iterate.out"
 [ "$rc" != 1 ] || fail "pgsc-iterate did not converge within $MAXR rounds"
@@ -166,6 +172,32 @@ grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the ser
 "$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=json >"$W/lists.json" || fail "pgsc-report --format=json failed"
 grep -q '"walsender": [1-9]' "$W/lists.json" || fail "no walsender records in the store: TEMP_CONFIG did not reach the TAP clusters"
 grep -q '"walreceiver": [1-9]' "$W/lists.json" || fail "no walreceiver records in the store"
+
+# Every backend type seen had its own filter in the proof: a line in the
+# proof's settings, and (the types the postmaster loads: not client
+# backend or walsender) the module's log line in the installcheck
+# server's log saying it built that filter at error.
+"$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=json --per-type >"$W/types.json" || fail "pgsc-report --per-type --format=json failed"
+grep -E "^pgsc\.[a-z0-9_]+_syscall_allow = '" "$W/it/final.guc" | grep -vE '^pgsc\.(global|session)_' |
+	sed 's/^pgsc\.\([a-z0-9_]*\)_syscall_allow = .*/\1/' >"$W/types"
+for t in client_backend checkpointer walwriter walsender walreceiver; do
+	grep -qx "$t" "$W/types" || fail "no per-type list of $t in the proof's settings: $(tr '\n' ' ' <"$W/types")"
+done
+built=0
+while read -r t; do
+	case $t in client_backend | walsender) continue ;; esac
+	name=${t//_/ }
+	grep -q "\"setting\": \"${t}_syscall_allow\"" "$W/types.json" || fail "the JSON's types have no setting ${t}_syscall_allow"
+	# The installcheck server's own processes (a type only the TAP
+	# clusters have is not in its log).
+	grep -q "pgsc: $name filter built: default error" "$W"/it/server-proof-1-*.log || {
+		grep -q "^  *\"$name\": " "$W/types.json" || fail "type $name is in the settings but not in the JSON"
+		continue
+	}
+	built=$((built + 1))
+done <"$W/types"
+[ "$built" -ge 3 ] || fail "the installcheck server built only $built type filters at error in the proof"
+note "per-type proof: $(grep -c . "$W/types") types under their own lists ($(tr '\n' ' ' <"$W/types")), $built built by the installcheck postmaster at error"
 
 # The proof store: nothing lost while it was collected.
 "$BINDIR/pgsc-report" --db "$W/it/proof.db" --check-complete >"$W/proof.complete" 2>&1 ||
@@ -218,7 +250,7 @@ rc=0
 # A standby that cannot stream makes the test wait for its timeout: 60 s.
 PG_TEST_TIMEOUT_DEFAULT=60 PGSC_ITERATE_EXPECT_RC=0 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/neg" --proof-only "${MATCH[@]}" \
 	--lists "$W/neg.lists" --source netlink --steps "$REPL" -- "$WORLD" run >"$W/neg.out" 2>&1 || rc=$?
-sed 's/^/    /' "$W/neg.out" | head -40
+head -n 40 "$W/neg.out" | sed 's/^/    /'
 [ "$rc" = 3 ] || fail "pgsc-iterate --proof-only with '$victim' removed exited $rc, expected 3 (proof failed)"
 grep -q '^src/test/recovery/001_stream_rep.pl FAILED$' "$W/neg/proof-1-src_test_recovery_001_stream_rep/status" ||
 	fail "001_stream_rep did not fail without '$victim': $(cat "$W/neg/proof-1-src_test_recovery_001_stream_rep/status")"
@@ -230,6 +262,38 @@ grep -qE '"(walsender|walreceiver)": [1-9]' <<<"$line" ||
 grep -q '"example_exe": "/usr/lib/postgresql/15/bin/postgres"' <<<"$line" || fail "the denied $victim was not made by postgres: $line"
 hits=$(sed 's/.*"count": \([0-9]*\).*/\1/' <<<"$line")
 note "negative control: 001_stream_rep FAILED, $hits denials of $victim recorded, attributed to $(grep -oE "\"name\": \"$victim\".*" "$W/neg.json" | grep -oE '"(walsender|walreceiver)": [0-9]+' | tr '\n' ' ')"
+# ---------------------------------------------- per-type negative control --
+# The walwriter's call with the most records in the store, taken out of
+# the walwriter's list only.
+wpick=$(awk '/^    \{"name": / && /"arch": "x86_64"/ && /"walwriter": [1-9]/ {
+	name = $0; sub(/^    \{"name": "/, "", name); sub(/".*/, "", name)
+	c = $0; sub(/.*"walwriter": /, "", c); sub(/[^0-9].*/, "", c)
+	if (c + 0 > best) { best = c + 0; b = name }
+} END { if (b != "") print b, best }' "$W/lists.json")
+[ -n "$wpick" ] || fail "no call of the walwriter in the store"
+wv=${wpick% *}
+first=${STEPS%%,*}
+grep -qE "^pgsc\.walwriter_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the walwriter's list"
+grep -qE "^pgsc\.global_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the global list"
+awk -v v="$wv" -F"'" '/^pgsc\.walwriter_syscall_allow = / {
+	n = split($2, a, ","); out = ""
+	for (i = 1; i <= n; i++) if (a[i] != v) out = out (out == "" ? "" : ",") a[i]
+	print $1 "'\''" out "'\''"; next
+} { print }' "$W/it/final.guc" >"$W/neg2.lists"
+! grep -qE "^pgsc\.walwriter_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/neg2.lists" || fail "could not remove $wv"
+note "per-type negative control: removing '$wv' (${wpick#* } records of the walwriter) from the walwriter's list only; proof on $first"
+rc=0
+"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/neg2" --proof-only --per-type=routine "${MATCH[@]}" \
+	--lists "$W/neg2.lists" --source netlink --steps "$first" -- "$WORLD" run >"$W/neg2.out" 2>&1 || rc=$?
+head -n 30 "$W/neg2.out" | sed 's/^/    /'
+[ "$rc" = 3 ] || fail "pgsc-iterate --proof-only --per-type with '$wv' out of the walwriter's list exited $rc, expected 3 (proof failed)"
+grep -q "pgsc: walwriter filter built: default error" "$W"/neg2/server-proof-1-*.log || fail "the walwriter's filter was not built in the negative proof"
+"$BINDIR/pgsc-report" --db "$W/neg2/proof.db" --format=json >"$W/neg2.json" || fail "pgsc-report on the per-type negative proof store failed"
+wnr=$(scmp_sys_resolver -a x86_64 "$wv") || fail "scmp_sys_resolver does not know $wv"
+line=$(grep -E "^    \{\"name\": \"$wv\", \"arch\": \"x86_64\", \"nr\": $wnr," "$W/neg2.json" || true)
+[ -n "$line" ] || fail "no SECCOMP record of $wv (x86_64 $wnr) in the per-type negative proof's store"
+grep -qE '"walwriter": [1-9]' <<<"$line" || fail "the denied $wv is not the walwriter's: $line"
+note "per-type negative control: $(grep -oE '"walwriter": [0-9]+' <<<"$line" | head -1 | sed 's/.*: //') denials of $wv by the walwriter, under its own filter (the global list allows $wv)"
 note "time: $(($(date +%s) - T0)) s in all, $((T_LOCKED - T_PREP)) s waiting for the audit lock, $((T_PREP - T0)) s preparing"
 RESULT=pass
 note PASS

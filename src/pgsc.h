@@ -342,6 +342,8 @@ struct pgsc_report_opts {
 					 * type (guc, json, table) */
 	const char *node;               /* --node: one node's lists ("" the
 					 * local host); NULL = every node's */
+	int unknown_default;            /* --unknown-syscall-action default:
+					 * the oci profile without ENOSYS */
 };
 
 /**

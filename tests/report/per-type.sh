@@ -58,9 +58,9 @@ for rec in raw enriched; do
 		{ bad "$rec: --format json --per-type failed"; continue; }
 	"$REPORT" --db "$db" --per-type --format table >"$T/$rec.table" 2>>"$T/$rec.err" ||
 		{ bad "$rec: --format table --per-type failed"; continue; }
-	# the two usual lines come first and are those without --per-type
+	# the two usual lines (and the known max) come first and are those without --per-type
 	"$REPORT" --db "$db" --guc-prefix pgsc. >"$T/$rec.plain"
-	[ "$(head -n 3 "$T/$rec.guc")" = "$(cat "$T/$rec.plain")" ] ||
+	[ "$(head -n 4 "$T/$rec.guc")" = "$(cat "$T/$rec.plain")" ] ||
 		bad "$rec: --per-type changed the header or the two lists"
 	types=$(q "$db" "SELECT DISTINCT CASE WHEN role LIKE 'descendant/%' THEN substr(role, 12) ELSE role END FROM aggregates WHERE count > 0" |
 		grep -v -x -e postmaster -e backend -e standalone -e unrelated -e unattributed | sort)

@@ -127,6 +127,17 @@ report_known_max_json(FILE *out, const struct rep *r, const struct lists *L)
  * not emitted.  systemd 252 (Debian 12): SystemCallErrorNumber= takes an
  * errno or "kill", not "log"; logging everything not listed is
  * SystemCallLog=~LIST, which filters nothing.
+ *
+ * Calls newer than the lists (issue 14): systemd 252 answers
+ * SystemCallErrorNumber= to every call not listed, unknown ones
+ * included.  systemd 255 and later make ENOSYS their filter's default
+ * and give SystemCallErrorNumber= only to the calls of their @known set
+ * (systemd PR #30291, Dec 2023: seccomp_load_syscall_filter_set_raw()),
+ * so the same drop-in falls back there.  It is not expressed for 252:
+ * SystemCallErrorNumber=ENOSYS with "~NAME:EPERM" for every known call
+ * not listed would also refuse systemd's own @default set (allowed
+ * whether listed or not, and different in each systemd version), and
+ * no systemd PID 1 here can test it.  docs/module.md.
  */
 int
 report_systemd(FILE *out, struct rep *r, const struct lists *L,
@@ -148,6 +159,12 @@ report_systemd(FILE *out, struct rep *r, const struct lists *L,
 		"rt_sigreturn,\n"
 		"# sigreturn and the calls that read the time or sleep, "
 		"listed or not.\n"
+		"# Calls newer than the lists: systemd 255 and later answer "
+		"ENOSYS to those\n"
+		"# outside their @known set; systemd 252 (Debian 12) answers "
+		"them with\n"
+		"# SystemCallErrorNumber= like any call not listed "
+		"(pgsc-report(1)).\n"
 		"[Service]\n");
 	fputs("SystemCallArchitectures=", out);
 	for (int i = 0; i < na; i++) {

@@ -258,7 +258,7 @@ oci_rule(FILE *out, const struct strset *names, const char *action,
  * name, EPERM by default).  runc 1.0 and later patch their filter to
  * answer ENOSYS above the highest call a profile names whatever its
  * default (libcontainer/seccomp/patchbpf), unless the default is
- * already ENOSYS; crun does not.  docs/report.md.
+ * already ENOSYS.  pgsc-report(1), "oci".
  */
 int
 report_oci(FILE *out, struct rep *r, const struct lists *L,

@@ -10,8 +10,9 @@
 #   1. the profile's shape: defaultErrnoRet 38, the allow rule is the
 #      global list, the EPERM rule is every name libseccomp knows on
 #      x86_64 up to the known max and not allowed, "known_max" agrees;
-#   2. the profile loaded as crun loads one (libseccomp: the default
-#      ERRNO(defaultErrnoRet), each rule by name) in a forked child: a
+#   2. the profile loaded with libseccomp alone (the default
+#      ERRNO(defaultErrnoRet), each rule by name, as a runtime without
+#      runc's ENOSYS patch loads it) in a forked child: a
 #      listed call works, a known unlisted one is EPERM, the number after
 #      the known max (a real call on a newer kernel) is ENOSYS;
 #   3. the same under a real runc run of a static probe, and the old
@@ -111,7 +112,7 @@ NX=$((MAX + 1))
 [ "$(scmp_sys_resolver -a x86_64 "$NX")" = UNKNOWN ] || { echo "FAIL: $NX is known"; exit 1; }
 echo "calls: $LISTED ($NL) listed, $UNLISTED ($NU) unlisted, $NX (known max $MAX + 1)"
 
-# -- 2. as crun loads a profile: libseccomp, the default, each rule ---------
+# -- 2. with libseccomp alone: the default, each rule, as a runtime does ---------
 cat >load.py <<'EOF'
 import ctypes, json, os, sys
 lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
@@ -159,10 +160,10 @@ print(" ".join(names[(code >> (2 * i)) & 3] for i in range(len(calls))) if 0 <= 
 EOF
 got=$(python3 load.py new.json "$NL" "$NU" "$NX" 2>&1)
 [ "$got" = "ok EPERM ENOSYS" ]
-result "libseccomp (as crun): $LISTED ok, $UNLISTED EPERM, $NX ENOSYS" $((! $?)) "got: $got"
+result "libseccomp alone: $LISTED ok, $UNLISTED EPERM, $NX ENOSYS" $((! $?)) "got: $got"
 got=$(python3 load.py old.json "$NL" "$NU" "$NX" 2>&1)
 [ "$got" = "ok EPERM EPERM" ]
-result "libseccomp (as crun), --unknown-syscall-action default: $NX EPERM" $((! $?)) "got: $got"
+result "libseccomp alone, --unknown-syscall-action default: $NX EPERM" $((! $?)) "got: $got"
 # control: without a filter the kernel has no ENOSYS for $NX if it has
 # the call (6.8 and later: statmount), so the ENOSYS above is the filter's
 python3 - "$NX" >ctl.out 2>&1 <<'EOF'
@@ -214,7 +215,7 @@ rc=$?
 result "runc $(runc --version | sed -n '1s/.* //p'): $LISTED ok, $UNLISTED EPERM, $NX ENOSYS" $((! $?)) "exit $rc, got '$got': $(cat runc.err)"
 # runc patches a profile whose default is not ENOSYS to answer ENOSYS
 # above the highest call it names (libcontainer/seccomp/patchbpf): the
-# old profile gets ENOSYS for $NX under runc, not under crun (check 2)
+# old profile gets ENOSYS for $NX under runc, not with libseccomp alone (check 2)
 got=$(runc_probe old.json 2>runc.err)
 echo "runc, --unknown-syscall-action default: $got (exit $?)"
 

@@ -175,6 +175,48 @@ pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
 }
 
 /*
+ * The known max of this libseccomp for each of the @n arches @arch and
+ * the compat arch of each, once each, in that order, as
+ * pgsc.syscall_known_max takes it: "x86_64:456,i386:456".  An arch pgsc
+ * does not name, or on which libseccomp knows no call, is left out.
+ * Returns what snprintf returns for the whole text.
+ */
+int
+pgsc_arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
+			 size_t n)
+{
+	uint32_t seen[2 * ARCH_LIST_MAX];
+	size_t ns = 0;
+	int len = 0;
+
+	if (size > 0)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n && i < ARCH_LIST_MAX; i++) {
+		uint32_t a[2] = { arch[i], pgsc_compat_arch(arch[i]) };
+
+		for (int j = 0; j < 2; j++) {
+			const char *name = pgsc_arch_name(a[j]);
+			size_t k, off = (size_t)len < size ? (size_t)len : size;
+			int max, w;
+
+			for (k = 0; k < ns && seen[k] != a[j]; k++)
+				;
+			if (a[j] == 0 || name == NULL || k < ns)
+				continue;
+			seen[ns++] = a[j];
+			if ((max = pgsc_arch_known_max(a[j])) < 0)
+				continue;
+			w = snprintf(buf + off, size - off, "%s%s:%d",
+				     len ? "," : "", name, max);
+			if (w < 0)
+				return w;
+			len += w;
+		}
+	}
+	return len;
+}
+
+/*
  * The known max of this libseccomp for the native arch and its compat
  * arch, as pgsc.syscall_known_max takes it: "x86_64:456,i386:456".
  * Returns what snprintf returns.
@@ -183,15 +225,8 @@ int
 pgsc_arch_known_max_text(char *buf, size_t size)
 {
 	uint32_t native = seccomp_arch_native();
-	uint32_t compat = pgsc_compat_arch(native);
-	const char *nn = pgsc_arch_name(native), *cn = pgsc_arch_name(compat);
 
-	if (nn == NULL)
+	if (pgsc_arch_name(native) == NULL)
 		return snprintf(buf, size, "%s", "");
-	if (compat == 0 || cn == NULL)
-		return snprintf(buf, size, "%s:%d", nn,
-				pgsc_arch_known_max(native));
-	return snprintf(buf, size, "%s:%d,%s:%d", nn,
-			pgsc_arch_known_max(native), cn,
-			pgsc_arch_known_max(compat));
+	return pgsc_arch_known_max_list(buf, size, &native, 1);
 }

@@ -348,6 +348,8 @@ struct pgsc_report_opts {
 					 * PGSC_PER_TYPE_* */
 	const char *node;               /* --node: one node's lists ("" the
 					 * local host); NULL = every node's */
+	int unknown_default;            /* --unknown-syscall-action default:
+					 * the oci profile without ENOSYS */
 };
 
 /**

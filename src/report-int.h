@@ -109,7 +109,11 @@ void report_nodes_header(FILE *out, const struct rep *r);
 int report_systemd(FILE *out, struct rep *r, const struct lists *L,
 		   enum pgsc_action def, char **cause);
 int report_oci(FILE *out, struct rep *r, const struct lists *L,
-	       enum pgsc_action def, char **cause);
+	       enum pgsc_action def, int enosys, char **cause);
+void report_known_max_guc(FILE *out, const struct rep *r,
+			  const struct lists *L, const char *prefix);
+void report_known_max_json(FILE *out, const struct rep *r,
+			   const struct lists *L);
 int report_effective(FILE *out, struct rep *r, const struct lists *L,
 		     enum pgsc_action def, char **cause);
 

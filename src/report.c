@@ -495,6 +495,7 @@ report_guc(FILE *out, struct rep *r, const struct lists *L,
 	fprintf(out, "'\n%ssession_syscall_allow = '", prefix);
 	report_print_joined(out, &L->l[1], ",");
 	fprintf(out, "'\n");
+	report_known_max_guc(out, r, L, prefix);
 	return 0;
 }
 
@@ -631,6 +632,7 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 	report_json_list(out, &L->l[0]);
 	fprintf(out, ",\n  \"session\": ");
 	report_json_list(out, &L->l[1]);
+	report_known_max_json(out, r, L);
 	if (T != NULL) {
 		fprintf(out, ",\n  \"types\": ");
 		report_types_json(out, T);
@@ -865,7 +867,8 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = report_systemd(out, &r, &L, def, cause);
 		break;
 	case PGSC_FMT_OCI:
-		rc = report_oci(out, &r, &L, def, cause);
+		rc = report_oci(out, &r, &L, def, !opts->unknown_default,
+				cause);
 		break;
 	case PGSC_FMT_EFFECTIVE:
 		rc = report_effective(out, &r, &L, def, cause);

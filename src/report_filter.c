@@ -7,8 +7,10 @@
  * is checked against [a-z0-9_]+ before it reaches a filter.
  */
 #include <errno.h>
+#include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "report-int.h"
 
@@ -56,6 +58,68 @@ filter_setup(const struct rep *r, const struct lists *L,
 }
 
 /*
+ * The known max that goes with the lists (issue 14): the highest number
+ * this libseccomp names on each arch of the filter (filter_arches()) and
+ * on the compat arch of each, which the module's filters also hold, as
+ * pgsc.syscall_known_max takes it: "x86_64:456,i386:456".  Calls above
+ * it are newer than the lists and get ENOSYS, so libc falls back.
+ */
+static void
+known_max_text(const struct rep *r, const struct lists *L, char *buf,
+	       size_t size)
+{
+	uint32_t arches[FILTER_ARCH_MAX];
+	int na = filter_arches(r, L, arches, FILTER_ARCH_MAX);
+
+	if (pgsc_arch_known_max_list(buf, size, arches, (size_t)na) < 0 &&
+	    size > 0)
+		buf[0] = '\0';
+}
+
+/*
+ * The known max as a GUC line after the lists: a setting with the
+ * module's prefix "pgsc.", else a comment (the RFC patch and pgseccomp
+ * have no such setting, and an unknown one in a custom class stops the
+ * server: docs/module.md).
+ */
+void
+report_known_max_guc(FILE *out, const struct rep *r, const struct lists *L,
+		     const char *prefix)
+{
+	char buf[512];
+
+	known_max_text(r, L, buf, sizeof(buf));
+	if (strcasecmp(prefix, "pgsc.") == 0)
+		fprintf(out, "%ssyscall_known_max = '%s'\n", prefix, buf);
+	else
+		fprintf(out, "# pgsc.syscall_known_max = '%s' (the highest "
+			"syscall numbers the lists knew; a setting of the pgsc "
+			"module only)\n", buf);
+}
+
+/* The same as a JSON member: ,"known_max": {"x86_64": 456, ...}. */
+void
+report_known_max_json(FILE *out, const struct rep *r, const struct lists *L)
+{
+	char buf[512];
+	const char *p = buf;
+
+	known_max_text(r, L, buf, sizeof(buf));
+	fputs(",\n  \"known_max\": {", out);
+	while (*p != '\0') {
+		size_t n = strcspn(p, ":");
+
+		/* names from arch.c's table, numbers from %d */
+		fprintf(out, "%s\"%.*s\": ", p == buf ? "" : ", ", (int)n, p);
+		p += n + (p[n] == ':');
+		n = strcspn(p, ",");
+		fprintf(out, "%.*s", (int)n, p);
+		p += n + (p[n] == ',');
+	}
+	fputc('}', out);
+}
+
+/*
  * A systemd unit drop-in.  systemd loads one filter, before it execs the
  * service's main process, and every process of the service inherits it:
  * exactly the global context (DESIGN §1).  The session list has no
@@ -63,6 +127,17 @@ filter_setup(const struct rep *r, const struct lists *L,
  * not emitted.  systemd 252 (Debian 12): SystemCallErrorNumber= takes an
  * errno or "kill", not "log"; logging everything not listed is
  * SystemCallLog=~LIST, which filters nothing.
+ *
+ * Calls newer than the lists (issue 14): systemd 252 answers
+ * SystemCallErrorNumber= to every call not listed, unknown ones
+ * included.  systemd 255 and later make ENOSYS their filter's default
+ * and give SystemCallErrorNumber= only to the calls of their @known set
+ * (systemd PR #30291, Dec 2023: seccomp_load_syscall_filter_set_raw()),
+ * so the same drop-in falls back there.  It is not expressed for 252:
+ * SystemCallErrorNumber=ENOSYS with "~NAME:EPERM" for every known call
+ * not listed would also refuse systemd's own @default set (allowed
+ * whether listed or not, and different in each systemd version), and
+ * no systemd PID 1 here can test it.  docs/module.md.
  */
 int
 report_systemd(FILE *out, struct rep *r, const struct lists *L,
@@ -84,6 +159,12 @@ report_systemd(FILE *out, struct rep *r, const struct lists *L,
 		"rt_sigreturn,\n"
 		"# sigreturn and the calls that read the time or sleep, "
 		"listed or not.\n"
+		"# Calls newer than the lists: systemd 255 and later answer "
+		"ENOSYS to those\n"
+		"# outside their @known set; systemd 252 (Debian 12) answers "
+		"them with\n"
+		"# SystemCallErrorNumber= like any call not listed "
+		"(pgsc-report(1)).\n"
 		"[Service]\n");
 	fputs("SystemCallArchitectures=", out);
 	for (int i = 0; i < na; i++) {
@@ -108,6 +189,55 @@ report_systemd(FILE *out, struct rep *r, const struct lists *L,
 }
 
 /*
+ * The names of every call libseccomp knows on the @na arches @arches
+ * that the global list does not allow, in @out: with ENOSYS as the
+ * profile's default, these keep the refusing action.  A number above
+ * the known max has no name, so it gets the default, ENOSYS.
+ */
+static int
+known_not_allowed(const struct lists *L, const uint32_t *arches, int na,
+		  struct strset *out)
+{
+	for (int i = 0; i < na; i++) {
+		int max = pgsc_arch_known_max(arches[i]);
+
+		if (portable_oci_arch(arches[i]) == NULL)
+			continue;
+		for (int nr = 0; nr <= max; nr++) {
+			/* a malloc'd copy (libseccomp 2.5) */
+			char *name = seccomp_syscall_resolve_num_arch(arches[i],
+								      nr);
+			int rc = 0;
+
+			if (name != NULL && pgsc_guc_name_ok(name) &&
+			    !strset_has(&L->l[0], name))
+				rc = strset_add(out, name);
+			free(name);
+			if (rc < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* One rule of a profile: "names" (6 a line), "action", "errnoRet". */
+static void
+oci_rule(FILE *out, const struct strset *names, const char *action,
+	 int errno_ret, int last)
+{
+	fputs("    {\n      \"names\": [", out);
+	for (size_t i = 0; i < names->n; i++) {
+		fputs(i == 0 ? "\n        " : (i % 6 == 0 ? ",\n        "
+						  : ", "), out);
+		report_json_str(out, names->v[i]);
+	}
+	fprintf(out, "\n      ],\n      \"action\": \"%s\"", action);
+	if (errno_ret >= 0)
+		fprintf(out, ",\n      \"errnoRet\": %d", errno_ret);
+	fprintf(out, "\n    }%s\n", last ? "" : ",");
+}
+
+/*
  * An OCI runtime seccomp profile (opencontainers/runtime-spec,
  * config-linux.md "Seccomp"; runc, crun, podman and docker read it).
  * The whole container runs under it, so it holds the global list.
@@ -115,21 +245,43 @@ report_systemd(FILE *out, struct rep *r, const struct lists *L,
  * has any ("seccomp flags are not yet supported by runc"), so
  * SECCOMP_FILTER_FLAG_LOG cannot make the kernel audit the errors as
  * the module's filters do; a collection round uses --default=log.
+ *
+ * With @enosys (--unknown-syscall-action enosys, the default) and a
+ * refusing default, the profile answers as the module does: a profile
+ * names calls, never numbers, so the default becomes ERRNO(ENOSYS)
+ * ("defaultErrnoRet": 38) for the calls newer than the lists, and one
+ * rule gives every call libseccomp knows on the profile's arches that
+ * is not allowed the refusing action (EPERM, or kill).  The runtime
+ * resolves the names with its own libseccomp: a name it does not know
+ * is skipped (runc logs it) and that call gets ENOSYS too.  moby's
+ * default profile does the converse for clone3 alone (ERRNO(ENOSYS) by
+ * name, EPERM by default).  runc 1.0 and later patch their filter to
+ * answer ENOSYS above the highest call a profile names whatever its
+ * default (libcontainer/seccomp/patchbpf), unless the default is
+ * already ENOSYS.  pgsc-report(1), "oci".
  */
 int
 report_oci(FILE *out, struct rep *r, const struct lists *L,
-	   enum pgsc_action def, char **cause)
+	   enum pgsc_action def, int enosys, char **cause)
 {
 	uint32_t arches[FILTER_ARCH_MAX];
+	struct strset deny = { 0 };
 	int na = filter_setup(r, L, arches, cause);
 
 	if (na < 0)
 		return na;
+	enosys = enosys && def != PGSC_ACT_LOG;
+	if (enosys && known_not_allowed(L, arches, na, &deny) < 0) {
+		strset_free(&deny);
+		return -ENOMEM;
+	}
 	fprintf(out, "{\n  \"defaultAction\": \"%s\",\n",
 		def == PGSC_ACT_LOG ? "SCMP_ACT_LOG" :
-		def == PGSC_ACT_KILL ? "SCMP_ACT_KILL_PROCESS" :
+		def == PGSC_ACT_KILL && !enosys ? "SCMP_ACT_KILL_PROCESS" :
 		"SCMP_ACT_ERRNO");
-	if (def == PGSC_ACT_ERROR)
+	if (enosys)
+		fprintf(out, "  \"defaultErrnoRet\": %d,\n", ENOSYS);
+	else if (def == PGSC_ACT_ERROR)
 		fprintf(out, "  \"defaultErrnoRet\": %d,\n", EPERM);
 	fputs("  \"architectures\": [", out);
 	for (int i = 0, first = 1; i < na; i++) {
@@ -140,14 +292,14 @@ report_oci(FILE *out, struct rep *r, const struct lists *L,
 		fprintf(out, "%s\"%s\"", first ? "" : ", ", n);
 		first = 0;
 	}
-	fputs("],\n  \"syscalls\": [\n    {\n      \"names\": [", out);
-	for (size_t i = 0; i < L->l[0].n; i++) {
-		fputs(i == 0 ? "\n        " : (i % 6 == 0 ? ",\n        "
-						  : ", "), out);
-		report_json_str(out, L->l[0].v[i]);
-	}
-	fputs("\n      ],\n      \"action\": \"SCMP_ACT_ALLOW\"\n    }\n"
-	      "  ]\n}\n", out);
+	fputs("],\n  \"syscalls\": [\n", out);
+	oci_rule(out, &L->l[0], "SCMP_ACT_ALLOW", -1, deny.n == 0);
+	if (deny.n > 0)
+		oci_rule(out, &deny, def == PGSC_ACT_KILL ?
+			 "SCMP_ACT_KILL_PROCESS" : "SCMP_ACT_ERRNO",
+			 def == PGSC_ACT_KILL ? -1 : EPERM, 1);
+	fputs("  ]\n}\n", out);
+	strset_free(&deny);
 	return 0;
 }
 

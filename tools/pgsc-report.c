@@ -18,6 +18,7 @@ usage(FILE *f)
 		"                   [--arch ARCH] [--portable]\n"
 		"                   [--default log|error|kill] [--node NAME]\n"
 		"                   [--per-type[=observed|routine]]\n"
+		"                   [--unknown-syscall-action enosys|default]\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"                   [--node NAME]\n"
@@ -27,7 +28,10 @@ usage(FILE *f)
 		"FORMAT is guc (default), json, table, systemd, oci, effective or html.\n"
 		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n"
 		"ARCH is x86_64, i386, aarch64, arm, ppc64le, s390x, ... or native.\n"
-		"NAME is a node= name of a central log; '' is the local host.\n");
+		"NAME is a node= name of a central log; '' is the local host.\n"
+		"--unknown-syscall-action (oci): enosys (default) answers ENOSYS to the\n"
+		"calls newer than the lists, EPERM to the known ones not listed; default\n"
+		"gives every call not listed the --default action.\n");
 }
 
 /* A GUC prefix is empty or "word." or "word.word.": PostgreSQL takes a
@@ -109,6 +113,7 @@ struct args {
 	struct pgsc_guc_check_opts go;
 	const char *db, *guc, *cands;
 	int want_status, check, strict, format_given, list_opts;
+	int unknown_given;
 };
 
 static int
@@ -214,13 +219,15 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "node", required_argument, NULL, 'N' },
 		/* issue 14: a list per backend type (src/report_types.c) */
 		{ "per-type", optional_argument, NULL, 'Y' },
+		/* issue 14: ENOSYS for the calls newer than the lists */
+		{ "unknown-syscall-action", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:Y", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -249,6 +256,16 @@ parse_args(int argc, char **argv, struct args *A)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'U':
+			A->unknown_given = 1;
+			if (strcmp(optarg, "enosys") != 0 &&
+			    strcmp(optarg, "default") != 0) {
+				bad_value("--unknown-syscall-action must be "
+					  "enosys or default, not", optarg);
+				return 2;
+			}
+			A->ro.unknown_default = strcmp(optarg, "default") == 0;
 			break;
 		case 'C':
 			A->check = 1;
@@ -340,6 +357,13 @@ check_combination(const struct args *A)
 	    ro->format != PGSC_FMT_OCI && ro->format != PGSC_FMT_EFFECTIVE) {
 		fprintf(stderr, "pgsc-report: --default applies to the systemd, "
 			"oci and effective formats\n");
+		return 2;
+	}
+	if (A->unknown_given && (ro->format != PGSC_FMT_OCI ||
+				 A->want_status || A->check)) {
+		fprintf(stderr, "pgsc-report: --unknown-syscall-action applies "
+			"to the oci format (the module's setting is "
+			"pgsc.unknown_syscall_action)\n");
 		return 2;
 	}
 	return 0;

@@ -383,10 +383,10 @@ assert isinstance(a, list) and a and len(set(a)) == len(a) and set(a) <= ARCHES,
 names = []
 for s in p["syscalls"]:
     assert set(s) <= {"names", "action", "errnoRet", "args"}, s.keys()
-    assert s["action"] in ACTIONS and s["action"] != p["defaultAction"]
+    assert s["action"] in ACTIONS and (s["action"], s.get("errnoRet")) != (p["defaultAction"], p.get("defaultErrnoRet"))
     assert isinstance(s["names"], list) and s["names"]
     assert all(isinstance(n, str) and re.fullmatch(r"[a-z0-9_]+", n) for n in s["names"])
-    names += s["names"]
+    names += s["names"] if s["action"] == "SCMP_ACT_ALLOW" else []
 assert len(names) == len(set(names))
 guc = open(sys.argv[2]).read()
 want = re.search(r"^global_syscall_allow = '(.*)'$", guc, re.M).group(1).split(",")

@@ -512,7 +512,11 @@ mapfile -t GL <"$GUC"
 errors=0
 bad() { echo "FAIL: $*" >&2; errors=$((errors + 1)); }
 
-[ "${#GL[@]}" = 3 ] || bad "pgsc-report --format=guc printed ${#GL[@]} lines, expected 3: $(cat "$GUC")"
+[ "${#GL[@]}" = 4 ] || bad "pgsc-report --format=guc printed ${#GL[@]} lines, expected 4: $(cat "$GUC")"
+# line 4: the highest syscall numbers the lists knew, as a comment (no
+# prefix: not the module's settings), as pgsc-exec's own libseccomp says
+km=$("$BINDIR/pgsc-exec" --print-known-max 2>/dev/null || echo '?')
+[[ "${GL[3]:-}" == "# pgsc.syscall_known_max = '$km' "* ]] || bad "guc line 4 is not the known max '$km' as a comment: ${GL[3]:-<none>}"
 [[ "${GL[0]:-}" == "# pgsc:"* ]] || bad "guc line 1 does not start with '# pgsc:': ${GL[0]:-<none>}"
 guc_list() { # guc_list LINE KEY -> names, one a line, in the printed order
 	local re="^$2 = '([^']*)'\$"

@@ -106,6 +106,13 @@ reports() {
 		sed -E 's/^( *[0-9]+ +)[0-9-]+ [0-9:]+ +([a-z]+ +[0-9]+ +)[0-9]+ /\1TIME \2RATE /' >"$out.status"
 	echo "status $?" >>"$out.rc"
 	"$BIN/pgsc-report" --db "$db" --check-complete >"$out.complete" 2>&1; echo "complete $?" >>"$out.rc"
+	"$BIN/pgsc-report" --db "$db" --status --format json 2>>"$out.err" |
+		python3 -c 'import json, sys
+d = json.load(sys.stdin)
+for r in d["rounds"]:
+	r.pop("started"); r.pop("records_per_s")
+print(json.dumps(d, indent=1, sort_keys=True))' >"$out.statusjson" 2>>"$out.err"
+	echo "statusjson $?" >>"$out.rc"
 	grep -v '^# nodes: ' "$out.guc" >"$out.gucnn"
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("nodes", None); print(json.dumps(d, indent=1, sort_keys=True))' \
 		"$out.json" >"$out.nonodes" 2>>"$out.err" || echo "json-parse 1" >>"$out.rc"
@@ -177,7 +184,7 @@ for log in raw stripped node; do
 		[ ! -e "$old-wal" ] && ok || bad "$name: the store kept its -wal after pgsc-collect"
 		reports "$old" "$T/$log-v$v-m"
 		if [ $log = node ]; then
-			same "$name" "$T/$log-v$v-m" "$T/$log-cur" rc gucnn nonodes status complete
+			same "$name" "$T/$log-v$v-m" "$T/$log-cur" rc gucnn nonodes status statusjson complete
 			# the aggregates are the local host's, the processes keep the
 			# name: the JSON "nodes" map names both (kept for the report)
 			python3 -c 'import json, sys; print(" ".join(sorted(json.load(open(sys.argv[1])).get("nodes", {}))))' \
@@ -185,14 +192,25 @@ for log in raw stripped node; do
 			n=$(sqlite3 "$old" "SELECT count(*) FROM aggregates WHERE node <> ''")
 			[ "$n" = 0 ] && ok || bad "$name: $n aggregates rows not the local host's after 006"
 		else
-			same "$name" "$T/$log-v$v-m" "$T/$log-cur" rc guc json status complete
+			same "$name" "$T/$log-v$v-m" "$T/$log-cur" rc guc json status statusjson complete
 			[ "$(sqlite3 "$old" "SELECT count(*) FROM processes WHERE node IS NULL") $(sqlite3 "$old" "SELECT count(*) FROM open_counts WHERE node IS NULL")" = "0 0" ] &&
 				ok || bad "$name: NULL node left after 006"
 		fi
-		# --status and --check-complete agree with each other
-		if grep -q ': complete$' "$T/$log-v$v-m.complete"; then
-			grep -q '^complete 0$' "$T/$log-v$v-m.rc" && ok || bad "$name: --check-complete says complete but exits != 0"
-		fi
+		# --status and --check-complete agree with each other: the same
+		# records and unattributed, and complete (exit 0) with no loss
+		python3 - "$T/$log-v$v-m.statusjson" "$T/$log-v$v-m.complete" "$T/$log-v$v-m.rc" <<'PY' && ok || bad "$name: --status and --check-complete disagree"
+import json, re, sys
+st = json.load(open(sys.argv[1]))
+cc = open(sys.argv[2]).read()
+rc = open(sys.argv[3]).read()
+m = re.search(r"unattributed (\d+) of (\d+): (\w+)", cc)
+assert m, cc
+assert int(m.group(1)) == st["unattributed"] and int(m.group(2)) == st["records"], (m.groups(), st)
+complete = "complete 0" in rc.splitlines()
+assert complete == (m.group(3) == "complete"), (rc, cc)
+assert not complete or all(r["loss"] == 0 for r in st["rounds"]), st
+assert st["records"] > 1000, st
+PY
 		grep -q '  done ' "$T/$log-v$v-m.status" && ok || bad "$name: --status does not show the round done"
 		# the whole store's rows (but the nodes in the node case) equal
 		# the whole store's rows equal, but for what schema V could not
@@ -215,14 +233,34 @@ for log in raw stripped node; do
 		sound "$name+1" "$old"
 		reports "$old" "$T/$log-v$v-m2"
 		if [ $log = node ]; then
-			same "$name+1" "$T/$log-v$v-m2" "$T/$log-cur2" rc gucnn nonodes status complete
+			same "$name+1" "$T/$log-v$v-m2" "$T/$log-cur2" rc gucnn nonodes status statusjson complete
 		else
-			same "$name+1" "$T/$log-v$v-m2" "$T/$log-cur2" rc guc json status complete
+			same "$name+1" "$T/$log-v$v-m2" "$T/$log-cur2" rc guc json status statusjson complete
 		fi
 	done
 done
 [ -f "$T/node-v5-m.nodenames" ] && echo "node/v5: JSON nodes after migration: '$(cat "$T/node-v5-m.nodenames")'" \
 	"(current store: '$(python3 -c 'import json, sys; print(" ".join(sorted(json.load(open(sys.argv[1])).get("nodes", {}))))' "$T/node-cur.json")')"
+
+# open counts (a live collector's, which no import writes) of schema 3 and
+# 5, with the local host NULL (5) or no node (3): they keep every row, and
+# their node is '' or the name they had
+for v in 3 5; do
+	db="$T/open-v$v.db"
+	old_store "$T/raw-cur.db" "$db" $v >"$T/err" 2>&1 || { bad "open counts v$v: building"; cat "$T/err"; continue; }
+	sqlite3 -bail "$db" "
+		CREATE TEMP TABLE n (node TEXT, nr INTEGER);
+		INSERT INTO n VALUES (NULL, 0)$([ $v = 5 ] && echo ", ('n1', 1)");
+		INSERT INTO open_counts (round_id, pid, birth, role, arch, nr, pending, count, first_seen, last_seen$([ $v = 5 ] && echo ", node"))
+		    SELECT p.round_id, p.pid, p.birth, p.role, 3221225534, n.nr, 0, 7, p.birth, p.birth$([ $v = 5 ] && echo ", n.node")
+		    FROM processes p, n WHERE p.rowid IN (SELECT rowid FROM processes LIMIT 3);" ||
+		{ bad "open counts v$v: INSERT"; continue; }
+	want=$(sqlite3 "$db" "SELECT k || '|' || count(*) FROM (SELECT coalesce($([ $v = 5 ] && echo node || echo NULL), '') AS k FROM open_counts) GROUP BY k ORDER BY k")
+	"$BIN/pgsc-collect" --db "$db" --import "$T/raw.log" >/dev/null 2>"$T/err" || { bad "open counts v$v: migration"; cat "$T/err"; continue; }
+	sound "open counts v$v" "$db"
+	got=$(sqlite3 "$db" "SELECT node || '|' || count(*) FROM open_counts GROUP BY node ORDER BY node")
+	[ "$got" = "$want" ] && [ -n "$got" ] && ok || bad "open counts v$v: nodes '$got' after 006, not '$want'"
+done
 
 # a store newer than this pgsc: refused by both, left as it was
 cp "$T/raw-cur.db" "$T/newer.db"

@@ -536,6 +536,27 @@ json_reject(void *arg, const char *reason, uint64_t count)
 	return 0;
 }
 
+/* The record tallies of @r as JSON members, one after another with @sep
+ * between them: the whole report's and each node's. */
+static void
+json_tallies(FILE *out, const struct rep *r, const char *sep)
+{
+	const struct {
+		const char *key;
+		uint64_t v;
+	} t[] = {
+		{ "records", r->records },
+		{ "attributed", r->attributed },
+		{ "unrelated", r->unrelated },
+		{ "standalone", r->standalone },
+		{ "unattributed", r->unattributed },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		fprintf(out, "%s\"%s\": %llu", i ? sep : "", t[i].key,
+			(unsigned long long)t[i].v);
+}
+
 /*
  * The "nodes" object of a fleet's JSON: each node's records and lists,
  * loaded and built as --node NAME loads and builds them.
@@ -567,14 +588,9 @@ json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
 		if (rc == 0) {
 			fprintf(out, "%s\n    ", i ? "," : "");
 			report_json_str(out, n.node);
-			fprintf(out, ": {\"records\": %llu, \"attributed\": %llu, "
-				"\"unrelated\": %llu, \"standalone\": %llu, "
-				"\"unattributed\": %llu, \"global\": ",
-				(unsigned long long)n.records,
-				(unsigned long long)n.attributed,
-				(unsigned long long)n.unrelated,
-				(unsigned long long)n.standalone,
-				(unsigned long long)n.unattributed);
+			fputs(": {", out);
+			json_tallies(out, &n, ", ");
+			fputs(", \"global\": ", out);
 			report_json_list(out, &L.l[0]);
 			fprintf(out, ", \"session\": ");
 			report_json_list(out, &L.l[1]);
@@ -604,14 +620,9 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 		report_json_str(out, r->node);
 		fputs(",\n", out);
 	}
-	fprintf(out, "  \"records\": %llu,\n  \"attributed\": %llu,\n"
-		"  \"unrelated\": %llu,\n  \"standalone\": %llu,\n"
-		"  \"unattributed\": %llu,\n",
-		(unsigned long long)r->records,
-		(unsigned long long)r->attributed,
-		(unsigned long long)r->unrelated,
-		(unsigned long long)r->standalone,
-		(unsigned long long)r->unattributed);
+	fputs("  ", out);
+	json_tallies(out, r, ",\n  ");
+	fputs(",\n", out);
 	fprintf(out, "  \"loss\": {\"kernel_lost\": %llu, \"serial_gaps\": %llu, "
 		"\"rotation_gaps\": %llu, \"drain_timeouts\": %llu, "
 		"\"complete\": %s},\n",

@@ -403,6 +403,27 @@ rep_missing(const struct rep *r)
 	       r->drain_timeouts;
 }
 
+/* The loss figures of @r, in the one order every format gives them:
+ * "kernel lost N, serial gaps N, ..." as text, or as JSON members. */
+static void
+loss_write(FILE *out, const struct rep *r, int json)
+{
+	const struct {
+		const char *key, *text;
+		uint64_t v;
+	} t[] = {
+		{ "kernel_lost", "kernel lost", r->lost },
+		{ "serial_gaps", "serial gaps", r->serial_gaps },
+		{ "rotation_gaps", "rotation gaps", r->rotation_gaps },
+		{ "drain_timeouts", "drain timeouts", r->drain_timeouts },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		fprintf(out, json ? "%s\"%s\": %llu" : "%s%s %llu",
+			i ? ", " : "", json ? t[i].key : t[i].text,
+			(unsigned long long)t[i].v);
+}
+
 void
 report_header_line(FILE *out, const struct rep *r)
 {
@@ -426,14 +447,11 @@ report_header_line(FILE *out, const struct rep *r)
 		fprintf(out, "# warning: %llu input lines were rejected; "
 			"pgsc-report --format=table lists the reasons\n",
 			(unsigned long long)r->rejected);
-	if (rep_missing(r))
-		fprintf(out, "# warning: records may be missing: kernel lost "
-			"%llu, serial gaps %llu, rotation gaps %llu, drain "
-			"timeouts %llu (pgsc-report --check-complete)\n",
-			(unsigned long long)r->lost,
-			(unsigned long long)r->serial_gaps,
-			(unsigned long long)r->rotation_gaps,
-			(unsigned long long)r->drain_timeouts);
+	if (rep_missing(r)) {
+		fputs("# warning: records may be missing: ", out);
+		loss_write(out, r, 0);
+		fputs(" (pgsc-report --check-complete)\n", out);
+	}
 	if (r->unfinished)
 		fprintf(out, "# note: %lld round(s) still being collected\n",
 			(long long)r->unfinished);
@@ -623,12 +641,9 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 	fputs("  ", out);
 	json_tallies(out, r, ",\n  ");
 	fputs(",\n", out);
-	fprintf(out, "  \"loss\": {\"kernel_lost\": %llu, \"serial_gaps\": %llu, "
-		"\"rotation_gaps\": %llu, \"drain_timeouts\": %llu, "
-		"\"complete\": %s},\n",
-		(unsigned long long)r->lost, (unsigned long long)r->serial_gaps,
-		(unsigned long long)r->rotation_gaps,
-		(unsigned long long)r->drain_timeouts,
+	fputs("  \"loss\": {", out);
+	loss_write(out, r, 1);
+	fprintf(out, ", \"complete\": %s},\n",
 		rep_missing(r) ? "false" : "true");
 	fprintf(out, "  \"rejected\": {");
 	jr.out = out;
@@ -933,14 +948,10 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 		char *why = NULL;
 		int usable = report_usable(&r, 0, &why);
 
-		fprintf(out, "rounds %lld-%lld: kernel lost %llu, serial gaps "
-			"%llu, rotation gaps %llu, drain timeouts %llu, "
-			"unattributed %llu of %llu: %s\n",
-			(long long)r.from, (long long)r.to,
-			(unsigned long long)r.lost,
-			(unsigned long long)r.serial_gaps,
-			(unsigned long long)r.rotation_gaps,
-			(unsigned long long)r.drain_timeouts,
+		fprintf(out, "rounds %lld-%lld: ", (long long)r.from,
+			(long long)r.to);
+		loss_write(out, &r, 0);
+		fprintf(out, ", unattributed %llu of %llu: %s\n",
 			(unsigned long long)r.unattributed,
 			(unsigned long long)r.records,
 			missing ? "records may be missing"

@@ -169,8 +169,7 @@ struct html_page {
 	const char *node;               /* --node, untrusted; NULL: all */
 	const struct html_node *nodes;  /* a central log's nodes, or none */
 	size_t nnodes;
-	uint64_t records, attributed, unrelated, standalone, unattributed;
-	uint64_t rejected, lost, serial_gaps, rotation_gaps, drain_timeouts;
+	const struct store_totals *t;   /* the records and the loss */
 	const char *const *arches;
 	size_t narches;
 	const char *const *roles;       /* untrusted; the matrix's columns */

@@ -49,10 +49,7 @@ struct rep {
 	size_t n, cap;
 	struct strset roles;
 	struct strset session;
-	uint64_t records, attributed, unrelated, standalone, unattributed;
-	uint64_t rejected;
-	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
-	int64_t unfinished;
+	struct store_totals t;  /* the rounds' (--node: its records') */
 	char **cause;
 };
 

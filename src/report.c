@@ -126,24 +126,12 @@ load_row(void *arg, const struct store_role_row *w)
 int
 report_load(struct rep *r)
 {
-	struct store_totals t;
 	int rc;
 
 	/* the totals and the loss figures of the rounds, in one pass */
-	rc = store_totals(r->st, r->from, r->to, &t, r->cause);
+	rc = store_totals(r->st, r->from, r->to, &r->t, r->cause);
 	if (rc < 0)
 		return rc;
-	r->records = t.records;
-	r->attributed = t.attributed;
-	r->unrelated = t.unrelated;
-	r->standalone = t.standalone;
-	r->unattributed = t.unattributed;
-	r->rejected = t.rejected;
-	r->lost = t.lost;
-	r->serial_gaps = t.serial_gaps;
-	r->rotation_gaps = t.rotation_gaps;
-	r->drain_timeouts = t.drain_timeouts;
-	r->unfinished = t.unfinished;
 	rc = report_nodes_load(r);
 	if (rc < 0)
 		return rc;
@@ -155,12 +143,12 @@ report_load(struct rep *r)
 	if (r->node != NULL) {
 		/* one node: its records are its aggregates' (store_nodes());
 		 * the loss figures stay the rounds' (the whole log's) */
-		r->attributed = r->tally.attributed;
-		r->unrelated = r->tally.unrelated;
-		r->standalone = r->tally.standalone;
-		r->unattributed = r->tally.unattributed;
-		r->records = r->attributed + r->unrelated + r->standalone +
-			     r->unattributed;
+		r->t.attributed = r->tally.attributed;
+		r->t.unrelated = r->tally.unrelated;
+		r->t.standalone = r->tally.standalone;
+		r->t.unattributed = r->tally.unattributed;
+		r->t.records = r->t.attributed + r->t.unrelated + r->t.standalone +
+			     r->t.unattributed;
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct entry *e = &r->e[i];
@@ -399,8 +387,8 @@ report_print_joined(FILE *out, const struct strset *s, const char *sep)
 static int
 rep_missing(const struct rep *r)
 {
-	return r->lost || r->serial_gaps || r->rotation_gaps ||
-	       r->drain_timeouts;
+	return r->t.lost || r->t.serial_gaps || r->t.rotation_gaps ||
+	       r->t.drain_timeouts;
 }
 
 /* The loss figures of @r, in the one order every format gives them:
@@ -412,10 +400,10 @@ loss_write(FILE *out, const struct rep *r, int json)
 		const char *key, *text;
 		uint64_t v;
 	} t[] = {
-		{ "kernel_lost", "kernel lost", r->lost },
-		{ "serial_gaps", "serial gaps", r->serial_gaps },
-		{ "rotation_gaps", "rotation gaps", r->rotation_gaps },
-		{ "drain_timeouts", "drain timeouts", r->drain_timeouts },
+		{ "kernel_lost", "kernel lost", r->t.lost },
+		{ "serial_gaps", "serial gaps", r->t.serial_gaps },
+		{ "rotation_gaps", "rotation gaps", r->t.rotation_gaps },
+		{ "drain_timeouts", "drain timeouts", r->t.drain_timeouts },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
@@ -431,30 +419,30 @@ report_header_line(FILE *out, const struct rep *r)
 
 	report_arch_list(r, &arches);
 	fprintf(out, "# pgsc: %llu records, rounds %lld-%lld, arch ",
-		(unsigned long long)r->records, (long long)r->from,
+		(unsigned long long)r->t.records, (long long)r->from,
 		(long long)r->to);
 	report_print_joined(out, &arches, ",");
 	fprintf(out, ", %llu unattributed\n",
-		(unsigned long long)r->unattributed);
+		(unsigned long long)r->t.unattributed);
 	strset_free(&arches);
 	report_nodes_header(out, r);
-	if (r->unattributed > 0)
+	if (r->t.unattributed > 0)
 		fprintf(out, "# warning: %llu records could not be attributed "
 			"to a server; collect with examples/pgsc.rules loaded "
 			"or give --postmaster-pid / --pg-log\n",
-			(unsigned long long)r->unattributed);
-	if (r->rejected > 0)
+			(unsigned long long)r->t.unattributed);
+	if (r->t.rejected > 0)
 		fprintf(out, "# warning: %llu input lines were rejected; "
 			"pgsc-report --format=table lists the reasons\n",
-			(unsigned long long)r->rejected);
+			(unsigned long long)r->t.rejected);
 	if (rep_missing(r)) {
 		fputs("# warning: records may be missing: ", out);
 		loss_write(out, r, 0);
 		fputs(" (pgsc-report --check-complete)\n", out);
 	}
-	if (r->unfinished)
+	if (r->t.unfinished)
 		fprintf(out, "# note: %lld round(s) still being collected\n",
-			(long long)r->unfinished);
+			(long long)r->t.unfinished);
 }
 
 /*
@@ -469,9 +457,9 @@ report_usable(const struct rep *r, int need_server, char **cause)
 {
 	/* no record at all is a round that logged nothing: a proof run
 	 * under error that nothing was denied in (tools/pgsc-iterate) */
-	if (r->records == 0)
+	if (r->t.records == 0)
 		return 1;
-	if (need_server && r->attributed == 0) {
+	if (need_server && r->t.attributed == 0) {
 		util_cause(cause, "none of the %llu records of rounds "
 			   "%lld-%lld was attributed to a PostgreSQL server "
 			   "(%llu unattributed, %llu unrelated, %llu "
@@ -479,14 +467,14 @@ report_usable(const struct rep *r, int need_server, char **cause)
 			   "rules examples/pgsc.rules (auditctl -R) while "
 			   "collecting, or import the log into a new store "
 			   "with the hints --postmaster-pid PID or --pg-log "
-			   "FILE", (unsigned long long)r->records,
+			   "FILE", (unsigned long long)r->t.records,
 			   (long long)r->from, (long long)r->to,
-			   (unsigned long long)r->unattributed,
-			   (unsigned long long)r->unrelated,
-			   (unsigned long long)r->standalone);
+			   (unsigned long long)r->t.unattributed,
+			   (unsigned long long)r->t.unrelated,
+			   (unsigned long long)r->t.standalone);
 		return 0;
 	}
-	if (r->unattributed > r->records / 2) {
+	if (r->t.unattributed > r->t.records / 2) {
 		util_cause(cause, "%llu of the %llu records of rounds "
 			   "%lld-%lld (more than half) could not be "
 			   "attributed to a server, so the lists are likely "
@@ -494,8 +482,8 @@ report_usable(const struct rep *r, int need_server, char **cause)
 			   "(auditctl -R) while collecting, or import the log "
 			   "into a new store with the hints --postmaster-pid "
 			   "PID or --pg-log FILE",
-			   (unsigned long long)r->unattributed,
-			   (unsigned long long)r->records, (long long)r->from,
+			   (unsigned long long)r->t.unattributed,
+			   (unsigned long long)r->t.records, (long long)r->from,
 			   (long long)r->to);
 		return 0;
 	}
@@ -563,11 +551,11 @@ json_tallies(FILE *out, const struct rep *r, const char *sep)
 		const char *key;
 		uint64_t v;
 	} t[] = {
-		{ "records", r->records },
-		{ "attributed", r->attributed },
-		{ "unrelated", r->unrelated },
-		{ "standalone", r->standalone },
-		{ "unattributed", r->unattributed },
+		{ "records", r->t.records },
+		{ "attributed", r->t.attributed },
+		{ "unrelated", r->t.unrelated },
+		{ "standalone", r->t.standalone },
+		{ "unattributed", r->t.unattributed },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
@@ -783,10 +771,10 @@ report_table(FILE *out, struct rep *r)
 		return -EIO;
 	fprintf(out, "# records: %llu attributed, %llu unrelated, %llu "
 		"standalone, %llu unattributed\n",
-		(unsigned long long)r->attributed,
-		(unsigned long long)r->unrelated,
-		(unsigned long long)r->standalone,
-		(unsigned long long)r->unattributed);
+		(unsigned long long)r->t.attributed,
+		(unsigned long long)r->t.unrelated,
+		(unsigned long long)r->t.standalone,
+		(unsigned long long)r->t.unattributed);
 	return 0;
 }
 
@@ -952,8 +940,8 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 			(long long)r.to);
 		loss_write(out, &r, 0);
 		fprintf(out, ", unattributed %llu of %llu: %s\n",
-			(unsigned long long)r.unattributed,
-			(unsigned long long)r.records,
+			(unsigned long long)r.t.unattributed,
+			(unsigned long long)r.t.records,
 			missing ? "records may be missing"
 			: !usable ? "not usable"
 			: "complete");

@@ -77,11 +77,11 @@ head(FILE *out, const struct html_page *p)
 		"%lld&ndash;%lld</h1>\n", (long long)p->from, (long long)p->to);
 	fprintf(out, "<p>%llu SECCOMP records: %llu attributed to the server, "
 		"%llu unrelated, %llu standalone, %llu unattributed; arch ",
-		(unsigned long long)p->records,
-		(unsigned long long)p->attributed,
-		(unsigned long long)p->unrelated,
-		(unsigned long long)p->standalone,
-		(unsigned long long)p->unattributed);
+		(unsigned long long)p->t->records,
+		(unsigned long long)p->t->attributed,
+		(unsigned long long)p->t->unrelated,
+		(unsigned long long)p->t->standalone,
+		(unsigned long long)p->t->unattributed);
 	for (size_t i = 0; i < p->narches; i++) {
 		fputs(i ? ", " : "", out);
 		html_text(out, p->arches[i]);
@@ -113,8 +113,8 @@ head(FILE *out, const struct html_page *p)
 static void
 loss(FILE *out, const struct html_page *p)
 {
-	int missing = p->lost || p->serial_gaps || p->rotation_gaps ||
-		      p->drain_timeouts;
+	int missing = p->t->lost || p->t->serial_gaps ||
+		      p->t->rotation_gaps || p->t->drain_timeouts;
 
 	fputs("<h2>Loss</h2>\n<table>\n<tr><th class=\"n\">figure</th>"
 	      "<th>count</th></tr>\n", out);
@@ -125,12 +125,12 @@ loss(FILE *out, const struct html_page *p)
 		"<tr><td class=\"n\">rejected lines</td><td>%llu</td></tr>\n"
 		"<tr><td class=\"n\">unattributed records</td><td>%llu</td>"
 		"</tr>\n</table>\n",
-		(unsigned long long)p->lost,
-		(unsigned long long)p->serial_gaps,
-		(unsigned long long)p->rotation_gaps,
-		(unsigned long long)p->drain_timeouts,
-		(unsigned long long)p->rejected,
-		(unsigned long long)p->unattributed);
+		(unsigned long long)p->t->lost,
+		(unsigned long long)p->t->serial_gaps,
+		(unsigned long long)p->t->rotation_gaps,
+		(unsigned long long)p->t->drain_timeouts,
+		(unsigned long long)p->t->rejected,
+		(unsigned long long)p->t->unattributed);
 	fprintf(out, "<div class=\"%s\">%s</div>\n", missing ? "warn" : "ok",
 		missing ? "Records may be missing (pgsc-report --check-complete)."
 		: "Nothing was lost: every record of these rounds was read.");

@@ -60,9 +60,9 @@ status_json(FILE *out, const struct status_row *v, size_t n,
 	report_json_str(out, verdict);
 	fprintf(out, ",\n  \"records\": %llu,\n  \"attributed\": %llu,\n"
 		"  \"unattributed\": %llu,\n  \"rounds\": [",
-		(unsigned long long)tot->records,
-		(unsigned long long)tot->attributed,
-		(unsigned long long)tot->unattributed);
+		(unsigned long long)tot->t.records,
+		(unsigned long long)tot->t.attributed,
+		(unsigned long long)tot->t.unattributed);
 	for (size_t i = 0; i < n; i++) {
 		const struct status_row *w = &v[i];
 
@@ -315,16 +315,7 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 		nodes[pg.nnodes++] = (struct html_node){ r->nodes[i].name,
 							 r->nodes[i].records };
 	pg.nodes = nodes;
-	pg.records = r->records;
-	pg.attributed = r->attributed;
-	pg.unrelated = r->unrelated;
-	pg.standalone = r->standalone;
-	pg.unattributed = r->unattributed;
-	pg.rejected = r->rejected;
-	pg.lost = r->lost;
-	pg.serial_gaps = r->serial_gaps;
-	pg.rotation_gaps = r->rotation_gaps;
-	pg.drain_timeouts = r->drain_timeouts;
+	pg.t = &r->t;
 	pg.arches = (const char *const *)arches.v;
 	pg.narches = arches.n;
 	pg.roles = cols;

@@ -85,7 +85,11 @@ old_store() {
 		done
 		echo "COMMIT;"
 		echo "DETACH cur;"
-	} | sqlite3 -bail "$old" || return 1
+	} >"$old.sql" || return 1
+	# written first, then run: the queries that make the statements must
+	# not read $old while the copy writes it ("database is locked")
+	sqlite3 -bail "$old" <"$old.sql" || return 1
+	rm -f "$old.sql"
 	sqlite3 "$old" 'PRAGMA wal_checkpoint(TRUNCATE);' >/dev/null
 	# every table holds as many rows as the current store's
 	for t in $(sqlite3 "$old" "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"); do

@@ -65,6 +65,8 @@ SUITE=$SRCROOT/tools/pg-regress-suite
 
 # shellcheck source=../lib/auditd.sh
 . "$HERE/../lib/auditd.sh"
+# shellcheck source=../lib/lists.sh
+. "$HERE/../lib/lists.sh"
 
 W=$(mktemp -d /tmp/pgsc-iterate-test.XXXXXX)
 chmod 755 "$W"
@@ -174,21 +176,13 @@ note "loop: converged after round $n; proof: $tests tests, $passed passed, same 
 # ----------------------------------------------------- negative control --
 # The syscall client backends made most often, from the store (x86_64).
 "$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=json >"$W/lists.json" || fail "pgsc-report --format=json failed"
-pick=$(awk '/^    \{"name": / && /"arch": "x86_64"/ && /"session": true/ && /"client backend": [0-9]/ {
-	name = $0; sub(/^    \{"name": "/, "", name); sub(/".*/, "", name)
-	c = $0; sub(/.*"client backend": /, "", c); sub(/[^0-9].*/, "", c)
-	if (c + 0 > best) { best = c + 0; bname = name }
-} END { if (bname != "") print bname, best }' "$W/lists.json")
+pick=$(top_call "client backend" "$W/lists.json" '"session": true')
 [ -n "$pick" ] || fail "no syscall of a client backend in the store's session list"
 victim=${pick% *}
 nr=$(scmp_sys_resolver -a x86_64 "$victim") || fail "scmp_sys_resolver does not know $victim"
 note "negative control: removing '$victim' (x86_64 $nr; ${pick#* } records of client backends) from the session list"
 "$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=guc --guc-prefix=pgsc. >"$W/neg.guc"
-awk -v v="$victim" -F"'" '/^pgsc\.session_syscall_allow = / {
-	n = split($2, a, ","); out = ""
-	for (i = 1; i <= n; i++) if (a[i] != v) out = out (out == "" ? "" : ",") a[i]
-	print "pgsc.session_syscall_allow = '\''" out "'\''"; next
-} { print }' "$W/neg.guc" >"$W/neg.lists"
+drop_call "$W/neg.guc" 'pgsc\.session_syscall_allow' "$victim" >"$W/neg.lists"
 grep -q "^pgsc\.session_syscall_allow = '.*\b$victim\b" "$W/neg.guc" || fail "$victim is not in the session list"
 ! grep -qE "^pgsc\.session_syscall_allow = '(.*,)?$victim(,.*)?'" "$W/neg.lists" || fail "could not remove $victim"
 grep -qE "^pgsc\.global_syscall_allow = '(.*,)?$victim(,.*)?'" "$W/neg.lists" || fail "$victim is not in the global list"

@@ -25,23 +25,13 @@ for c in scmp_sys_resolver python3 runc gcc; do
 	command -v "$c" >/dev/null ||
 		{ echo "FAIL: $c missing (tools/install-deps.sh)"; exit 1; }
 done
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 T=$(mktemp -d /tmp/pgsc-oci-enosys.XXXXXX)
 CID=pgsc-oci-enosys-$$
-cleanup() {
-	runc --root "$T/runc" delete -f "$CID" >/dev/null 2>&1
-	rm -rf "$T"
-}
+cleanup() { runc_cleanup "$T" "$CID"; }
 trap cleanup EXIT
 cd "$T" || exit 1
-fail=0 pass=0 n=0
-result() { # NAME OK [DETAIL]
-	n=$((n + 1))
-	if [ "$2" = 1 ]; then
-		pass=$((pass + 1)); echo "ok: $1"
-	else
-		fail=$((fail + 1)); echo "FAIL: $1${3:+: $3}"
-	fi
-}
 
 zcat "$DIR/../golden/raw.log.gz" >raw.log
 "$BIN/pgsc-collect" --db x.db --import raw.log >/dev/null 2>&1 ||
@@ -193,10 +183,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-gcc -static -O2 -o probe probe.c || { echo "FAIL: cannot build the static probe (libc6-dev)"; exit 1; }
-mkdir -p bundle/rootfs
-cp probe bundle/rootfs/
-(cd bundle && runc spec) || { echo "FAIL: runc spec"; exit 1; }
+runc_bundle probe.c
 runc_probe() { # PROFILE -> the probe's output
 	python3 - "$1" bundle/config.json "$NL" "$NU" "$NX" <<'EOF' || return 99
 import json, sys

@@ -20,25 +20,14 @@ for c in scmp_sys_resolver python3 systemd-analyze runc gcc sqlite3; do
 	command -v "$c" >/dev/null ||
 		{ echo "FAIL: $c missing (tools/install-deps.sh)"; exit 1; }
 done
+# shellcheck source=../lib/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 T=$(mktemp -d /tmp/pgsc-report.XXXXXX)
 CID=pgsc-report-test-$$
-cleanup() {
-	runc --root "$T/runc" delete -f "$CID" >/dev/null 2>&1
-	rm -rf "$T"
-}
+cleanup() { runc_cleanup "$T" "$CID"; }
 trap cleanup EXIT
 cd "$T" || exit 1
-fail=0 pass=0 n=0
 ARCHES="x86_64 i386 aarch64 arm ppc64le s390x"
-
-result() { # NAME OK [DETAIL]
-	n=$((n + 1))
-	if [ "$2" = 1 ]; then
-		pass=$((pass + 1)); echo "ok: $1"
-	else
-		fail=$((fail + 1)); echo "FAIL: $1${3:+: $3}"
-	fi
-}
 
 # list NAME FILE: the comma list of NAME (global/session) in a GUC file,
 # one name per line
@@ -430,10 +419,7 @@ int main(void)
 	return 0;
 }
 EOF
-gcc -static -O2 -o probe probe.c || { echo "FAIL: cannot build the static probe (libc6-dev)"; exit 1; }
-mkdir -p bundle/rootfs
-cp probe bundle/rootfs/
-(cd bundle && runc spec) || { echo "FAIL: runc spec"; exit 1; }
+runc_bundle probe.c
 runc_probe() { # PROFILE -> the probe's output; $? is runc's
 	python3 - "$1" bundle/config.json <<'EOF' || return 99
 import json, sys

@@ -120,6 +120,8 @@ DATA=$("$WORLD" cluster "$W/c" --port 54473) || fail "pgsc-check-world cluster f
 
 # shellcheck source=../lib/auditd.sh
 . "$HERE/../lib/auditd.sh"
+# shellcheck source=../lib/lists.sh
+. "$HERE/../lib/lists.sh"
 audit_lock || fail "could not get the audit lock"
 owner=$(audit_foreign_daemon)
 [ -z "$owner" ] || fail "pid $owner ($(cat "/proc/$owner/comm" 2>/dev/null)) is the kernel's audit daemon; pgsc-collect must be (netlink)"
@@ -240,11 +242,7 @@ victim=${pick% *}
 nr=$(scmp_sys_resolver -a x86_64 "$victim") || fail "scmp_sys_resolver does not know $victim"
 note "negative control: removing '$victim' (x86_64 $nr; ${pick#* } records in the rounds of $REPL, walsender/walreceiver only) from both lists"
 "$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=guc --guc-prefix=pgsc. >"$W/neg.guc"
-awk -v v="$victim" -F"'" '/^pgsc\.(global|session)_syscall_allow = / {
-	n = split($2, a, ","); out = ""
-	for (i = 1; i <= n; i++) if (a[i] != v) out = out (out == "" ? "" : ",") a[i]
-	print $1 "'\''" out "'\''"; next
-} { print }' "$W/neg.guc" >"$W/neg.lists"
+drop_call "$W/neg.guc" 'pgsc\.(global|session)_syscall_allow' "$victim" >"$W/neg.lists"
 ! grep -qE "^pgsc\.(global|session)_syscall_allow = '(.*,)?$victim(,.*)?'" "$W/neg.lists" || fail "could not remove $victim"
 rc=0
 # A standby that cannot stream makes the test wait for its timeout: 60 s.
@@ -265,21 +263,13 @@ note "negative control: 001_stream_rep FAILED, $hits denials of $victim recorded
 # ---------------------------------------------- per-type negative control --
 # The walwriter's call with the most records in the store, taken out of
 # the walwriter's list only.
-wpick=$(awk '/^    \{"name": / && /"arch": "x86_64"/ && /"walwriter": [1-9]/ {
-	name = $0; sub(/^    \{"name": "/, "", name); sub(/".*/, "", name)
-	c = $0; sub(/.*"walwriter": /, "", c); sub(/[^0-9].*/, "", c)
-	if (c + 0 > best) { best = c + 0; b = name }
-} END { if (b != "") print b, best }' "$W/lists.json")
+wpick=$(top_call walwriter "$W/lists.json")
 [ -n "$wpick" ] || fail "no call of the walwriter in the store"
 wv=${wpick% *}
 first=${STEPS%%,*}
 grep -qE "^pgsc\.walwriter_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the walwriter's list"
 grep -qE "^pgsc\.global_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the global list"
-awk -v v="$wv" -F"'" '/^pgsc\.walwriter_syscall_allow = / {
-	n = split($2, a, ","); out = ""
-	for (i = 1; i <= n; i++) if (a[i] != v) out = out (out == "" ? "" : ",") a[i]
-	print $1 "'\''" out "'\''"; next
-} { print }' "$W/it/final.guc" >"$W/neg2.lists"
+drop_call "$W/it/final.guc" 'pgsc\.walwriter_syscall_allow' "$wv" >"$W/neg2.lists"
 ! grep -qE "^pgsc\.walwriter_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/neg2.lists" || fail "could not remove $wv"
 note "per-type negative control: removing '$wv' (${wpick#* } records of the walwriter) from the walwriter's list only; proof on $first"
 rc=0

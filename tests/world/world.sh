@@ -14,7 +14,9 @@
 #      tools/pgsc-iterate --steps STEPS --baseline --source netlink
 #      --per-type=routine (pgsc-collect is the kernel's audit daemon) with the
 #      world runner as workload:
-#      the regression suite (a few tests), an isolation schedule subset,
+#      the regression suite (a few tests, write_parallel among them for
+#      parallel workers; autovacuum_naptime = 1 for autovacuum workers),
+#      an isolation schedule subset,
 #      contrib/postgres_fdw, TAP src/test/recovery 001_stream_rep and
 #      src/test/subscription 001_rep_changes (each step a round of the
 #      store, labelled).  Every TAP cluster loads pgsc through TEMP_CONFIG.
@@ -63,7 +65,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=/usr/lib/postgresql/15/bin
 MAXR=${PGSC_WORLD_MAX_ROUNDS:-5}
-STEPS=${PGSC_WORLD_STEPS:-regress:test_setup+boolean+int4+text+copydml+insert,isolation:deadlock-simple+eval-plan-qual+lock-update-delete+insert-conflict-do-update,contrib/postgres_fdw,src/test/recovery:001_stream_rep,src/test/subscription:001_rep_changes}
+STEPS=${PGSC_WORLD_STEPS:-regress:test_setup+boolean+int4+text+copydml+insert+write_parallel,isolation:deadlock-simple+eval-plan-qual+lock-update-delete+insert-conflict-do-update,contrib/postgres_fdw,src/test/recovery:001_stream_rep,src/test/subscription:001_rep_changes}
 REPL=src/test/recovery:001_stream_rep
 T0=$(date +%s)
 
@@ -117,6 +119,8 @@ trap 'exit 143' TERM
 
 # ------------------------------------------------------------- cluster --
 DATA=$("$WORLD" cluster "$W/c" --port 54473) || fail "pgsc-check-world cluster failed"
+# Autovacuum workers within the short steps too (a type of its own).
+echo "autovacuum_naptime = 1" >>"$DATA/postgresql.conf"
 
 # shellcheck source=../lib/auditd.sh
 . "$HERE/../lib/auditd.sh"
@@ -182,7 +186,7 @@ grep -q '"walreceiver": [1-9]' "$W/lists.json" || fail "no walreceiver records i
 "$BINDIR/pgsc-report" --db "$W/pgsc.db" --format=json --per-type >"$W/types.json" || fail "pgsc-report --per-type --format=json failed"
 grep -E "^pgsc\.[a-z0-9_]+_syscall_allow = '" "$W/it/final.guc" | grep -vE '^pgsc\.(global|session)_' |
 	sed 's/^pgsc\.\([a-z0-9_]*\)_syscall_allow = .*/\1/' >"$W/types"
-for t in client_backend checkpointer walwriter walsender walreceiver; do
+for t in client_backend parallel_worker checkpointer walwriter walsender walreceiver; do
 	grep -qx "$t" "$W/types" || fail "no per-type list of $t in the proof's settings: $(tr '\n' ' ' <"$W/types")"
 done
 built=0

@@ -177,13 +177,15 @@ pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
 /*
  * The known max of this libseccomp for each of the @n arches @arch and
  * the compat arch of each, once each, in that order, as
- * pgsc.syscall_known_max takes it: "x86_64:456,i386:456".  An arch pgsc
- * does not name, or on which libseccomp knows no call, is left out.
- * Returns what snprintf returns for the whole text.
+ * pgsc.syscall_known_max takes it: "x86_64:456,i386:456"; with @json, as
+ * the members of a JSON object: "\"x86_64\": 456, \"i386\": 456" (the
+ * names are arch.c's own).  An arch pgsc does not name, or on which
+ * libseccomp knows no call, is left out.  Returns what snprintf returns
+ * for the whole text.
  */
 int
 pgsc_arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
-			 size_t n)
+			 size_t n, int json)
 {
 	uint32_t seen[2 * ARCH_LIST_MAX];
 	size_t ns = 0;
@@ -206,8 +208,9 @@ pgsc_arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
 			seen[ns++] = a[j];
 			if ((max = pgsc_arch_known_max(a[j])) < 0)
 				continue;
-			w = snprintf(buf + off, size - off, "%s%s:%d",
-				     len ? "," : "", name, max);
+			w = snprintf(buf + off, size - off,
+				     json ? "%s\"%s\": %d" : "%s%s:%d",
+				     len ? (json ? ", " : ",") : "", name, max);
 			if (w < 0)
 				return w;
 			len += w;
@@ -228,5 +231,5 @@ pgsc_arch_known_max_text(char *buf, size_t size)
 
 	if (pgsc_arch_name(native) == NULL)
 		return snprintf(buf, size, "%s", "");
-	return pgsc_arch_known_max_list(buf, size, &native, 1);
+	return pgsc_arch_known_max_list(buf, size, &native, 1, 0);
 }

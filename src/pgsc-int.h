@@ -803,7 +803,7 @@ int pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
 int pgsc_arch_known_max_text(char *buf, size_t size);
 #define ARCH_LIST_MAX 16        /* arches pgsc_arch_known_max_list() takes */
 int pgsc_arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
-			     size_t n);
+			     size_t n, int json);
 
 /* rules.c - pgsc's audit rules (key "pgsc"), loaded through auditctl */
 /* Load them, removing stale ones first; needs root. */

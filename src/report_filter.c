@@ -66,13 +66,13 @@ filter_setup(const struct rep *r, const struct lists *L,
  */
 static void
 known_max_text(const struct rep *r, const struct lists *L, char *buf,
-	       size_t size)
+	       size_t size, int json)
 {
 	uint32_t arches[FILTER_ARCH_MAX];
 	int na = filter_arches(r, L, arches, FILTER_ARCH_MAX);
 
-	if (pgsc_arch_known_max_list(buf, size, arches, (size_t)na) < 0 &&
-	    size > 0)
+	if (pgsc_arch_known_max_list(buf, size, arches, (size_t)na,
+				     json) < 0 && size > 0)
 		buf[0] = '\0';
 }
 
@@ -88,7 +88,7 @@ report_known_max_guc(FILE *out, const struct rep *r, const struct lists *L,
 {
 	char buf[512];
 
-	known_max_text(r, L, buf, sizeof(buf));
+	known_max_text(r, L, buf, sizeof(buf), 0);
 	if (strcasecmp(prefix, "pgsc.") == 0)
 		fprintf(out, "%ssyscall_known_max = '%s'\n", prefix, buf);
 	else
@@ -102,21 +102,9 @@ void
 report_known_max_json(FILE *out, const struct rep *r, const struct lists *L)
 {
 	char buf[512];
-	const char *p = buf;
 
-	known_max_text(r, L, buf, sizeof(buf));
-	fputs(",\n  \"known_max\": {", out);
-	while (*p != '\0') {
-		size_t n = strcspn(p, ":");
-
-		/* names from arch.c's table, numbers from %d */
-		fprintf(out, "%s\"%.*s\": ", p == buf ? "" : ", ", (int)n, p);
-		p += n + (p[n] == ':');
-		n = strcspn(p, ",");
-		fprintf(out, "%.*s", (int)n, p);
-		p += n + (p[n] == ',');
-	}
-	fputc('}', out);
+	known_max_text(r, L, buf, sizeof(buf), 1);
+	fprintf(out, ",\n  \"known_max\": {%s}", buf);
 }
 
 /*

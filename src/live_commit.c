@@ -59,9 +59,7 @@ live_commit(struct live *lv, int finished)
 	rc = store_begin(lv->st, cause);
 	if (rc < 0)
 		return rc;
-	rc = store_round_clear_aggs(lv->st, lv->round, cause);
-	if (rc == 0)
-		rc = store_round_clear_open(lv->st, lv->round, cause);
+	rc = store_round_clear_snapshot(lv->st, lv->round, cause);
 	if (rc == 0)
 		rc = store_batch_new(lv->st, lv->round, &b, cause);
 	if (rc < 0)

@@ -425,7 +425,9 @@ int store_round_get(pgsc_store *st, int64_t round, struct store_round *r,
 int store_round_aggs(pgsc_store *st, int64_t round,
 		     int (*cb)(void *arg, const struct role_agg *a), void *arg,
 		     char **cause);
-int store_round_clear_aggs(pgsc_store *st, int64_t round, char **cause);
+/* Drop a round's aggregates and open counts: a live commit writes its
+ * whole snapshot afresh. */
+int store_round_clear_snapshot(pgsc_store *st, int64_t round, char **cause);
 int store_round_live_update(pgsc_store *st, int64_t round,
 			    const struct store_round *r, int finished,
 			    char **cause);
@@ -439,12 +441,12 @@ int store_live_procs(pgsc_store *st, int64_t round,
 		     void *arg, char **cause);
 int store_batch_open(struct store_batch *b, const struct proc_count *c,
 		     char **cause);
-int store_round_clear_open(pgsc_store *st, int64_t round, char **cause);
-int store_open_counts(pgsc_store *st, int64_t round,
-		      int (*cb)(void *arg, const struct proc_count *c),
-		      void *arg, char **cause);
-int store_open_procs(pgsc_store *st, int64_t round,
-		     int (*cb)(void *arg, const struct proc_info *p),
+/* What a continued round gives back to its processes: its open counts
+ * (by pid, birth and node) to @count, then to @proc the processes not
+ * seen to exit and those with open counts, oldest first. */
+int store_open_state(pgsc_store *st, int64_t round,
+		     int (*count)(void *arg, const struct proc_count *c),
+		     int (*proc)(void *arg, const struct proc_info *p),
 		     void *arg, char **cause);
 int store_batch_sample(struct store_batch *b, const char *reason,
 		       const char *source, uint64_t line, uint64_t serial,
@@ -515,16 +517,16 @@ int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
 		    const char *node,
 		    int (*cb)(void *arg, const struct store_role_row *row),
 		    void *arg, char **cause);
-/* The nodes of rounds @from-@to ("" the local host) with their records,
- * by name. */
-int store_nodes(pgsc_store *st, int64_t from, int64_t to,
-		int (*cb)(void *arg, const char *node, uint64_t records),
-		void *arg, char **cause);
+/* What store_sums() counts over rounds @from-@to, by name. */
+enum store_sum {
+	STORE_SUM_NODES,        /* the nodes ("" the local host), records */
+	STORE_SUM_REJECTS,      /* the reject reasons, rejected lines */
+};
+int store_sums(pgsc_store *st, enum store_sum what, int64_t from, int64_t to,
+	       int (*cb)(void *arg, const char *name, uint64_t sum),
+	       void *arg, char **cause);
 /* 1 when some round holds @role or its descendants, 0 when none does. */
 int store_role_seen(pgsc_store *st, const char *role, char **cause);
-int store_rejects(pgsc_store *st, int64_t from, int64_t to,
-		  int (*cb)(void *arg, const char *reason, uint64_t count),
-		  void *arg, char **cause);
 /* 1 and the first and last finished round, 0 when none is finished. */
 int store_finished_range(pgsc_store *st, int64_t *lo, int64_t *hi,
 			 char **cause);

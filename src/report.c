@@ -141,7 +141,7 @@ report_load(struct rep *r)
 	if (rc < 0)
 		return rc;
 	if (r->node != NULL) {
-		/* one node: its records are its aggregates' (store_nodes());
+		/* one node: its records are its aggregates' (store_sums());
 		 * the loss figures stay the rounds' (the whole log's) */
 		r->t.attributed = r->tally.attributed;
 		r->t.unrelated = r->tally.unrelated;
@@ -636,7 +636,8 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 	fprintf(out, "  \"rejected\": {");
 	jr.out = out;
 	jr.first = 1;
-	if (store_rejects(r->st, r->from, r->to, json_reject, &jr, r->cause) < 0)
+	if (store_sums(r->st, STORE_SUM_REJECTS, r->from, r->to, json_reject,
+		       &jr, r->cause) < 0)
 		return -EIO;
 	fprintf(out, "},\n  \"arch\": ");
 	report_json_list(out, &arches);
@@ -767,7 +768,8 @@ report_table(FILE *out, struct rep *r)
 		fputc('\n', out);
 	}
 	free(cols);
-	if (store_rejects(r->st, r->from, r->to, table_reject, out, r->cause) < 0)
+	if (store_sums(r->st, STORE_SUM_REJECTS, r->from, r->to, table_reject,
+		       out, r->cause) < 0)
 		return -EIO;
 	fprintf(out, "# records: %llu attributed, %llu unrelated, %llu "
 		"standalone, %llu unattributed\n",

@@ -80,7 +80,8 @@ node_known(const struct rep *r)
 int
 report_nodes_load(struct rep *r)
 {
-	int rc = store_nodes(r->st, r->from, r->to, load_node, r, r->cause);
+	int rc = store_sums(r->st, STORE_SUM_NODES, r->from, r->to, load_node,
+			    r, r->cause);
 
 	if (rc == 0 && r->node != NULL)
 		rc = node_known(r);

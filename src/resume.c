@@ -65,7 +65,7 @@ base_sub(struct live *lv, const struct proc_count *c)
 	}
 }
 
-/* As store_open_counts() orders them: by pid, birth and node (two
+/* As store_open_state() orders them: by pid, birth and node (two
  * nodes' processes can have the same pid and birth). */
 static int
 open_cmp(const struct proc_info *p, const struct proc_count *c)
@@ -136,9 +136,8 @@ live_resume(struct live *lv)
 	if (rc == 0)
 		rc = store_round_aggs(lv->st, lv->round, base_add, lv, cause);
 	if (rc == 0)
-		rc = store_open_counts(lv->st, lv->round, open_add, lv, cause);
-	if (rc == 0)
-		rc = store_open_procs(lv->st, lv->round, seed_cb, lv, cause);
+		rc = store_open_state(lv->st, lv->round, open_add, seed_cb, lv,
+				      cause);
 	if (rc < 0)
 		return rc;
 	/* what went back to the processes is no longer base */

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -702,19 +703,57 @@ store_prep_round(pgsc_store *st, const char *sql, int64_t round,
 	return rc;
 }
 
+/**
+ * Run @sql once, its parameters ?1, ?2, ... bound from the arguments as
+ * @types says, a letter each: 'i' an int64_t, 'd' a double, 't' a text
+ * (const char *, NULL as NULL).  For a statement that returns no rows.
+ */
+int
+store_run(pgsc_store *st, char **cause, const char *sql, const char *types,
+	  ...)
+{
+	sqlite3_stmt *s;
+	va_list ap;
+	int rc = store_prep(st, sql, &s, cause);
+
+	if (rc < 0)
+		return rc;
+	va_start(ap, types);
+	for (int i = 1; types[i - 1] != '\0'; i++) {
+		switch (types[i - 1]) {
+		case 'i':
+			sqlite3_bind_int64(s, i, va_arg(ap, int64_t));
+			break;
+		case 'd':
+			sqlite3_bind_double(s, i, va_arg(ap, double));
+			break;
+		case 't':
+			store_bind_text(s, i, va_arg(ap, const char *));
+			break;
+		default:
+			abort();	/* a caller's typo, not data */
+		}
+	}
+	va_end(ap);
+	return store_step_final(st, s, cause);
+}
+
+/* Step @s to its end and finalize it: 0, or the error as above. */
+int
+store_step_final(pgsc_store *st, sqlite3_stmt *s, char **cause)
+{
+	int rc = store_step_done(st, s, cause);
+
+	sqlite3_finalize(s);
+	return rc;
+}
+
 /* Run @sql, whose only parameter ?1 is a round id, once. */
 int
 store_exec_round(pgsc_store *st, const char *sql, int64_t round,
 		 char **cause)
 {
-	sqlite3_stmt *s;
-	int rc = store_prep_round(st, sql, round, &s, cause);
-
-	if (rc < 0)
-		return rc;
-	rc = store_step_done(st, s, cause);
-	sqlite3_finalize(s);
-	return rc;
+	return store_run(st, cause, sql, "i", round);
 }
 
 /* End a loop of sqlite3_step() over rows that calls back: @rc is the last

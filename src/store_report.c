@@ -84,23 +84,8 @@ store_role_aggs(pgsc_store *st, int64_t from, int64_t to, const char *node,
 	if (rc < 0)
 		return rc;
 	store_bind_text(s, 3, node);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct store_role_row w;
-
-		w.role = (const char *)sqlite3_column_text(s, 0);
-		if (w.role == NULL)
-			continue;
-		w.arch = (uint32_t)sqlite3_column_int64(s, 1);
-		w.nr = (int32_t)sqlite3_column_int64(s, 2);
-		w.count = (uint64_t)sqlite3_column_int64(s, 3);
-		w.first_round = sqlite3_column_int64(s, 4);
-		w.example_pid = sqlite3_column_int64(s, 5);
-		w.example_exe = (const char *)sqlite3_column_text(s, 6);
-		rc = cb(arg, &w);
-		if (rc != 0)
-			break;
-	}
-	return store_rows_end(st, s, rc, cause);
+	return store_rows_each(st, s, STORE_ROW_ROLE,
+			       (union store_row_cb){ .role = cb }, arg, cause);
 }
 
 int
@@ -127,17 +112,31 @@ store_role_seen(pgsc_store *st, const char *role, char **cause)
 	return rc < 0 ? rc : 0;
 }
 
-/* The rows of @sql ("SELECT name, sum(count) ... GROUP BY name" over
- * rounds ?1..?2) to @cb, a NULL name as "". */
-static int
-sums_by_name(pgsc_store *st, const char *sql, int64_t from, int64_t to,
-	     int (*cb)(void *arg, const char *name, uint64_t sum), void *arg,
-	     char **cause)
+/*
+ * The sums of @what by name over rounds @from-@to to @cb, a NULL name as
+ * "".  A node's records are the counts of its aggregates, which add up to
+ * the rounds' records (every SECCOMP record of a round is in one
+ * aggregate: round.c tallies them).
+ */
+int
+store_sums(pgsc_store *st, enum store_sum what, int64_t from, int64_t to,
+	   int (*cb)(void *arg, const char *name, uint64_t sum), void *arg,
+	   char **cause)
 {
+	static const char *const sql[] = {
+		[STORE_SUM_NODES] = "SELECT node, sum(count) FROM aggregates "
+			"WHERE round_id BETWEEN ?1 AND ?2 "
+			"GROUP BY node ORDER BY node",
+		[STORE_SUM_REJECTS] = "SELECT reason, sum(count) FROM rejects "
+			"WHERE round_id BETWEEN ?1 AND ?2 "
+			"GROUP BY reason ORDER BY reason",
+	};
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = prep_range(st, sql, from, to, &s, cause);
+	if ((size_t)what >= ARRAY_SIZE(sql))
+		return -EINVAL;
+	rc = prep_range(st, sql[what], from, to, &s, cause);
 	if (rc < 0)
 		return rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -149,33 +148,6 @@ sums_by_name(pgsc_store *st, const char *sql, int64_t from, int64_t to,
 			break;
 	}
 	return store_rows_end(st, s, rc, cause);
-}
-
-/*
- * The nodes of a range of rounds and their records: a node's records are
- * the counts of its aggregates, which add up to the rounds' records (every
- * SECCOMP record of a round is in one aggregate: round.c tallies them).
- */
-int
-store_nodes(pgsc_store *st, int64_t from, int64_t to,
-	    int (*cb)(void *arg, const char *node, uint64_t records),
-	    void *arg, char **cause)
-{
-	return sums_by_name(st, "SELECT node, sum(count) FROM aggregates "
-			    "WHERE round_id BETWEEN ?1 AND ?2 "
-			    "GROUP BY node ORDER BY node", from, to, cb, arg,
-			    cause);
-}
-
-int
-store_rejects(pgsc_store *st, int64_t from, int64_t to,
-	      int (*cb)(void *arg, const char *reason, uint64_t count),
-	      void *arg, char **cause)
-{
-	return sums_by_name(st, "SELECT reason, sum(count) FROM rejects "
-			    "WHERE round_id BETWEEN ?1 AND ?2 "
-			    "GROUP BY reason ORDER BY reason", from, to, cb,
-			    arg, cause);
 }
 
 int

@@ -21,51 +21,86 @@ int
 store_round_new(pgsc_store *st, const char *label, const char *mode,
 		double started, int64_t *id, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
+	int rc = store_run(st, cause, "INSERT INTO rounds (label, mode, "
+			   "started) VALUES (?1, ?2, ?3)", "ttd", label, mode,
+			   started);
 
-	rc = store_prep(st, "INSERT INTO rounds (label, mode, started) "
-		      "VALUES (?1, ?2, ?3)", &s, cause);
-	if (rc < 0)
-		return rc;
-	store_bind_text(s, 1, label);
-	store_bind_text(s, 2, mode);
-	sqlite3_bind_double(s, 3, started);
-	rc = store_step_done(st, s, cause);
-	sqlite3_finalize(s);
 	if (rc == 0)
 		*id = sqlite3_last_insert_rowid(st->db);
 	return rc;
 }
 
+/* The counters and tallies every round has (STORE_ROW_ROUND at ?2..?10),
+ * as both updates of a round write them. */
+#define ROUND_SET "records = ?2, rejected = ?3, lines = ?4, " \
+	"first_event = nullif(?5, 0), last_event = nullif(?6, 0), " \
+	"attributed = ?7, unrelated = ?8, standalone = ?9, unattributed = ?10"
+
+/* Prepare @sql, an update of round @id that sets ROUND_SET, bound. */
+static int
+round_prep(pgsc_store *st, const char *sql, int64_t id,
+	   const struct store_round *r, sqlite3_stmt **s, char **cause)
+{
+	int rc = store_prep_round(st, sql, id, s, cause);
+
+	if (rc == 0)
+		store_bind_row(*s, 2, STORE_ROW_ROUND, r, sizeof(*r));
+	return rc;
+}
+
+/* The end of an import's round: its counters and its end. */
 int
 store_round_finish(pgsc_store *st, int64_t id, const struct store_round *r,
 		   char **cause)
 {
 	sqlite3_stmt *s;
-	int rc;
+	int rc = round_prep(st, "UPDATE rounds SET " ROUND_SET ", finished = "
+			    "?11 WHERE id = ?1", id, r, &s, cause);
 
-	rc = store_prep(st, "UPDATE rounds SET finished = ?2, records = ?3, "
-		      "attributed = ?4, unrelated = ?5, standalone = ?6, "
-		      "unattributed = ?7, rejected = ?8, lines = ?9, "
-		      "first_event = ?10, last_event = ?11 WHERE id = ?1",
-		  &s, cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_double(s, 2, r->finished);
-	sqlite3_bind_int64(s, 3, (int64_t)r->records);
-	sqlite3_bind_int64(s, 4, (int64_t)r->attributed);
-	sqlite3_bind_int64(s, 5, (int64_t)r->unrelated);
-	sqlite3_bind_int64(s, 6, (int64_t)r->standalone);
-	sqlite3_bind_int64(s, 7, (int64_t)r->unattributed);
-	sqlite3_bind_int64(s, 8, (int64_t)r->rejected);
-	sqlite3_bind_int64(s, 9, (int64_t)r->lines);
-	if (r->first_event > 0) {
-		sqlite3_bind_double(s, 10, r->first_event);
-		sqlite3_bind_double(s, 11, r->last_event);
+	sqlite3_bind_double(s, 11, r->finished);
+	return store_step_final(st, s, cause);
+}
+
+/*
+ * The newest sources row that @where (its ?1 bound to @key) selects:
+ * returns 1 and fills @src (and @fingerprint when not NULL), 0 when there
+ * is none, or a negative errno.
+ */
+static int
+source_row(pgsc_store *st, const char *where, const char *key,
+	   char fingerprint[24], struct store_source *src, char **cause)
+{
+	char sql[256];
+	sqlite3_stmt *s;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT id, last_round, fingerprint, "
+		 "inode, offset, lines, prefix_hash, last_serial, last_event "
+		 "FROM sources WHERE %s ORDER BY last_round DESC, id DESC "
+		 "LIMIT 1", where);
+	rc = store_prep(st, sql, &s, cause);
+	if (rc < 0)
+		return rc;
+	store_bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	src->id = 0;
+	if (rc == SQLITE_ROW) {
+		const unsigned char *f = sqlite3_column_text(s, 2);
+
+		src->id = sqlite3_column_int64(s, 0);
+		src->last_round = sqlite3_column_int64(s, 1);
+		if (fingerprint != NULL)
+			snprintf(fingerprint, 24, "%s",
+				 f ? (const char *)f : "");
+		store_read_row(s, 3, STORE_ROW_SOURCE, src, sizeof(*src));
+		rc = 1;
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = store_sql_error(st, cause);
 	}
-	rc = store_step_done(st, s, cause);
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -74,33 +109,8 @@ int
 store_source_get(pgsc_store *st, const char *fingerprint,
 		 struct store_source *src, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = store_prep(st, "SELECT id, offset, lines, prefix_hash, last_round "
-		      "FROM sources WHERE fingerprint = ?1", &s, cause);
-	if (rc < 0)
-		return rc;
-	store_bind_text(s, 1, fingerprint);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *h = sqlite3_column_text(s, 3);
-
-		src->id = sqlite3_column_int64(s, 0);
-		src->offset = (uint64_t)sqlite3_column_int64(s, 1);
-		src->lines = (uint64_t)sqlite3_column_int64(s, 2);
-		snprintf(src->prefix_hash, sizeof(src->prefix_hash), "%s",
-			 h ? (const char *)h : "");
-		src->last_round = sqlite3_column_int64(s, 4);
-		rc = 1;
-	} else if (rc == SQLITE_DONE) {
-		src->id = 0;
-		rc = 0;
-	} else {
-		rc = store_sql_error(st, cause);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return source_row(st, "fingerprint = ?1", fingerprint, NULL, src,
+			  cause);
 }
 
 int
@@ -122,28 +132,9 @@ store_source_put(pgsc_store *st, const char *fingerprint,
 		return rc;
 	store_bind_text(s, 1, fingerprint);
 	store_bind_text(s, 2, src->path);
-	sqlite3_bind_int64(s, 3, (int64_t)src->inode);
-	sqlite3_bind_int64(s, 4, (int64_t)src->offset);
-	sqlite3_bind_int64(s, 5, (int64_t)src->lines);
-	store_bind_text(s, 6, src->prefix_hash);
-	sqlite3_bind_int64(s, 7, (int64_t)src->last_serial);
-	sqlite3_bind_double(s, 8, src->last_event);
+	store_bind_row(s, 3, STORE_ROW_SOURCE, src, sizeof(*src));
 	sqlite3_bind_int64(s, 9, round);
-	rc = store_step_done(st, s, cause);
-	sqlite3_finalize(s);
-	return rc;
-}
-
-/*
- * The node of a row: its node= name, '' for the local host (records
- * without node=), which the process tree calls NULL.  The node is part
- * of the keys of aggregates, processes and open_counts (schema 6), and a
- * key column cannot be NULL for an upsert's conflict target.
- */
-static void
-bind_node(sqlite3_stmt *s, int i, const char *node)
-{
-	sqlite3_bind_text(s, i, node ? node : "", -1, SQLITE_TRANSIENT);
+	return store_step_final(st, s, cause);
 }
 
 struct store_batch {
@@ -209,52 +200,18 @@ store_batch_free(struct store_batch *b)
 int
 store_batch_agg(struct store_batch *b, const struct role_agg *a, char **cause)
 {
-	sqlite3_stmt *s = b->agg;
-
-	sqlite3_bind_int64(s, 1, b->round);
-	store_bind_text(s, 2, a->role);
-	sqlite3_bind_int64(s, 3, a->arch);
-	sqlite3_bind_int64(s, 4, a->nr);
-	sqlite3_bind_int64(s, 5, (int64_t)a->count);
-	sqlite3_bind_double(s, 6, a->first);
-	sqlite3_bind_double(s, 7, a->last);
-	sqlite3_bind_int64(s, 8, a->example_pid);
-	store_bind_text(s, 9, a->example_exe);
-	bind_node(s, 10, a->node);
-	return store_step_done(b->st, s, cause);
+	sqlite3_bind_int64(b->agg, 1, b->round);
+	store_bind_row(b->agg, 2, STORE_ROW_AGG, a, sizeof(*a));
+	return store_step_done(b->st, b->agg, cause);
 }
 
 int
 store_batch_proc(struct store_batch *b, const struct proc_info *p,
 		 char **cause)
 {
-	sqlite3_stmt *s = b->proc;
-
-	sqlite3_bind_int64(s, 1, b->round);
-	sqlite3_bind_int64(s, 2, p->pid);
-	sqlite3_bind_double(s, 3, p->birth);
-	if (p->birth_serial)
-		sqlite3_bind_int64(s, 4, (int64_t)p->birth_serial);
-	else
-		sqlite3_bind_null(s, 4);
-	if (p->ppid >= 0)
-		sqlite3_bind_int64(s, 5, p->ppid);
-	else
-		sqlite3_bind_null(s, 5);
-	sqlite3_bind_int(s, 6, p->parent_known);
-	sqlite3_bind_double(s, 7, p->last);
-	store_bind_text(s, 8, p->exe);
-	store_bind_text(s, 9, p->comm);
-	store_bind_text(s, 10, p->title);
-	store_bind_text(s, 11, p->role);
-	sqlite3_bind_int64(s, 12, (int64_t)p->records);
-	sqlite3_bind_int(s, 13, p->exited);
-	if (p->uid >= 0)
-		sqlite3_bind_int64(s, 14, p->uid);
-	else
-		sqlite3_bind_null(s, 14);
-	bind_node(s, 15, p->node);
-	return store_step_done(b->st, s, cause);
+	sqlite3_bind_int64(b->proc, 1, b->round);
+	store_bind_row(b->proc, 2, STORE_ROW_PROC, p, sizeof(*p));
+	return store_step_done(b->st, b->proc, cause);
 }
 
 int
@@ -301,43 +258,14 @@ procs_each(pgsc_store *st, int64_t round, const char *where,
 	   char **cause)
 {
 	char sql[512];
-	sqlite3_stmt *s;
-	int rc;
 
 	snprintf(sql, sizeof(sql),
-		 "SELECT pid, coalesce(ppid, -1), parent_known, birth, "
-		 "coalesce(birth_serial, 0), last_seen, exe, comm, title, role, "
-		 "records, exited, coalesce(uid, -1), nullif(node, '') "
-		 "FROM processes p "
-		 "WHERE "
-		 "round_id = ?1 AND (%s) "
+		 "SELECT pid, birth, birth_serial, ppid, parent_known, "
+		 "last_seen, exe, comm, title, role, records, exited, uid, node "
+		 "FROM processes p WHERE round_id = ?1 AND (%s) "
 		 "ORDER BY birth, pid", where);
-	rc = store_prep_round(st, sql, round, &s,
-			      cause);
-	if (rc < 0)
-		return rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct proc_info p = { 0 };
-
-		p.pid = sqlite3_column_int64(s, 0);
-		p.ppid = sqlite3_column_int64(s, 1);
-		p.parent_known = sqlite3_column_int(s, 2);
-		p.birth = sqlite3_column_double(s, 3);
-		p.birth_serial = (uint64_t)sqlite3_column_int64(s, 4);
-		p.last = sqlite3_column_double(s, 5);
-		p.exe = (const char *)sqlite3_column_text(s, 6);
-		p.comm = (const char *)sqlite3_column_text(s, 7);
-		p.title = (const char *)sqlite3_column_text(s, 8);
-		p.role = (const char *)sqlite3_column_text(s, 9);
-		p.records = (uint64_t)sqlite3_column_int64(s, 10);
-		p.exited = sqlite3_column_int(s, 11);
-		p.uid = sqlite3_column_int64(s, 12);
-		p.node = (const char *)sqlite3_column_text(s, 13);
-		rc = cb(arg, &p);
-		if (rc != 0)
-			break;
-	}
-	return store_rows_end(st, s, rc, cause);
+	return store_round_rows(st, sql, round, STORE_ROW_PROC,
+				(union store_row_cb){ .proc = cb }, arg, cause);
 }
 
 int
@@ -357,7 +285,6 @@ int
 store_batch_open(struct store_batch *b, const struct proc_count *c,
 		 char **cause)
 {
-	sqlite3_stmt *s;
 	int rc;
 
 	if (b->open == NULL) {
@@ -370,83 +297,38 @@ store_batch_open(struct store_batch *b, const struct proc_count *c,
 		if (rc < 0)
 			return rc;
 	}
-	s = b->open;
-	sqlite3_bind_int64(s, 1, b->round);
-	sqlite3_bind_int64(s, 2, c->pid);
-	sqlite3_bind_double(s, 3, c->birth);
-	store_bind_text(s, 4, c->role);
-	sqlite3_bind_int64(s, 5, c->arch);
-	sqlite3_bind_int64(s, 6, c->nr);
-	sqlite3_bind_int(s, 7, c->pending);
-	sqlite3_bind_int64(s, 8, (int64_t)c->count);
-	sqlite3_bind_double(s, 9, c->first);
-	sqlite3_bind_double(s, 10, c->last);
-	bind_node(s, 11, c->node);
-	return store_step_done(b->st, s, cause);
-}
-
-/* Drop a round's open counts before a commit writes them afresh. */
-int
-store_round_clear_open(pgsc_store *st, int64_t round, char **cause)
-{
-	return store_exec_round(st, "DELETE FROM open_counts WHERE round_id = ?1",
-				round, cause);
-}
-
-/* A round's open counts, by (pid, birth, node): resume.c's open_cmp()
- * searches them so ('' the local host sorts first, as NULL there). */
-int
-store_open_counts(pgsc_store *st, int64_t round,
-		  int (*cb)(void *arg, const struct proc_count *c), void *arg,
-		  char **cause)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = store_prep_round(st, "SELECT pid, birth, role, arch, nr, pending, count, "
-		      "first_seen, last_seen, nullif(node, '') FROM open_counts WHERE "
-		      "round_id = ?1 ORDER BY pid, birth, node, pending, arch, nr, "
-		      "first_seen", round, &s,
-			      cause);
-	if (rc < 0)
-		return rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct proc_count c;
-
-		c.pid = sqlite3_column_int64(s, 0);
-		c.birth = sqlite3_column_double(s, 1);
-		c.role = (const char *)sqlite3_column_text(s, 2);
-		c.arch = (uint32_t)sqlite3_column_int64(s, 3);
-		c.nr = (int32_t)sqlite3_column_int64(s, 4);
-		c.pending = sqlite3_column_int(s, 5);
-		c.count = (uint64_t)sqlite3_column_int64(s, 6);
-		c.first = sqlite3_column_double(s, 7);
-		c.last = sqlite3_column_double(s, 8);
-		c.node = (const char *)sqlite3_column_text(s, 9);
-		if (c.role == NULL)
-			continue;
-		rc = cb(arg, &c);
-		if (rc != 0)
-			break;
-	}
-	return store_rows_end(st, s, rc, cause);
+	sqlite3_bind_int64(b->open, 1, b->round);
+	store_bind_row(b->open, 2, STORE_ROW_COUNT, c, sizeof(*c));
+	return store_step_done(b->st, b->open, cause);
 }
 
 /*
- * The processes a continued live round starts from: those not seen to
- * exit, and those with open counts (exited, not folded yet), oldest
- * first so that parents come before their children.
+ * What a continued live round gives back to its processes: its open
+ * counts by (pid, birth, node), as resume.c's open_cmp() searches them
+ * ('' the local host first, as NULL there); then the processes it starts
+ * from: those not seen to exit, and those with open counts (exited, not
+ * folded yet), oldest first so that parents come before their children.
  */
 int
-store_open_procs(pgsc_store *st, int64_t round,
-		 int (*cb)(void *arg, const struct proc_info *p), void *arg,
-		 char **cause)
+store_open_state(pgsc_store *st, int64_t round,
+		 int (*count)(void *arg, const struct proc_count *c),
+		 int (*proc)(void *arg, const struct proc_info *p),
+		 void *arg, char **cause)
 {
-	return procs_each(st, round, "exited = 0 OR EXISTS (SELECT 1 FROM "
-			  "open_counts o WHERE o.round_id = p.round_id AND "
-			  "o.node = p.node AND o.pid = p.pid AND "
-			  "o.birth = p.birth)", cb, arg,
-			  cause);
+	int rc = store_round_rows(st, "SELECT pid, birth, role, arch, nr, "
+				  "pending, count, first_seen, last_seen, node "
+				  "FROM open_counts WHERE round_id = ?1 ORDER "
+				  "BY pid, birth, node, pending, arch, nr, "
+				  "first_seen", round, STORE_ROW_COUNT,
+				  (union store_row_cb){ .count = count }, arg,
+				  cause);
+
+	if (rc == 0)
+		rc = procs_each(st, round, "exited = 0 OR EXISTS (SELECT 1 "
+				"FROM open_counts o WHERE o.round_id = "
+				"p.round_id AND o.node = p.node AND o.pid = "
+				"p.pid AND o.birth = p.birth)", proc, arg, cause);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- */
@@ -463,7 +345,7 @@ store_live_round(pgsc_store *st, const char *mode, const char *source,
 		 const char *label, const char *command, int64_t *round,
 		 int *continued, char **cause)
 {
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s;
 	int rc;
 
 	*continued = 0;
@@ -488,35 +370,23 @@ store_live_round(pgsc_store *st, const char *mode, const char *source,
 		*continued = 1;
 	}
 	sqlite3_finalize(s);
-	s = NULL;
 	if (*continued) {
-		rc = store_prep(st, "UPDATE rounds SET collector_pid = ?2, restarts = "
-			      "restarts + 1 WHERE id = ?1", &s, cause);
-		if (rc < 0)
-			goto out;
-		sqlite3_bind_int64(s, 1, *round);
-		sqlite3_bind_int64(s, 2, getpid());
-		rc = store_step_done(st, s, cause);
+		rc = store_run(st, cause, "UPDATE rounds SET collector_pid = ?2, "
+			       "restarts = restarts + 1 WHERE id = ?1", "ii",
+			       *round, (int64_t)getpid());
 		if (rc == 0)
 			rc = store_gap(st, *round, "restart", util_now(),
 				       "collector restarted; continuing the round",
 				       cause);
 	} else {
 		rc = store_round_new(st, label, mode, util_now(), round, cause);
-		if (rc < 0)
-			goto out;
-		rc = store_prep(st, "UPDATE rounds SET source = ?2, collector_pid = ?3, "
-			      "command = ?4 WHERE id = ?1", &s, cause);
-		if (rc < 0)
-			goto out;
-		sqlite3_bind_int64(s, 1, *round);
-		store_bind_text(s, 2, source);
-		sqlite3_bind_int64(s, 3, getpid());
-		store_bind_text(s, 4, command);
-		rc = store_step_done(st, s, cause);
+		if (rc == 0)
+			rc = store_run(st, cause, "UPDATE rounds SET source = ?2, "
+				       "collector_pid = ?3, command = ?4 WHERE "
+				       "id = ?1", "itit", *round, source,
+				       (int64_t)getpid(), command);
 	}
 out:
-	sqlite3_finalize(s);
 	if (rc == 0)
 		rc = store_commit(st, cause);
 	if (rc < 0)
@@ -528,20 +398,9 @@ int
 store_gap(pgsc_store *st, int64_t round, const char *kind, double at,
 	  const char *detail, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = store_prep_round(st, "INSERT INTO gaps (round_id, kind, at, detail) VALUES "
-		      "(?1, ?2, ?3, ?4)", round, &s,
-			      cause);
-	if (rc < 0)
-		return rc;
-	store_bind_text(s, 2, kind);
-	sqlite3_bind_double(s, 3, at);
-	store_bind_text(s, 4, detail);
-	rc = store_step_done(st, s, cause);
-	sqlite3_finalize(s);
-	return rc;
+	return store_run(st, cause, "INSERT INTO gaps (round_id, kind, at, "
+			 "detail) VALUES (?1, ?2, ?3, ?4)", "itdt", round, kind,
+			 at, detail);
 }
 
 /* The committed counters of a round, to continue it. */
@@ -552,27 +411,22 @@ store_round_get(pgsc_store *st, int64_t round, struct store_round *r,
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = store_prep_round(st, "SELECT records, rejected, lines, coalesce(first_event,0), "
-		      "coalesce(last_event,0), serial_gaps, rotation_gaps, "
-		      "drain_timeouts, kernel_lost_start, backlog_wait_start "
-		      "FROM rounds WHERE id = ?1", round, &s,
-			      cause);
+	rc = store_prep_round(st, "SELECT records, rejected, lines, first_event, "
+			      "last_event, attributed, unrelated, standalone, "
+			      "unattributed, serial_gaps, rotation_gaps, "
+			      "drain_timeouts, kernel_lost_start, "
+			      "backlog_wait_start FROM rounds WHERE id = ?1",
+			      round, &s, cause);
 	if (rc < 0)
 		return rc;
 	memset(r, 0, sizeof(*r));
 	if (sqlite3_step(s) == SQLITE_ROW) {
-		r->records = (uint64_t)sqlite3_column_int64(s, 0);
-		r->rejected = (uint64_t)sqlite3_column_int64(s, 1);
-		r->lines = (uint64_t)sqlite3_column_int64(s, 2);
-		r->first_event = sqlite3_column_double(s, 3);
-		r->last_event = sqlite3_column_double(s, 4);
-		r->serial_gaps = (uint64_t)sqlite3_column_int64(s, 5);
-		r->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 6);
-		r->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 7);
-		r->has_lost = sqlite3_column_type(s, 8) != SQLITE_NULL;
-		r->kernel_lost_start = (uint64_t)sqlite3_column_int64(s, 8);
-		r->has_wait = sqlite3_column_type(s, 9) != SQLITE_NULL;
-		r->backlog_wait_start = (uint64_t)sqlite3_column_int64(s, 9);
+		store_read_row(s, 0, STORE_ROW_ROUND, r, sizeof(*r));
+		store_read_row(s, 9, STORE_ROW_ROUND_GAPS, r, sizeof(*r));
+		r->has_lost = sqlite3_column_type(s, 12) != SQLITE_NULL;
+		r->kernel_lost_start = (uint64_t)sqlite3_column_int64(s, 12);
+		r->has_wait = sqlite3_column_type(s, 13) != SQLITE_NULL;
+		r->backlog_wait_start = (uint64_t)sqlite3_column_int64(s, 13);
 		rc = 0;
 	} else {
 		util_cause(cause, "%s: round %lld vanished", st->path,
@@ -589,42 +443,25 @@ store_round_aggs(pgsc_store *st, int64_t round,
 		 int (*cb)(void *arg, const struct role_agg *a), void *arg,
 		 char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = store_prep_round(st, "SELECT role, arch, nr, count, first_seen, last_seen, "
-		      "example_pid, example_exe, nullif(node, '') FROM aggregates WHERE "
-		      "round_id = ?1", round, &s,
-			      cause);
-	if (rc < 0)
-		return rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct role_agg a;
-
-		a.role = (const char *)sqlite3_column_text(s, 0);
-		a.arch = (uint32_t)sqlite3_column_int64(s, 1);
-		a.nr = (int32_t)sqlite3_column_int64(s, 2);
-		a.count = (uint64_t)sqlite3_column_int64(s, 3);
-		a.first = sqlite3_column_double(s, 4);
-		a.last = sqlite3_column_double(s, 5);
-		a.example_pid = sqlite3_column_int64(s, 6);
-		a.example_exe = (const char *)sqlite3_column_text(s, 7);
-		a.node = (const char *)sqlite3_column_text(s, 8);
-		if (a.role == NULL)
-			continue;
-		rc = cb(arg, &a);
-		if (rc != 0)
-			break;
-	}
-	return store_rows_end(st, s, rc, cause);
+	return store_round_rows(st, "SELECT role, arch, nr, count, first_seen, "
+				"last_seen, example_pid, example_exe, node FROM "
+				"aggregates WHERE round_id = ?1", round,
+				STORE_ROW_AGG, (union store_row_cb){ .agg = cb },
+				arg, cause);
 }
 
-/* Drop a round's aggregates before a whole snapshot replaces them. */
+/* Drop a round's aggregates and open counts before a live commit writes
+ * its whole snapshot afresh. */
 int
-store_round_clear_aggs(pgsc_store *st, int64_t round, char **cause)
+store_round_clear_snapshot(pgsc_store *st, int64_t round, char **cause)
 {
-	return store_exec_round(st, "DELETE FROM aggregates WHERE round_id = ?1",
-				round, cause);
+	int rc = store_exec_round(st, "DELETE FROM aggregates WHERE round_id = ?1",
+				  round, cause);
+
+	if (rc == 0)
+		rc = store_exec_round(st, "DELETE FROM open_counts WHERE "
+				      "round_id = ?1", round, cause);
+	return rc;
 }
 
 /* Counters of a live round; attributed/unrelated/... are the tallies of
@@ -635,84 +472,36 @@ store_round_live_update(pgsc_store *st, int64_t round,
 			char **cause)
 {
 	sqlite3_stmt *s;
-	int rc;
+	int rc = round_prep(st, "UPDATE rounds SET " ROUND_SET ", "
+			    "serial_gaps = ?11, rotation_gaps = ?12, "
+			    "drain_timeouts = ?13, last_commit = ?14, "
+			    "finished = CASE WHEN ?15 THEN ?14 ELSE NULL END, "
+			    "exit_status = ?16, kernel_lost_start = ?17, "
+			    "kernel_lost_end = ?18, backlog_wait_start = ?19, "
+			    "backlog_wait_end = ?20 WHERE id = ?1", round, r,
+			    &s, cause);
 
-	rc = store_prep(st,
-		  "UPDATE rounds SET records = ?2, rejected = ?3, lines = ?4, "
-		  "first_event = nullif(?5, 0), last_event = nullif(?6, 0), "
-		  "last_commit = ?7, serial_gaps = ?8, rotation_gaps = ?9, "
-		  "drain_timeouts = ?10, kernel_lost_start = ?11, "
-		  "kernel_lost_end = ?12, backlog_wait_start = ?13, "
-		  "backlog_wait_end = ?14, "
-		  "finished = CASE WHEN ?15 THEN ?7 ELSE NULL END, "
-		  "exit_status = ?16, "
-		  "attributed = ?17, unrelated = ?18, standalone = ?19, "
-		  "unattributed = ?20 WHERE id = ?1", &s, cause);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(s, 1, round);
-	sqlite3_bind_int64(s, 2, (int64_t)r->records);
-	sqlite3_bind_int64(s, 3, (int64_t)r->rejected);
-	sqlite3_bind_int64(s, 4, (int64_t)r->lines);
-	sqlite3_bind_double(s, 5, r->first_event);
-	sqlite3_bind_double(s, 6, r->last_event);
-	sqlite3_bind_double(s, 7, util_now());
-	sqlite3_bind_int64(s, 8, (int64_t)r->serial_gaps);
-	sqlite3_bind_int64(s, 9, (int64_t)r->rotation_gaps);
-	sqlite3_bind_int64(s, 10, (int64_t)r->drain_timeouts);
-	if (r->has_lost) {
-		sqlite3_bind_int64(s, 11, (int64_t)r->kernel_lost_start);
-		sqlite3_bind_int64(s, 12, (int64_t)r->kernel_lost_end);
-	}
-	if (r->has_wait) {
-		sqlite3_bind_int64(s, 13, (int64_t)r->backlog_wait_start);
-		sqlite3_bind_int64(s, 14, (int64_t)r->backlog_wait_end);
-	}
+	store_bind_row(s, 11, STORE_ROW_ROUND_GAPS, r, sizeof(*r));
+	sqlite3_bind_double(s, 14, util_now());
 	sqlite3_bind_int(s, 15, finished);
 	if (r->has_exit_status)
 		sqlite3_bind_int(s, 16, r->exit_status);
-	sqlite3_bind_int64(s, 17, (int64_t)r->attributed);
-	sqlite3_bind_int64(s, 18, (int64_t)r->unrelated);
-	sqlite3_bind_int64(s, 19, (int64_t)r->standalone);
-	sqlite3_bind_int64(s, 20, (int64_t)r->unattributed);
-	rc = store_step_done(st, s, cause);
-	sqlite3_finalize(s);
-	return rc;
+	if (r->has_lost) {
+		sqlite3_bind_int64(s, 17, (int64_t)r->kernel_lost_start);
+		sqlite3_bind_int64(s, 18, (int64_t)r->kernel_lost_end);
+	}
+	if (r->has_wait) {
+		sqlite3_bind_int64(s, 19, (int64_t)r->backlog_wait_start);
+		sqlite3_bind_int64(s, 20, (int64_t)r->backlog_wait_end);
+	}
+	return store_step_final(st, s, cause);
 }
 
 int
 store_source_by_path(pgsc_store *st, const char *path, char fingerprint[24],
 		     struct store_source *src, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = store_prep(st, "SELECT fingerprint, offset, lines, prefix_hash, "
-		      "last_round, coalesce(inode, 0), coalesce(last_event, 0) "
-		      "FROM sources WHERE path = ?1 ORDER BY last_round DESC, "
-		      "id DESC LIMIT 1", &s, cause);
-	if (rc < 0)
-		return rc;
-	store_bind_text(s, 1, path);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *f = sqlite3_column_text(s, 0);
-		const unsigned char *h = sqlite3_column_text(s, 3);
-
-		snprintf(fingerprint, 24, "%s", f ? (const char *)f : "");
-		src->offset = (uint64_t)sqlite3_column_int64(s, 1);
-		src->lines = (uint64_t)sqlite3_column_int64(s, 2);
-		snprintf(src->prefix_hash, sizeof(src->prefix_hash), "%s",
-			 h ? (const char *)h : "");
-		src->last_round = sqlite3_column_int64(s, 4);
-		src->inode = (uint64_t)sqlite3_column_int64(s, 5);
-		src->last_event = sqlite3_column_double(s, 6);
-		rc = 1;
-	} else if (rc == SQLITE_DONE) {
-		rc = 0;
-	} else {
-		rc = store_sql_error(st, cause);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return source_row(st, "path = ?1", path, fingerprint, src, cause);
 }

@@ -69,10 +69,7 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 	a = agg_slot(t->aggs, t->aggcap, p->node, role, arch, nr);
 	if (a->role != NULL) {
 		a->count += count;
-		if (first < a->first)
-			a->first = first;
-		if (last > a->last)
-			a->last = last;
+		util_widen_span(&a->first, &a->last, first, last);
 		return;
 	}
 	/* interned: the process may be pruned before the aggregate goes */

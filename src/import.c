@@ -275,16 +275,15 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 	}
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct infile *f = &files[i];
-		struct store_source src = { 0 };
+		struct store_source src = {
+			.path = f->path, .inode = f->inode,
+			.offset = f->end_offset, .lines = f->end_lines,
+			.last_serial = f->last_serial,
+			.last_event = f->last_event,
+		};
 
 		if (f->skip)
 			continue;
-		src.path = f->path;
-		src.inode = f->inode;
-		src.offset = f->end_offset;
-		src.lines = f->end_lines;
-		src.last_serial = f->last_serial;
-		src.last_event = f->last_event;
 		rc = logsrc_prefix_hash(f->ls, f->end_offset, src.prefix_hash);
 		if (rc < 0) {
 			util_cause(cause, "%s: cannot re-read", f->path);

@@ -111,13 +111,11 @@ status_get(int fd, struct netlink_figures *f)
 	got = NLMSG_PAYLOAD(rep.nlh, 0);
 	memset(&st, 0, sizeof(st));
 	memcpy(&st, NLMSG_DATA(rep.nlh), got < sizeof(st) ? got : sizeof(st));
-	memset(f, 0, sizeof(*f));
-	f->enabled = st.enabled;
-	f->pid = st.pid;
-	f->lost = st.lost;
-	f->backlog = st.backlog;
-	f->backlog_limit = st.backlog_limit;
-	f->backlog_wait_time = st.backlog_wait_time;
+	*f = (struct netlink_figures){
+		.enabled = st.enabled, .pid = st.pid, .lost = st.lost,
+		.backlog = st.backlog, .backlog_limit = st.backlog_limit,
+		.backlog_wait_time = st.backlog_wait_time,
+	};
 #ifdef AUDIT_STATUS_BACKLOG_WAIT_TIME_ACTUAL
 	if (got >= offsetof(struct audit_status, backlog_wait_time_actual) +
 	    sizeof(st.backlog_wait_time_actual)) {

@@ -56,6 +56,21 @@ util_widen(double *first, double *last, double t)
 	if (t > *last)
 		*last = t;
 }
+/* Widen the span [*@first, *@last] (both set) to hold [@lo, @hi]: a count
+ * merged into an entry brings its window along. */
+static inline void
+util_widen_span(double *first, double *last, double lo, double hi)
+{
+	if (lo < *first)
+		*first = lo;
+	if (hi > *last)
+		*last = hi;
+}
+/* Append a copy of @elem (@size bytes) to the array *@v of *@n elements,
+ * grown as util_grow_array() grows it.  Returns 0 or -ENOMEM (the array
+ * unchanged). */
+int util_append(void *v, size_t *cap, size_t *n, const void *elem, size_t size,
+		size_t first);
 
 struct strbuf {
 	char *buf;

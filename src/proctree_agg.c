@@ -69,10 +69,7 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 	a = agg_slot(t->aggs, t->aggcap, p->node, role, arch, nr);
 	if (a->role != NULL) {
 		a->count += count;
-		if (first < a->first)
-			a->first = first;
-		if (last > a->last)
-			a->last = last;
+		util_widen_span(&a->first, &a->last, first, last);
 		return;
 	}
 	/* interned: the process may be pruned before the aggregate goes */
@@ -169,17 +166,13 @@ static int
 snap_count(void *arg, const struct proc_count *c)
 {
 	const struct snap_arg *sa = arg;
-	struct role_agg ra;
+	struct role_agg ra = {
+		.role = c->role, .arch = c->arch, .nr = c->nr,
+		.count = c->count, .first = c->first, .last = c->last,
+		.example_pid = sa->p->pid, .example_exe = sa->p->exe,
+		.node = sa->p->node,
+	};
 
-	ra.role = c->role;
-	ra.arch = c->arch;
-	ra.nr = c->nr;
-	ra.count = c->count;
-	ra.first = c->first;
-	ra.last = c->last;
-	ra.example_pid = sa->p->pid;
-	ra.example_exe = sa->p->exe;
-	ra.node = sa->p->node;
 	return sa->cb(sa->arg, &ra);
 }
 

@@ -238,10 +238,7 @@ sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
 
 		if (e->arch == arch && e->nr == nr) {
 			e->count += count;
-			if (first < e->first)
-				e->first = first;
-			if (last > e->last)
-				e->last = last;
+			util_widen_span(&e->first, &e->last, first, last);
 			return;
 		}
 		if (e->arch < arch || (e->arch == arch && e->nr < nr))

@@ -113,22 +113,17 @@ status_row(void *arg, const struct store_status_row *row)
 		acc->v = w;
 		acc->cap = ncap;
 	}
-	w = &acc->v[acc->n];
-	memset(w, 0, sizeof(*w));
-	acc->n++;
-	w->id = row->id;
-	w->label = strdup(row->label ? row->label : "");
-	w->mode = strdup(row->mode ? row->mode : "?");
+	w = &acc->v[acc->n++];
+	*w = (struct status_row){
+		.id = row->id, .records = row->records, .loss = row->loss,
+		.nnew = row->nnew, .nnew_sess = row->nnew_sess,
+		.started = row->started, .first = row->first,
+		.last = row->last, .finished = row->finished,
+		.label = strdup(row->label ? row->label : ""),
+		.mode = strdup(row->mode ? row->mode : "?"),
+	};
 	if (w->label == NULL || w->mode == NULL)
 		return -ENOMEM;
-	w->records = row->records;
-	w->first = row->first;
-	w->last = row->last;
-	w->started = row->started;
-	w->finished = row->finished;
-	w->loss = row->loss;
-	w->nnew = row->nnew;
-	w->nnew_sess = row->nnew_sess;
 	w->span = w->finished ? row->finished_at - w->started
 		  : (row->last_commit > w->started ?
 		     row->last_commit - w->started : 0);
@@ -275,38 +270,32 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 	qsort(cols, ncols, sizeof(*cols), roles_cmp);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct entry *e = &r->e[i];
-		struct html_syscall *h = &sc[nsc];
 		uint64_t *rc_row = counts + nsc * (ncols ? ncols : 1);
 
 		if (e->name == NULL)
 			continue;
-		h->name = e->name;
-		h->arch = pgsc_arch_name(e->arch);
-		h->all = e->all;
-		h->global = e->global;
-		h->session = e->session;
-		h->first_round = e->first_round;
-		h->example_pid = e->example_pid;
-		h->example_exe = e->example_exe;
 		for (size_t c = 0; c < ncols; c++)
 			for (size_t k = 0; k < e->nrc; k++)
 				if (strcmp(e->rc[k].role, cols[c]) == 0)
 					rc_row[c] += e->rc[k].count;
-		h->role_counts = rc_row;
-		nsc++;
+		sc[nsc++] = (struct html_syscall){
+			.name = e->name, .arch = pgsc_arch_name(e->arch),
+			.all = e->all, .global = e->global,
+			.session = e->session, .first_round = e->first_round,
+			.example_pid = e->example_pid,
+			.example_exe = e->example_exe, .role_counts = rc_row,
+		};
 	}
 	for (size_t i = 0; i < nrows; i++) {
 		struct status_row *w = &rows[i];
 
 		if (w->id < r->from || w->id > r->to)
 			continue;
-		hr[pg.nrounds].id = w->id;
-		hr[pg.nrounds].records = w->records;
-		hr[pg.nrounds].nnew = w->nnew;
-		hr[pg.nrounds].nnew_sess = w->nnew_sess;
-		hr[pg.nrounds].loss = w->loss;
-		hr[pg.nrounds].label = w->label;
-		pg.nrounds++;
+		hr[pg.nrounds++] = (struct html_round){
+			.id = w->id, .records = w->records, .nnew = w->nnew,
+			.nnew_sess = w->nnew_sess, .loss = w->loss,
+			.label = w->label,
+		};
 	}
 	pg.from = r->from;
 	pg.to = r->to;

@@ -10,43 +10,45 @@
 #include "pgsc-int.h"
 #include "live.h"
 
+/* The store's strings live only as long as its callback: a row kept from
+ * it gets its key (@role, @node: NULL the local host) interned in
+ * lv->base_roles.  Returns 0 or -ENOMEM (the key is then as it was). */
+static int
+keep_key(struct live *lv, const char **role, const char **node)
+{
+	const char *r = strset_intern(&lv->base_roles, *role);
+	const char *n = *node ? strset_intern(&lv->base_roles, *node) : NULL;
+
+	if (r == NULL || (*node != NULL && n == NULL))
+		return -ENOMEM;
+	*role = r;
+	*node = n;
+	return 0;
+}
+
 static int
 base_add(void *arg, const struct role_agg *a)
 {
 	struct live *lv = arg;
-	struct role_agg *n;
+	struct role_agg n = *a;
 
-	if (util_grow_array(&lv->base, &lv->capbase, lv->nbase, sizeof(*n),
-			    256) < 0)
+	n.example_exe = a->example_exe ? strdup(a->example_exe) : NULL;
+	if (keep_key(lv, &n.role, &n.node) < 0)
 		return -ENOMEM;
-	n = &lv->base[lv->nbase];
-	*n = *a;
-	n->role = strset_intern(&lv->base_roles, a->role);
-	n->example_exe = a->example_exe ? strdup(a->example_exe) : NULL;
-	n->node = a->node ? strset_intern(&lv->base_roles, a->node) : NULL;
-	if (n->role == NULL || (a->node != NULL && n->node == NULL))
-		return -ENOMEM;
-	lv->nbase++;
-	return 0;
+	return util_append(&lv->base, &lv->capbase, &lv->nbase, &n,
+			   sizeof(n), 256);
 }
 
 static int
 open_add(void *arg, const struct proc_count *c)
 {
 	struct live *lv = arg;
-	struct proc_count *n;
+	struct proc_count n = *c;
 
-	if (util_grow_array(&lv->open, &lv->capopen, lv->nopen, sizeof(*n),
-			    256) < 0)
+	if (keep_key(lv, &n.role, &n.node) < 0)
 		return -ENOMEM;
-	n = &lv->open[lv->nopen];
-	*n = *c;
-	n->role = strset_intern(&lv->base_roles, c->role);
-	n->node = c->node ? strset_intern(&lv->base_roles, c->node) : NULL;
-	if (n->role == NULL || (c->node != NULL && n->node == NULL))
-		return -ENOMEM;
-	lv->nopen++;
-	return 0;
+	return util_append(&lv->open, &lv->capopen, &lv->nopen, &n,
+			   sizeof(n), 256);
 }
 
 /* Take counts given back to a process out of the committed base: the

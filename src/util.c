@@ -195,6 +195,22 @@ util_grow_array(void *v, size_t *cap, size_t n, size_t size, size_t first)
 	return 0;
 }
 
+/* Append a copy of @elem (@size bytes) to the array *@v of *@n elements,
+ * grown as util_grow_array() grows it.  Returns 0 or -ENOMEM (the array
+ * unchanged). */
+int
+util_append(void *v, size_t *cap, size_t *n, const void *elem, size_t size,
+	    size_t first)
+{
+	void **pv = v;
+
+	if (util_grow_array(v, cap, *n, size, first) < 0)
+		return -ENOMEM;
+	memcpy((char *)*pv + *n * size, elem, size);
+	(*n)++;
+	return 0;
+}
+
 void
 strbuf_add(struct strbuf *sb, const char *s, size_t n)
 {

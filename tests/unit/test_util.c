@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_util.c - unit tests for util.c: util_exe_is() (a binary replaced
- * under a running server, issue 10) and util_open_regular(). */
+ * under a running server, issue 10), util_open_regular(), util_append()
+ * and util_widen_span(). */
 #include "unit.h"
 
 #include <errno.h>
@@ -80,12 +81,48 @@ test_open_regular(void **state)
 	free(cause);
 }
 
+static void
+test_append(void **state)
+{
+	struct pair { int64_t a; double b; } *v = NULL, e;
+	size_t n = 0, cap = 0;
+
+	(void)state;
+	for (int i = 0; i < 100; i++) {
+		e = (struct pair){ i, i / 2.0 };
+		assert_int_equal(util_append(&v, &cap, &n, &e, sizeof(e), 4), 0);
+	}
+	assert_int_equal(n, 100);
+	assert_true(cap >= 100);
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(v[i].a, i);
+		assert_true(v[i].b == i / 2.0);
+	}
+	free(v);
+}
+
+static void
+test_widen_span(void **state)
+{
+	double first = 10, last = 20;
+
+	(void)state;
+	util_widen_span(&first, &last, 12, 18);
+	assert_true(first == 10 && last == 20);
+	util_widen_span(&first, &last, 5, 15);
+	assert_true(first == 5 && last == 20);
+	util_widen_span(&first, &last, 7, 25);
+	assert_true(first == 5 && last == 25);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exe_is),
 		cmocka_unit_test(test_open_regular),
+		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_widen_span),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,10 +33,14 @@ base_add(void *arg, const struct role_agg *a)
 	struct role_agg n = *a;
 
 	n.example_exe = a->example_exe ? strdup(a->example_exe) : NULL;
-	if (keep_key(lv, &n.role, &n.node) < 0)
+	if ((a->example_exe != NULL && n.example_exe == NULL) ||
+	    keep_key(lv, &n.role, &n.node) < 0 ||
+	    util_append(&lv->base, &lv->capbase, &lv->nbase, &n, sizeof(n),
+			256) < 0) {
+		free((char *)(uintptr_t)n.example_exe);
 		return -ENOMEM;
-	return util_append(&lv->base, &lv->capbase, &lv->nbase, &n,
-			   sizeof(n), 256);
+	}
+	return 0;
 }
 
 static int

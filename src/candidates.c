@@ -33,305 +33,8 @@ struct cand_list {
 };
 
 /* ------------------------------------------------------------------ */
-/* The reader: a bounded JSON parser for pgsc-scan's document          */
+/* The reader: pgsc-scan's document through json.c, strict and bounded */
 /* ------------------------------------------------------------------ */
-
-struct jp {
-	const char *name;         /* for messages */
-	const char *p, *end;
-	const char *start;
-	int depth;
-	char **cause;
-};
-
-static int
-jp_line(const struct jp *j)
-{
-	int line = 1;
-
-	for (const char *q = j->start; q < j->p; q++)
-		if (*q == '\n')
-			line++;
-	return line;
-}
-
-static int
-jp_err(struct jp *j, const char *what)
-{
-	if (j->cause != NULL && *j->cause == NULL)
-		util_cause(j->cause, "%s:%d: %s", j->name, jp_line(j), what);
-	return -EINVAL;
-}
-
-static void
-jp_ws(struct jp *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
-				 *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
-static int
-jp_peek(struct jp *j)
-{
-	jp_ws(j);
-	return j->p < j->end ? (unsigned char)*j->p : -1;
-}
-
-static int
-jp_expect(struct jp *j, char c)
-{
-	if (jp_peek(j) != (unsigned char)c) {
-		char msg[40];
-
-		snprintf(msg, sizeof(msg), "expected '%c'", c);
-		return jp_err(j, msg);
-	}
-	j->p++;
-	return 0;
-}
-
-/* A string into a malloc'd *out (NULL: skip it).  Escapes other than
- * \uXXXX are decoded; \u00XX below 0x80 too, others kept as '?'. */
-static int
-jp_string(struct jp *j, char **out)
-{
-	struct strbuf sb = { 0 };
-	int rc = 0;
-
-	if (out)
-		*out = NULL;
-	if (jp_expect(j, '"') < 0)
-		return -EINVAL;
-	while (j->p < j->end && *j->p != '"') {
-		char c = *j->p++;
-
-		if ((unsigned char)c < 0x20) {
-			rc = jp_err(j, "control byte in a string");
-			goto out;
-		}
-		if (c == '\\') {
-			if (j->p >= j->end) {
-				rc = jp_err(j, "unterminated string");
-				goto out;
-			}
-			c = *j->p++;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '"': case '\\': case '/': break;
-			case 'u': {
-				unsigned v = 0;
-
-				for (int i = 0; i < 4; i++) {
-					char h = j->p < j->end ? *j->p++ : 0;
-
-					v <<= 4;
-					if (h >= '0' && h <= '9')
-						v |= (unsigned)(h - '0');
-					else if (h >= 'a' && h <= 'f')
-						v |= (unsigned)(h - 'a' + 10);
-					else if (h >= 'A' && h <= 'F')
-						v |= (unsigned)(h - 'A' + 10);
-					else {
-						rc = jp_err(j, "bad \\u escape");
-						goto out;
-					}
-				}
-				c = v > 0 && v < 0x80 ? (char)v : '?';
-				break;
-			}
-			default:
-				rc = jp_err(j, "bad escape in a string");
-				goto out;
-			}
-		}
-		if (sb.len >= CAND_MAX_STR) {
-			rc = jp_err(j, "string too long");
-			goto out;
-		}
-		if (out)
-			strbuf_add(&sb, &c, 1);
-	}
-	if (j->p >= j->end) {
-		rc = jp_err(j, "unterminated string");
-		goto out;
-	}
-	j->p++;
-	if (out) {
-		if (sb.oom) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		*out = sb.buf ? sb.buf : strdup("");
-		sb.buf = NULL;
-		if (*out == NULL)
-			rc = -ENOMEM;
-	}
-out:
-	strbuf_free(&sb);
-	return rc;
-}
-
-static int
-jp_number(struct jp *j, long long *out)
-{
-	const char *q = j->p;
-	long long v = 0;
-	int neg = 0, digits = 0;
-
-	jp_ws(j);
-	q = j->p;
-	if (q < j->end && *q == '-') {
-		neg = 1;
-		q++;
-	}
-	while (q < j->end && *q >= '0' && *q <= '9') {
-		if (v > (INT64_MAX - 9) / 10) {
-			j->p = q;
-			return jp_err(j, "number out of range");
-		}
-		v = v * 10 + (*q++ - '0');
-		digits++;
-	}
-	/* fractions and exponents: accepted, not used */
-	while (q < j->end && (*q == '.' || *q == 'e' || *q == 'E' ||
-			      *q == '+' || *q == '-' ||
-			      (*q >= '0' && *q <= '9')))
-		q++;
-	if (digits == 0)
-		return jp_err(j, "bad number");
-	j->p = q;
-	if (out)
-		*out = neg ? -v : v;
-	return 0;
-}
-
-static int jp_skip(struct jp *j);
-
-static int
-jp_word(struct jp *j, const char *w)
-{
-	size_t n = strlen(w);
-
-	if ((size_t)(j->end - j->p) < n || memcmp(j->p, w, n) != 0)
-		return jp_err(j, "bad value");
-	j->p += n;
-	return 0;
-}
-
-/* Skip any value. */
-static int
-jp_skip(struct jp *j)
-{
-	int c = jp_peek(j), rc;
-
-	if (c == '"')
-		return jp_string(j, NULL);
-	if (c == '{' || c == '[') {
-		char close = c == '{' ? '}' : ']';
-
-		if (++j->depth > CAND_MAX_DEPTH)
-			return jp_err(j, "nested too deep");
-		j->p++;
-		if (jp_peek(j) == close) {
-			j->p++;
-			j->depth--;
-			return 0;
-		}
-		for (;;) {
-			if (c == '{') {
-				if ((rc = jp_string(j, NULL)) < 0 ||
-				    (rc = jp_expect(j, ':')) < 0)
-					return rc;
-			}
-			if ((rc = jp_skip(j)) < 0)
-				return rc;
-			if (jp_peek(j) == ',') {
-				j->p++;
-				continue;
-			}
-			if ((rc = jp_expect(j, close)) < 0)
-				return rc;
-			j->depth--;
-			return 0;
-		}
-	}
-	if (c == 't')
-		return jp_word(j, "true");
-	if (c == 'f')
-		return jp_word(j, "false");
-	if (c == 'n')
-		return jp_word(j, "null");
-	return jp_number(j, NULL);
-}
-
-/* Iterate the members of an object: @fn gets each key, and reads or
- * skips its value. */
-typedef int (*member_fn)(struct jp *j, const char *key, void *arg);
-
-static int
-jp_object(struct jp *j, member_fn fn, void *arg)
-{
-	int rc;
-
-	if ((rc = jp_expect(j, '{')) < 0)
-		return rc;
-	if (++j->depth > CAND_MAX_DEPTH)
-		return jp_err(j, "nested too deep");
-	if (jp_peek(j) == '}') {
-		j->p++;
-		j->depth--;
-		return 0;
-	}
-	for (;;) {
-		char *key;
-
-		if ((rc = jp_string(j, &key)) < 0)
-			return rc;
-		rc = jp_expect(j, ':');
-		if (rc == 0)
-			rc = fn(j, key, arg);
-		free(key);
-		if (rc < 0)
-			return rc;
-		if (jp_peek(j) == ',') {
-			j->p++;
-			continue;
-		}
-		if ((rc = jp_expect(j, '}')) < 0)
-			return rc;
-		j->depth--;
-		return 0;
-	}
-}
-
-typedef int (*elem_fn)(struct jp *j, void *arg);
-
-static int
-jp_array(struct jp *j, elem_fn fn, void *arg)
-{
-	int rc;
-
-	if ((rc = jp_expect(j, '[')) < 0)
-		return rc;
-	if (jp_peek(j) == ']') {
-		j->p++;
-		return 0;
-	}
-	for (;;) {
-		if ((rc = fn(j, arg)) < 0)
-			return rc;
-		if (jp_peek(j) == ',') {
-			j->p++;
-			continue;
-		}
-		return jp_expect(j, ']');
-	}
-}
 
 static int
 name_ok(const char *s)
@@ -341,16 +44,38 @@ name_ok(const char *s)
 	return n > 0 && n <= CAND_MAX_NAME && pgsc_guc_name_ok(s);
 }
 
+/* The string of member @key, at most CAND_MAX_STR bytes, into *@out:
+ * a member given once. */
 static int
-chain_elem(struct jp *j, void *arg)
+cand_string(struct json *j, const char *key, char **out)
+{
+	if (*out != NULL)
+		return json_fail(j, "\"%s\" given twice", key);
+	return json_strdup(j, CAND_MAX_STR, out);
+}
+
+/* An integer from @lo to @hi in *@v, or @what as the error. */
+static int
+cand_int(struct json *j, long long *v, long long lo, long long hi,
+	 const char *what)
+{
+	int rc = json_int(j, v);
+
+	if (rc == 0 && (*v < lo || *v > hi))
+		rc = json_fail(j, "%s", what);
+	return rc;
+}
+
+static int
+chain_elem(struct json *j, void *arg)
 {
 	struct cand *c = arg;
-	char *s, **nv;
+	char *s = NULL, **nv;
 	int rc;
 
 	if (c->nchain >= CAND_MAX_CHAIN)
-		return jp_err(j, "reason chain too long");
-	if ((rc = jp_string(j, &s)) < 0)
+		return json_fail(j, "reason chain too long");
+	if ((rc = json_strdup(j, CAND_MAX_STR, &s)) < 0)
 		return rc;
 	nv = reallocarray(c->chain, c->nchain + 1, sizeof(*nv));
 	if (nv == NULL) {
@@ -362,59 +87,40 @@ chain_elem(struct jp *j, void *arg)
 	return 0;
 }
 
-/* A number from @lo to @hi in *@v, or @what as the error. */
 static int
-jp_bounded(struct jp *j, long long *v, long long lo, long long hi,
-	   const char *what)
-{
-	int rc;
-
-	if ((rc = jp_number(j, v)) < 0)
-		return rc;
-	if (*v < lo || *v > hi)
-		return jp_err(j, what);
-	return 0;
-}
-
-static int
-cand_member(struct jp *j, const char *key, void *arg)
+cand_member(struct json *j, const char *key, void *arg)
 {
 	struct cand *c = arg;
 	long long v;
 	int rc;
 
 	if (strcmp(key, "name") == 0) {
-		if (c->name != NULL)
-			return jp_err(j, "\"name\" given twice");
-		if ((rc = jp_string(j, &c->name)) < 0)
+		if ((rc = cand_string(j, key, &c->name)) < 0)
 			return rc;
 		if (!name_ok(c->name))
-			return jp_err(j, "a candidate's name must be "
-				      "[a-z0-9_]{1,64}");
+			return json_fail(j, "a candidate's name must be "
+					 "[a-z0-9_]{1,64}");
 		return 0;
 	}
 	if (strcmp(key, "nr") == 0) {
-		if ((rc = jp_bounded(j, &v, 0, 4095,
-				     "\"nr\" out of range")) < 0)
+		if ((rc = cand_int(j, &v, 0, 4095, "\"nr\" out of range")) < 0)
 			return rc;
 		c->nr = (int)v;
 		return 0;
 	}
 	if (strcmp(key, "phase") == 0) {
-		free(c->phase);
-		c->phase = NULL;
-		if ((rc = jp_string(j, &c->phase)) < 0)
+		if ((rc = cand_string(j, key, &c->phase)) < 0)
 			return rc;
 		if (!name_ok(c->phase))
-			return jp_err(j, "bad \"phase\"");
+			return json_fail(j, "bad \"phase\"");
 		return 0;
 	}
 	if (strcmp(key, "chain") == 0) {
 		if (c->chain != NULL)
-			return jp_err(j, "\"chain\" given twice");
-		return jp_array(j, chain_elem, c);
+			return json_fail(j, "\"chain\" given twice");
+		return json_each_element(j, chain_elem, c);
 	}
-	return jp_skip(j);
+	return json_skip(j);
 }
 
 static void
@@ -428,22 +134,22 @@ cand_clear(struct cand *c)
 }
 
 static int
-cand_elem(struct jp *j, void *arg)
+cand_elem(struct json *j, void *arg)
 {
 	struct cand_list *l = arg;
 	struct cand c = { .nr = -1 };
 	int rc;
 
 	if (l->n >= CAND_MAX_CANDS)
-		return jp_err(j, "too many candidates");
-	if (jp_peek(j) != '{')
-		return jp_err(j, "a candidate must be an object");
-	rc = jp_object(j, cand_member, &c);
+		return json_fail(j, "too many candidates");
+	if (!json_at(j, '{'))
+		return json_fail(j, "a candidate must be an object");
+	rc = json_each_member(j, cand_member, &c);
 	if (rc == 0 && c.name == NULL)
-		rc = jp_err(j, "a candidate without \"name\"");
+		rc = json_fail(j, "a candidate without \"name\"");
 	for (size_t i = 0; rc == 0 && i < l->n; i++)
 		if (strcmp(l->v[i].name, c.name) == 0)
-			rc = jp_err(j, "a candidate listed twice");
+			rc = json_fail(j, "a candidate listed twice");
 	if (rc == 0 &&
 	    util_grow_array(&l->v, &l->cap, l->n, sizeof(*l->v), 64) < 0)
 		rc = -ENOMEM;
@@ -461,29 +167,25 @@ struct top {
 };
 
 static int
-top_member(struct jp *j, const char *key, void *arg)
+top_member(struct json *j, const char *key, void *arg)
 {
 	struct top *t = arg;
+	long long v;
 
 	if (strcmp(key, "pgsc_scan") == 0) {
-		long long v;
-		int rc;
-
-		if ((rc = jp_bounded(j, &v, 1, 1, "unknown \"pgsc_scan\" "
-				     "version (this pgsc reads 1)")) < 0)
-			return rc;
 		t->version = 1;
-		return 0;
+		return cand_int(j, &v, 1, 1, "unknown \"pgsc_scan\" version "
+				"(this pgsc reads 1)");
 	}
 	if (strcmp(key, "server") == 0 && t->l->server == NULL)
-		return jp_string(j, &t->l->server);
+		return cand_string(j, key, &t->l->server);
 	if (strcmp(key, "indirect") == 0 && t->l->indirect == NULL)
-		return jp_string(j, &t->l->indirect);
+		return cand_string(j, key, &t->l->indirect);
 	if (strcmp(key, "candidates") == 0 && !t->has_cands) {
 		t->has_cands = 1;
-		return jp_array(j, cand_elem, t->l);
+		return json_each_element(j, cand_elem, t->l);
 	}
-	return jp_skip(j);
+	return json_skip(j);
 }
 
 void
@@ -516,40 +218,40 @@ int
 candidates_parse(const char *name, const char *text, size_t len,
 		 struct cand_list **out, char **cause)
 {
-	struct jp j = { .name = name, .p = text, .end = text + len,
-			.start = text, .cause = cause };
 	struct top t = { 0 };
+	struct json j;
 	int rc;
 
 	*out = NULL;
 	t.l = calloc(1, sizeof(*t.l));
 	if (t.l == NULL)
 		return -ENOMEM;
-	if (jp_peek(&j) != '{') {
-		rc = jp_err(&j, "not a pgsc-scan JSON document");
-		goto fail;
+	json_init(&j, text, len, 1, CAND_MAX_DEPTH);
+	if (!json_at(&j, '{'))
+		rc = json_fail(&j, "not a pgsc-scan JSON document");
+	else
+		rc = json_each_member(&j, top_member, &t);
+	if (rc == 0) {
+		json_ws(&j);
+		if (j.p != j.end)
+			rc = json_fail(&j, "text after the document");
 	}
-	rc = jp_object(&j, top_member, &t);
-	if (rc < 0)
-		goto fail;
-	if (jp_peek(&j) != -1) {
-		rc = jp_err(&j, "text after the document");
-		goto fail;
-	}
-	if (t.version != 1 || !t.has_cands) {
-		rc = jp_err(&j, "not a pgsc-scan document (no \"pgsc_scan\": 1 "
-			    "or no \"candidates\")");
-		goto fail;
+	if (rc == 0 && (t.version != 1 || !t.has_cands))
+		rc = json_fail(&j, "not a pgsc-scan document (no \"pgsc_scan\": "
+			       "1 or no \"candidates\")");
+	if (rc < 0) {
+		if (cause != NULL && *cause == NULL && j.failed)
+			util_cause(cause, "%s:%zu: %s", name,
+				   json_fail_line(&j), j.why);
+		else if (cause != NULL && *cause == NULL)
+			util_cause(cause, "%s: out of memory", name);
+		candidates_free(t.l);
+		return rc;
 	}
 	if (t.l->v != NULL)
 		qsort(t.l->v, t.l->n, sizeof(*t.l->v), cand_cmp);
 	*out = t.l;
 	return 0;
-fail:
-	if (rc == -ENOMEM && cause != NULL && *cause == NULL)
-		util_cause(cause, "%s: out of memory", name);
-	candidates_free(t.l);
-	return rc;
 }
 
 int
@@ -584,22 +286,21 @@ struct observed {
 	int err;
 };
 
+/* The entry of syscall @name, added when new; NULL on OOM.  Names are
+ * interned, so one name is one pointer. */
 static struct obs *
 obs_get(struct observed *o, const char *name)
 {
-	const char *in;
+	struct obs ob = { .name = strset_intern(&o->names, name) };
 
+	if (ob.name == NULL)
+		return NULL;
 	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->v[i].name, name) == 0)
+		if (o->v[i].name == ob.name)
 			return &o->v[i];
-	in = strset_intern(&o->names, name);
-	if (in == NULL)
+	if (util_append(&o->v, &o->cap, &o->n, &ob, sizeof(ob), 128) < 0)
 		return NULL;
-	if (util_grow_array(&o->v, &o->cap, o->n, sizeof(*o->v), 128) < 0)
-		return NULL;
-	memset(&o->v[o->n], 0, sizeof(o->v[o->n]));
-	o->v[o->n].name = in;
-	return &o->v[o->n++];
+	return &o->v[o->n - 1];
 }
 
 static int

@@ -2,10 +2,13 @@
 /* json.c - the one JSON reader: a cursor over text in memory. */
 /*
  * A JSON text is read in place, one token at a time, by the caller that
- * knows which members it wants: pgsc-diff's reports (diff.c) and
- * PostgreSQL's jsonlog lines (pglog.c).  Nothing is allocated; a string
- * is decoded into the caller's bounded buffer and its flags say whether
- * it was cut, held a NUL or was not ASCII.
+ * knows which members it wants: pgsc-diff's reports (diff.c), pgsc-scan's
+ * documents (candidates.c) and PostgreSQL's jsonlog lines (pglog.c).  A
+ * string is decoded into the caller's bounded buffer, its flags saying
+ * whether it was cut, held a NUL or was not ASCII, or into a bounded
+ * malloc'd copy (json_strdup()); json_each_member() and
+ * json_each_element() hand the members and elements to the caller one by
+ * one.
  *
  * Two modes.  A strict reader checks the whole text against RFC 8259
  * (UTF-8, surrogate pairs, numbers, nesting) and says where it failed,
@@ -15,8 +18,10 @@
  * encoding is not UTF-8 writes its jsonlog in that encoding.  libc only.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgsc-int.h"
@@ -296,54 +301,198 @@ literal(struct json *j, const char *lit)
 
 static int strict_value(struct json *j);
 
-/* The members of an object or the elements of an array, after its
- * opening bracket, up to and including @close. */
 static int
-members(struct json *j, int object, char close)
+skip_member(struct json *j, const char *key, void *arg)
 {
+	(void)key;
+	(void)arg;
+	return strict_value(j);
+}
+
+static int
+skip_element(struct json *j, void *arg)
+{
+	(void)arg;
+	return strict_value(j);
+}
+
+/* Into the object or array that @open starts at j->p (after blanks),
+ * @what for the error: 0 in it, 1 when it was empty (now behind it), or
+ * -EINVAL (json_fail()). */
+static int
+enter(struct json *j, char open, char close, const char *what)
+{
+	if (!json_at(j, open))
+		return json_fail(j, "expected %s", what);
+	if (j->depth >= j->maxdepth)
+		return json_fail(j, "nested deeper than %d levels",
+				 j->maxdepth);
+	j->p++;
+	if (json_eat(j, close))
+		return 1;
+	j->depth++;
+	return 0;
+}
+
+/* After a member or an element of the object or array @close ends:
+ * carry on (0), or leave it at its end (1) or on @rc, an error. */
+static int
+step_out(struct json *j, int rc, char close)
+{
+	if (rc == 0)
+		rc = json_next(j, close);
+	if (rc != 0)
+		j->depth--;
+	return rc;
+}
+
+/* One member: its name read, then @fn at its value. */
+static int
+member(struct json *j,
+       int (*fn)(struct json *j, const char *key, void *arg), void *arg)
+{
+	char key[JSON_KEY_MAX];
+	struct json_str st;
 	int rc;
 
-	if (json_eat(j, close))
-		return 0;
-	for (;;) {
-		if (object) {
-			if (!json_at(j, '"'))
-				return json_fail(j, "expected a member name");
-			rc = json_string(j, NULL, 0, NULL);
-			if (rc < 0)
-				return rc;
-			if (!json_eat(j, ':'))
-				return json_fail(j, "expected ':'");
+	if (!json_at(j, '"'))
+		return json_fail(j, "expected a member name");
+	rc = json_string(j, key, sizeof(key), &st);
+	if (rc == 0 && !json_eat(j, ':'))
+		rc = json_fail(j, "expected ':'");
+	if (rc == 0)
+		rc = fn(j, st.over || st.nul ? "" : key, arg);
+	return rc;
+}
+
+/* The members (to @mfn) of the object, or the elements (to @efn) of the
+ * array, at j->p. */
+static int
+each(struct json *j,
+     int (*mfn)(struct json *j, const char *key, void *arg),
+     int (*efn)(struct json *j, void *arg), void *arg)
+{
+	char close = mfn != NULL ? '}' : ']';
+	int rc = enter(j, mfn != NULL ? '{' : '[', close,
+		       mfn != NULL ? "an object" : "an array");
+
+	while (rc == 0)
+		rc = step_out(j, mfn != NULL ? member(j, mfn, arg)
+				 : efn(j, arg), close);
+	return rc < 0 ? rc : 0;
+}
+
+/**
+ * Read the object at j->p (after blanks): for each member @fn gets its
+ * name ("" when longer than JSON_KEY_MAX - 1 bytes or holding \u0000: no
+ * name a reader knows) with j->p at its value, which it reads or steps
+ * over (json_skip()).  Nesting counts against the reader's maxdepth.
+ * Returns 0, @fn's negative errno, or -EINVAL (json_fail()).
+ */
+int
+json_each_member(struct json *j,
+		 int (*fn)(struct json *j, const char *key, void *arg),
+		 void *arg)
+{
+	return each(j, fn, NULL, arg);
+}
+
+/**
+ * Read the array at j->p (after blanks): @fn reads or steps over each
+ * element, j->p at it.  Returns as json_each_member().
+ */
+int
+json_each_element(struct json *j, int (*fn)(struct json *j, void *arg),
+		  void *arg)
+{
+	return each(j, NULL, fn, arg);
+}
+
+/**
+ * The integer at j->p (after blanks), a JSON number without fraction or
+ * exponent that fits a long long, into *@v.
+ * Returns 0, or -EINVAL (json_fail()).
+ */
+int
+json_int(struct json *j, long long *v)
+{
+	const char *b, *q;
+	long long n = 0;
+
+	json_ws(j);
+	b = j->p;
+	if (number(j) < 0)
+		return -EINVAL;
+	for (q = b + (*b == '-'); q < j->p; q++) {
+		if (*q < '0' || *q > '9') {
+			j->p = b;
+			return json_fail(j, "expected an integer");
 		}
-		rc = strict_value(j);
-		if (rc == 0)
-			rc = json_next(j, close);
-		if (rc != 0)
-			return rc < 0 ? rc : 0;
+		if (n > (LLONG_MAX - 9) / 10) {
+			j->p = b;
+			return json_fail(j, "number out of range");
+		}
+		n = n * 10 + (*q - '0');
 	}
+	*v = *b == '-' ? -n : n;
+	return 0;
+}
+
+/**
+ * The string at j->p (after blanks), decoded into a malloc'd *@out of at
+ * most @max bytes; a longer one, or one holding \u0000 (a C string would
+ * end there), is refused.
+ * Returns 0, -EINVAL (json_fail()) or -ENOMEM.
+ */
+int
+json_strdup(struct json *j, size_t max, char **out)
+{
+	struct json_str st;
+	const char *at;
+	int rc;
+
+	*out = NULL;
+	if (!json_at(j, '"'))
+		return json_fail(j, "expected a string");
+	at = j->p;
+	rc = json_string(j, NULL, 0, &st);
+	if (rc < 0)
+		return rc;
+	if (st.len > max)
+		return json_fail(j, "a string longer than %zu bytes", max);
+	if (st.nul)
+		return json_fail(j, "a NUL (u+0000) in a string");
+	*out = malloc(st.len + 1);
+	if (*out == NULL)
+		return -ENOMEM;
+	j->p = at;
+	return json_string(j, *out, st.len + 1, NULL);
+}
+
+/* The line (from 1) of the byte where the text was refused. */
+size_t
+json_fail_line(const struct json *j)
+{
+	size_t line = 1;
+
+	for (size_t i = 0; i < j->fail_at; i++)
+		if (j->start[i] == '\n')
+			line++;
+	return line;
 }
 
 /* Check and skip any value (RFC 8259). */
 static int
 strict_value(struct json *j)
 {
-	char bracket;
-	int rc;
-
 	json_ws(j);
 	if (j->p >= j->end)
 		return json_fail(j, "unexpected end");
 	switch (*j->p) {
 	case '{':
+		return json_each_member(j, skip_member, NULL);
 	case '[':
-		if (j->depth >= j->maxdepth)
-			return json_fail(j, "nested deeper than %d levels",
-					 j->maxdepth);
-		bracket = *j->p++;
-		j->depth++;
-		rc = members(j, bracket == '{', bracket == '{' ? '}' : ']');
-		j->depth--;
-		return rc;
+		return json_each_element(j, skip_element, NULL);
 	case '"':
 		return json_string(j, NULL, 0, NULL);
 	case 't':

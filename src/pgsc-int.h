@@ -889,5 +889,14 @@ int json_at(struct json *j, char c);
 int json_next(struct json *j, char close);
 int json_string(struct json *j, char *dst, size_t cap, struct json_str *s);
 int json_skip(struct json *j);
+#define JSON_KEY_MAX 64         /* a name json_each_member() hands on */
+int json_each_member(struct json *j,
+		     int (*fn)(struct json *j, const char *key, void *arg),
+		     void *arg);
+int json_each_element(struct json *j,
+		      int (*fn)(struct json *j, void *arg), void *arg);
+int json_int(struct json *j, long long *v);
+int json_strdup(struct json *j, size_t max, char **out);
+size_t json_fail_line(const struct json *j);
 
 #endif /* PGSC_INT_H */

@@ -63,16 +63,18 @@ setting_name(const char *t, char **out)
 static struct typelist *
 type_get(struct types *T, const char *t)
 {
-	struct typelist *tl;
+	struct typelist tl = { 0 };
 
 	for (size_t i = 0; i < T->n; i++)
 		if (strcmp(T->v[i].type, t) == 0)
 			return &T->v[i];
-	if (util_grow_array(&T->v, &T->cap, T->n, sizeof(T->v[0]), 16) < 0)
+	tl.type = strdup(t);
+	if (tl.type == NULL ||
+	    util_append(&T->v, &T->cap, &T->n, &tl, sizeof(tl), 16) < 0) {
+		free(tl.type);
 		return NULL;
-	tl = memset(&T->v[T->n], 0, sizeof(T->v[0]));
-	tl->type = strdup(t);
-	return tl->type != NULL ? &T->v[T->n++] : NULL;
+	}
+	return &T->v[T->n - 1];
 }
 
 static int

@@ -31,16 +31,18 @@ base_add(void *arg, const struct role_agg *a)
 {
 	struct live *lv = arg;
 	struct role_agg n = *a;
+	char *exe = NULL;
 
-	n.example_exe = a->example_exe ? strdup(a->example_exe) : NULL;
-	if ((a->example_exe != NULL && n.example_exe == NULL) ||
-	    keep_key(lv, &n.role, &n.node) < 0 ||
-	    util_append(&lv->base, &lv->capbase, &lv->nbase, &n, sizeof(n),
-			256) < 0) {
-		free((char *)(uintptr_t)n.example_exe);
+	/* the exe is the row's own copy (freed with the base) */
+	if (a->example_exe != NULL && (exe = strdup(a->example_exe)) == NULL)
 		return -ENOMEM;
-	}
-	return 0;
+	n.example_exe = exe;
+	if (keep_key(lv, &n.role, &n.node) == 0 &&
+	    util_append(&lv->base, &lv->capbase, &lv->nbase, &n, sizeof(n),
+			256) == 0)
+		return 0;
+	free(exe);
+	return -ENOMEM;
 }
 
 static int

@@ -226,16 +226,7 @@ candidates_parse(const char *name, const char *text, size_t len,
 	t.l = calloc(1, sizeof(*t.l));
 	if (t.l == NULL)
 		return -ENOMEM;
-	json_init(&j, text, len, 1, CAND_MAX_DEPTH);
-	if (!json_at(&j, '{'))
-		rc = json_fail(&j, "not a pgsc-scan JSON document");
-	else
-		rc = json_each_member(&j, top_member, &t);
-	if (rc == 0) {
-		json_ws(&j);
-		if (j.p != j.end)
-			rc = json_fail(&j, "text after the document");
-	}
+	rc = json_read_object(&j, text, len, CAND_MAX_DEPTH, top_member, &t);
 	if (rc == 0 && (t.version != 1 || !t.has_cands))
 		rc = json_fail(&j, "not a pgsc-scan document (no \"pgsc_scan\": "
 			       "1 or no \"candidates\")");

@@ -191,91 +191,71 @@ diff_parse_names(const char *value, const char *name, const char *which,
 /* JSON: only the top-level "global" and "session" arrays are kept;   */
 /* everything else is checked against RFC 8259 and skipped.          */
 
-/* An array of names, kept in @set. */
+/* What the JSON reader's callbacks share. */
+struct json_lists {
+	struct strset *sets[2];
+	int seen[2];
+	int which;              /* the list being read */
+	const char *name;       /* the file, for causes */
+	char **cause;
+};
+
+/* A name of the list jl->which, kept in its set. */
 static int
-read_names(struct json *j, struct strset *set, const char *which,
-	   const char *name, char **cause)
+read_name(struct json *j, void *arg)
 {
+	struct json_lists *jl = arg;
+	const char *which = list_names[jl->which];
 	char nm[DIFF_NAME_MAX + 2];
 	struct json_str st;
+	char *e;
 	int rc;
 
-	if (!json_at(j, '['))
-		return json_fail(j, "\"%s\" is not an array", which);
-	j->p++;
-	if (json_eat(j, ']'))
-		return 0;
-	for (;;) {
-		if (!json_at(j, '"'))
-			return json_fail(j, "\"%s\" holds something other "
-					 "than a string", which);
-		rc = json_string(j, nm, sizeof(nm), &st);
-		if (rc < 0)
-			return rc;
-		if (st.over || st.nul) {
-			/* longer than a name, or with a NUL that would cut it
-			 * short: never keep a prefix */
-			char *e = escaped_excerpt(nm);
-
-			if (strlen(nm) <= DIFF_NAME_MAX)
-				fail(cause, name, "%s list: \"%s\\u0000"
-				     "...\" is not a syscall name (a NUL)",
-				     which, e ? e : "?");
-			else
-				fail(cause, name, "%s list: \"%s\" is "
-				     "not a syscall name (longer than %d "
-				     "bytes)", which, e ? e : "?",
-				     DIFF_NAME_MAX);
-			free(e);
-			return -EINVAL;
-		}
-		rc = keep_name(set, nm, name, which, cause);
-		if (rc == 0)
-			rc = json_next(j, ']');
-		if (rc != 0)
-			return rc < 0 ? rc : 0;
-	}
+	if (!json_at(j, '"'))
+		return json_fail(j, "\"%s\" holds something other than a "
+				 "string", which);
+	rc = json_string(j, nm, sizeof(nm), &st);
+	if (rc < 0)
+		return rc;
+	if (!st.over && !st.nul)
+		return keep_name(jl->sets[jl->which], nm, jl->name, which,
+				 jl->cause);
+	/* longer than a name, or with a NUL that would cut it short: never
+	 * keep a prefix */
+	e = escaped_excerpt(nm);
+	if (strlen(nm) <= DIFF_NAME_MAX)
+		fail(jl->cause, jl->name, "%s list: \"%s\\u0000...\" is not a "
+		     "syscall name (a NUL)", which, e ? e : "?");
+	else
+		fail(jl->cause, jl->name, "%s list: \"%s\" is not a syscall "
+		     "name (longer than %d bytes)", which, e ? e : "?",
+		     DIFF_NAME_MAX);
+	free(e);
+	return -EINVAL;
 }
 
-/* The members of the top-level object, after its '{'. */
+/* A member of the top-level object: "global" and "session" are read,
+ * each at most once; anything else is checked and skipped. */
 static int
-read_lists(struct json *j, struct strset *sets[2], int seen[2],
-	   const char *name, char **cause)
+read_list(struct json *j, const char *key, void *arg)
 {
-	int rc;
+	struct json_lists *jl = arg;
+	int which = -1;
 
-	if (json_eat(j, '}'))
-		return 0;
-	for (;;) {
-		char key[16];
-		struct json_str st;
-		int which = -1;
-
-		if (!json_at(j, '"'))
-			return json_fail(j, "expected a member name");
-		rc = json_string(j, key, sizeof(key), &st);
-		if (rc < 0)
-			return rc;
-		if (!json_eat(j, ':'))
-			return json_fail(j, "expected ':'");
-		for (int i = 0; i < 2 && !st.over && !st.nul; i++)
-			if (strcmp(key, list_names[i]) == 0)
-				which = i;
-		if (which >= 0 && seen[which])
-			return json_fail(j, "\"%s\" appears twice",
-					 list_names[which]);
-		if (which >= 0) {
-			seen[which] = 1;
-			rc = read_names(j, sets[which], list_names[which],
-					name, cause);
-		} else {
-			rc = json_skip(j);
-		}
-		if (rc == 0)
-			rc = json_next(j, '}');
-		if (rc != 0)
-			return rc < 0 ? rc : 0;
-	}
+	for (int i = 0; i < 2; i++)
+		if (strcmp(key, list_names[i]) == 0)
+			which = i;
+	if (which < 0)
+		return json_skip(j);
+	if (jl->seen[which])
+		return json_fail(j, "\"%s\" appears twice",
+				 list_names[which]);
+	jl->seen[which] = 1;
+	if (!json_at(j, '['))
+		return json_fail(j, "\"%s\" is not an array",
+				 list_names[which]);
+	jl->which = which;
+	return json_each_element(j, read_name, jl);
 }
 
 /**
@@ -290,24 +270,12 @@ int
 diff_parse_json(const char *buf, size_t len, const char *name,
 		struct strset *global, struct strset *session, char **cause)
 {
-	struct strset *sets[2] = { global, session };
-	int seen[2] = { 0, 0 };
+	struct json_lists jl = { .sets = { global, session }, .name = name,
+				 .cause = cause };
 	struct json j;
 	int rc;
 
-	json_init(&j, buf, len, 1, DIFF_JSON_DEPTH);
-	j.depth = 1;
-	if (!json_at(&j, '{'))
-		rc = json_fail(&j, "expected an object");
-	else {
-		j.p++;
-		rc = read_lists(&j, sets, seen, name, cause);
-	}
-	if (rc == 0) {
-		json_ws(&j);
-		if (j.p != j.end)
-			rc = json_fail(&j, "text after the object");
-	}
+	rc = json_read_object(&j, buf, len, DIFF_JSON_DEPTH, read_list, &jl);
 	if (rc < 0) {
 		if (j.failed)
 			fail(cause, name, "invalid JSON at byte %zu%s: %s",
@@ -316,7 +284,7 @@ diff_parse_json(const char *buf, size_t len, const char *name,
 		return rc;
 	}
 	for (int i = 0; i < 2; i++)
-		if (!seen[i]) {
+		if (!jl.seen[i]) {
 			fail(cause, name, "no \"%s\" array", list_names[i]);
 			return -EINVAL;
 		}

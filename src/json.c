@@ -409,6 +409,30 @@ json_each_element(struct json *j, int (*fn)(struct json *j, void *arg),
 }
 
 /**
+ * Read the @len bytes at @buf as one JSON object, strictly (RFC 8259,
+ * nested at most @maxdepth levels, the object being the first): its
+ * members go to @fn as json_each_member() hands them, and nothing but
+ * blanks may follow it.  @j is the reader, for where and why it failed.
+ * Returns 0, @fn's negative errno, or -EINVAL (json_fail()).
+ */
+int
+json_read_object(struct json *j, const char *buf, size_t len, int maxdepth,
+		 int (*fn)(struct json *j, const char *key, void *arg),
+		 void *arg)
+{
+	int rc;
+
+	json_init(j, buf, len, 1, maxdepth);
+	rc = json_each_member(j, fn, arg);
+	if (rc == 0) {
+		json_ws(j);
+		if (j->p != j->end)
+			rc = json_fail(j, "text after the object");
+	}
+	return rc;
+}
+
+/**
  * The integer at j->p (after blanks), a JSON number without fraction or
  * exponent that fits a long long, into *@v.
  * Returns 0, or -EINVAL (json_fail()).
@@ -448,25 +472,27 @@ int
 json_strdup(struct json *j, size_t max, char **out)
 {
 	struct json_str st;
-	const char *at;
+	char *buf, *fit;
 	int rc;
 
 	*out = NULL;
 	if (!json_at(j, '"'))
 		return json_fail(j, "expected a string");
-	at = j->p;
-	rc = json_string(j, NULL, 0, &st);
-	if (rc < 0)
-		return rc;
-	if (st.len > max)
-		return json_fail(j, "a string longer than %zu bytes", max);
-	if (st.nul)
-		return json_fail(j, "a NUL (u+0000) in a string");
-	*out = malloc(st.len + 1);
-	if (*out == NULL)
+	buf = malloc(max + 1);
+	if (buf == NULL)
 		return -ENOMEM;
-	j->p = at;
-	return json_string(j, *out, st.len + 1, NULL);
+	rc = json_string(j, buf, max + 1, &st);
+	if (rc == 0 && st.over)
+		rc = json_fail(j, "a string longer than %zu bytes", max);
+	if (rc == 0 && st.nul)
+		rc = json_fail(j, "a NUL (u+0000) in a string");
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	fit = realloc(buf, st.len + 1);
+	*out = fit != NULL ? fit : buf;
+	return 0;
 }
 
 /* The line (from 1) of the byte where the text was refused. */

@@ -240,10 +240,7 @@ pglog_add(struct pglog *l, int64_t pid, const char *type, size_t tlen,
 	qs = pair_slot(l, pid, t);
 	if (l->pairs[qs] != 0) {
 		e = &l->ents[l->pairs[qs] - 1];
-		if (first < e->first)
-			e->first = first;
-		if (last > e->last)
-			e->last = last;
+		util_widen_span(&e->first, &e->last, first, last);
 		return 0;
 	}
 	if (l->n == l->cap) {

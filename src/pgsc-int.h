@@ -895,6 +895,10 @@ int json_each_member(struct json *j,
 		     void *arg);
 int json_each_element(struct json *j,
 		      int (*fn)(struct json *j, void *arg), void *arg);
+int json_read_object(struct json *j, const char *buf, size_t len,
+		     int maxdepth,
+		     int (*fn)(struct json *j, const char *key, void *arg),
+		     void *arg);
 int json_int(struct json *j, long long *v);
 int json_strdup(struct json *j, size_t max, char **out);
 size_t json_fail_line(const struct json *j);

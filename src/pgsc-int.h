@@ -195,6 +195,8 @@ struct html_page {
 	size_t nrounds;
 	const char *const *list[2];     /* the global and session lists */
 	size_t nlist[2], nglobal, nsession;
+	const char *const *needs;       /* the module's, added to the global */
+	size_t nneeds;                  /* list (report_needs.c) */
 	const char *warning;            /* why the lists are not usable */
 };
 int html_write(FILE *out, const struct html_page *p);
@@ -844,6 +846,13 @@ struct ruleset_unknown {        /* ENOSYS above the known max */
 int ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
 		 const struct ruleset_unknown *u, enum ruleset_step *step,
 		 size_t *bad);
+/* The calls a backend makes to build and load its session (or client
+ * type) filter under the global filter: ruleset_export() and
+ * ruleset_load() (malloc, the pipe, no_new_privs, seccomp(2)).  The
+ * module refuses to start with a global filter that refuses one of
+ * them, and pgsc-report adds them to every global list it prints.
+ * NULL-terminated. */
+extern const char *const ruleset_needs[];
 /* The same filter as BPF (struct sock_filter), malloc'd, at most
  * RULESET_BPF_MAX bytes (BPF_MAXINSNS instructions of 8 bytes). */
 #define RULESET_BPF_MAX (4096 * 8)

@@ -67,6 +67,7 @@ struct lists {
 	struct strset noted[2];
 	struct mapnote *notes[2];       /* sorted by from */
 	size_t nnotes[2];
+	struct strset needs;            /* the module's, added (report_needs.c) */
 };
 
 struct status_row {
@@ -75,6 +76,12 @@ struct status_row {
 	int finished;
 	char *label, *mode;
 };
+
+/* report_needs.c */
+int report_needs_add(struct strset *global, struct strset *added,
+		     uint32_t arch);
+void report_needs_guc(FILE *out, const struct lists *L);
+void report_needs_json(FILE *out, const struct lists *L);
 
 /* report.c */
 int report_roles_known(pgsc_store *st, const struct strset *roles,

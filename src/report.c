@@ -194,6 +194,7 @@ lists_free(struct lists *L)
 			strset_free(&L->notes[k][i].to);
 		free(L->notes[k]);
 	}
+	strset_free(&L->needs);
 }
 
 static int
@@ -307,6 +308,7 @@ lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 			qsort(L->notes[k], L->nnotes[k], sizeof(L->notes[k][0]),
 			      note_cmp);
 	}
+	rc = report_needs_add(&L->l[0], &L->needs, L->target);
 out:
 	strset_free(&to);
 	return rc;
@@ -501,6 +503,7 @@ report_guc(FILE *out, struct rep *r, const struct lists *L,
 	fprintf(out, "'\n%ssession_syscall_allow = '", prefix);
 	report_print_joined(out, &L->l[1], ",");
 	fprintf(out, "'\n");
+	report_needs_guc(out, L);
 	report_known_max_guc(out, r, L, prefix);
 	return 0;
 }
@@ -647,6 +650,7 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 	report_json_list(out, &L->l[0]);
 	fprintf(out, ",\n  \"session\": ");
 	report_json_list(out, &L->l[1]);
+	report_needs_json(out, L);
 	report_known_max_json(out, r, L);
 	if (T != NULL) {
 		fprintf(out, ",\n  \"types\": ");
@@ -983,6 +987,8 @@ report_lists(pgsc_store *st, int64_t from, int64_t to,
 		rc = report_load(&r);
 	if (rc == 0)
 		rc = list_names(&r, 0, global);
+	if (rc == 0)
+		rc = report_needs_add(global, NULL, 0);
 	if (rc == 0)
 		rc = list_names(&r, 1, session);
 	if (rc == -ENOMEM)

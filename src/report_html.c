@@ -300,6 +300,17 @@ lists(FILE *out, const struct html_page *p)
 		}
 		fputs("'\n", out);
 	}
+	if (p->nneeds > 0) {
+		fputs("# added to the global list, not seen in the records: ",
+		      out);
+		for (size_t i = 0; i < p->nneeds; i++) {
+			fputs(i ? "," : "", out);
+			html_text(out, p->needs[i]);
+		}
+		fputs(" (every backend makes these calls to load its session "
+		      "filter: the pgsc module refuses to start without them)\n",
+		      out);
+	}
 	fputs("</pre>\n", out);
 }
 

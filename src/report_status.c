@@ -316,6 +316,8 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 		pg.list[k] = (const char *const *)L->l[k].v;
 		pg.nlist[k] = L->l[k].n;
 	}
+	pg.needs = (const char *const *)L->needs.v;
+	pg.nneeds = L->needs.n;
 	pg.nglobal = L->l[0].n;
 	pg.nsession = L->l[1].n;
 	if (!report_usable(r, 1, &why))

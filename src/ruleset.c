@@ -14,19 +14,27 @@
  * that failed.  libc and libseccomp only: the module compiles it in.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pgsc-int.h"
+
+/* Measured with strace on a backend of PostgreSQL 15 (docs/module.md):
+ * between the commit of InitPostgres's transaction and the load, the
+ * module calls brk (libseccomp's allocations; mmap and munmap for large
+ * ones), pipe2, fcntl, write, read, close, prctl and seccomp. */
+const char *const ruleset_needs[] = {
+	"brk", "close", "fcntl", "mmap", "munmap", "pipe2", "prctl", "read",
+	"seccomp", "write", NULL,
+};
 
 /* The end of the unknown part above @max: the last number of the block
  * of 1024 that holds it (1023 on x86_64 and i386, 5119 on MIPS o32,
@@ -228,13 +236,79 @@ ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
 	return rc;
 }
 
+/*
+ * Read the whole program from the read end @rfd of a pipe whose write
+ * end has been closed, into *@bpf (malloc'd, *@len bytes).  @cap is the
+ * pipe's capacity: a program that filled it may have been cut short by
+ * the non-blocking write (libseccomp 2.5 ignores a short write), so it
+ * is refused, as one over RULESET_BPF_MAX is.
+ */
+static int
+pipe_read_all(int rfd, size_t cap, void **bpf, size_t *len)
+{
+	size_t got = 0, max = RULESET_BPF_MAX + 1;
+	char *buf = malloc(max);
+	ssize_t r;
+
+	if (buf == NULL)
+		return -ENOMEM;
+	while (got < max && (r = read(rfd, buf + got, max - got)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -errno;
+		}
+		got += (size_t)r;
+	}
+	if (got == 0 || got > RULESET_BPF_MAX || got >= cap ||
+	    got % sizeof(struct sock_filter) != 0) {
+		free(buf);
+		return got == 0 ? -EIO : -E2BIG;
+	}
+	*bpf = buf;
+	*len = got;
+	return 0;
+}
+
+/*
+ * The pipe the program is exported through: non-blocking (a program
+ * larger than the pipe is a short write, never a hang), able to hold
+ * any program the kernel takes.  Returns 0 with @p, or a negative errno.
+ */
+static int
+export_pipe(int p[2], size_t *cap)
+{
+	int sz;
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	sz = fcntl(p[1], F_GETPIPE_SZ);
+	/* A user over fs.pipe-user-pages-soft gets one-page pipes. */
+	if (sz >= 0 && sz <= RULESET_BPF_MAX)
+		sz = fcntl(p[1], F_SETPIPE_SZ, 2 * RULESET_BPF_MAX);
+	if (sz < 0 || sz <= RULESET_BPF_MAX) {
+		int err = sz < 0 ? errno : E2BIG;
+
+		close(p[0]);
+		close(p[1]);
+		return -err;
+	}
+	*cap = (size_t)sz;
+	return 0;
+}
+
 /**
  * Build the same filter as ruleset_load() would load, as the BPF program
  * the kernel takes (struct sock_filter instructions), in *@bpf (malloc'd,
  * *@len bytes), for a process that loads it later by itself with
  * seccomp(2) and SECCOMP_FILTER_FLAG_LOG (what SCMP_FLTATR_CTL_LOG
- * becomes at load time).  The program is written to a memfd
- * (libseccomp 2.5 exports to a file descriptor only) and read back.
+ * becomes at load time).  libseccomp 2.5 exports to a file descriptor
+ * only: the program goes through a pipe, so that a backend building its
+ * session filter under the global filter makes only calls every
+ * PostgreSQL list already has (pipe2, fcntl, write, read, close; the
+ * module's own table, RULESET_NEEDS).  A memfd did this before, and a
+ * global list without memfd_create then refused every connection.
  * Returns 0 or a negative errno; RULESET_LOAD is the export step.
  */
 int
@@ -243,10 +317,8 @@ ruleset_export(uint32_t def, const struct ruleset_rule *r, size_t n,
 	       enum ruleset_step *step, size_t *bad)
 {
 	scmp_filter_ctx ctx;
-	struct stat sb;
-	char *buf = NULL;
-	ssize_t got;
-	int rc, fd;
+	size_t cap = 0;
+	int rc, p[2] = { -1, -1 };
 
 	*bpf = NULL;
 	*len = 0;
@@ -254,40 +326,15 @@ ruleset_export(uint32_t def, const struct ruleset_rule *r, size_t n,
 	if (rc < 0)
 		return rc;
 	*step = RULESET_LOAD;
-	fd = memfd_create("pgsc-bpf", MFD_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	rc = seccomp_export_bpf(ctx, fd);
+	rc = export_pipe(p, &cap);
 	if (rc < 0)
 		goto out;
-	if (fstat(fd, &sb) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	if (sb.st_size <= 0 || sb.st_size > RULESET_BPF_MAX) {
-		rc = -E2BIG;
-		goto out;
-	}
-	buf = malloc((size_t)sb.st_size);
-	if (buf == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	got = pread(fd, buf, (size_t)sb.st_size, 0);
-	if (got != sb.st_size) {
-		rc = got < 0 ? -errno : -EIO;
-		goto out;
-	}
-	*bpf = buf;
-	*len = (size_t)sb.st_size;
-	buf = NULL;
-	rc = 0;
+	rc = seccomp_export_bpf(ctx, p[1]);
+	close(p[1]);
+	if (rc == 0)
+		rc = pipe_read_all(p[0], cap, bpf, len);
+	close(p[0]);
 out:
-	free(buf);
-	if (fd >= 0)
-		close(fd);
 	seccomp_release(ctx);
 	return rc;
 }

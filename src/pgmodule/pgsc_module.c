@@ -364,6 +364,57 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * The module's own needs (ruleset_needs[]): every backend builds and
+ * loads its session filter (or its client type's) under the global
+ * filter, and the children of the other types load theirs with
+ * seccomp(2) under it too.  A global filter that refuses one of those
+ * calls would fail every connection ("cannot load the session seccomp
+ * filter"), so the postmaster refuses to start with it, naming them.
+ */
+static void
+check_needs(const struct pgsc_filter_spec *g)
+{
+	const struct pgsc_effective_entry *v;
+	pgsc_effective *e = NULL;
+	char *cause = NULL, missing[256] = "";
+	size_t n, len = 0;
+	int rc;
+
+	rc = pgsc_effective_new(g, 0, &e, &cause);
+	if (rc < 0)
+		pgsc_load_failed("global", rc, cause);
+	n = pgsc_effective_entries(e, &v);
+	for (const char *const *need = ruleset_needs; *need != NULL; need++) {
+		int nr = seccomp_syscall_resolve_name(*need);
+		enum pgsc_action a = g->def;
+
+		for (size_t i = 0; i < n; i++)
+			if (v[i].nr == nr)
+				a = v[i].action;
+		if (a == PGSC_ACT_ALLOW || a == PGSC_ACT_LOG)
+			continue;
+		len += (size_t)snprintf(missing + len, sizeof(missing) - len,
+					"%s%s", len > 0 ? "," : "", *need);
+		if (len >= sizeof(missing))
+			len = sizeof(missing) - 1;
+	}
+	pgsc_effective_free(e);
+	if (len == 0)
+		return;
+	ereport(FATAL,
+		(errmsg("pgsc: the global filter refuses %s, which every "
+			"backend needs to load its own filter", missing),
+		 errdetail("Each backend builds its session filter under the "
+			   "global filter (libseccomp's memory, a pipe for the "
+			   "BPF program, then prctl and seccomp), and every "
+			   "child loads its filter with seccomp: with these "
+			   "calls refused, every connection would fail."),
+		 errhint("Add %s to pgsc.global_syscall_allow; pgsc-report "
+			 "adds the module's needs to every global list it "
+			 "prints (docs/module.md).", missing)));
+}
+
 /* ereport(FATAL) for a failed load; frees @cause first. */
 void
 pgsc_load_failed(const char *what, int rc, char *cause)
@@ -718,6 +769,7 @@ _PG_init(void)
 	 * filter cannot be lifted once loaded.
 	 */
 	pgsc_global_spec(&g);
+	check_needs(&g);
 	(void)pgsc_known_max_get();
 	rc = filter_load(&g, "global", &n_rules, &cause);
 	if (rc < 0)

@@ -67,9 +67,9 @@ for rec in raw enriched; do
 		{ bad "$rec: --per-type=routine failed"; continue; }
 	global=$(sed -n "s/^pgsc.global_syscall_allow = '\(.*\)'$/\1/p" "$T/$rec.guc")
 	[ -n "$global" ] || { bad "$rec: no global list"; continue; }
-	# the two usual lines (and the known max) come first and are those without --per-type
+	# the two usual lines (and the needs and known max comments) come first and are those without --per-type
 	"$REPORT" --db "$db" --guc-prefix pgsc. >"$T/$rec.plain"
-	[ "$(head -n 4 "$T/$rec.guc")" = "$(cat "$T/$rec.plain")" ] ||
+	[ "$(head -n "$(wc -l <"$T/$rec.plain")" "$T/$rec.guc")" = "$(cat "$T/$rec.plain")" ] ||
 		bad "$rec: --per-type changed the header or the two lists"
 	types=$(q "$db" "SELECT DISTINCT CASE WHEN role LIKE 'descendant/%' THEN substr(role, 12) ELSE role END FROM aggregates WHERE count > 0" |
 		grep -v -x -e postmaster -e backend -e standalone -e unrelated -e unattributed | sort)

@@ -264,10 +264,27 @@ test_import_and_report(void **state)
 	assert_non_null(strstr(out, "global_syscall_allow = '"));
 	assert_non_null(strstr(out, "session_syscall_allow = '"));
 	assert_non_null(strstr(out, "# pgsc: 11 records, rounds 1-1"));
-	/* every syscall of both processes, names sorted */
-	assert_non_null(strstr(out, "\nglobal_syscall_allow = 'clone,close,"
-			       "getpid,getrandom,getsockname,pselect6,"
-			       "rt_sigprocmask,set_robust_list'\n"));
+	/* every syscall of both processes, names sorted, with the
+	 * module's needs (ruleset_needs[]) the records lacked, said so */
+	assert_non_null(strstr(out, "\nglobal_syscall_allow = 'brk,clone,"
+			       "close,fcntl,getpid,getrandom,getsockname,"
+			       "mmap,munmap,pipe2,prctl,pselect6,read,"
+			       "rt_sigprocmask,seccomp,set_robust_list,"
+			       "write'\n"));
+	assert_non_null(strstr(out, "\n# added to the global list, not seen "
+			       "in the records: brk,fcntl,mmap,munmap,pipe2,"
+			       "prctl,read,seccomp,write ("));
+	for (const char *const *n = ruleset_needs; *n != NULL; n++) {
+		const char *g = strstr(out, "\nglobal_syscall_allow = '");
+		char want[64];
+
+		/* each name of the table is a whole entry of the list */
+		snprintf(want, sizeof(want), ",%s,", *n);
+		assert_true(strstr(g, want) != NULL ||
+			    strncmp(g + 25, want + 1, strlen(want) - 1) == 0 ||
+			    (snprintf(want, sizeof(want), ",%s'", *n) > 0 &&
+			     strstr(g, want) != NULL));
+	}
 	/* the backend's syscalls only */
 	assert_non_null(strstr(out, "\nsession_syscall_allow = 'getpid,"
 			       "getrandom,set_robust_list'\n"));

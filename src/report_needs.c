@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* report_needs.c - the pgsc module's own calls in every global list
+ * pgsc-report prints. */
+/*
+ * Each backend builds and loads its session filter under the global
+ * filter (ruleset_needs[] in ruleset.c says with which calls).  A store
+ * collected under an older module, or with the server's own calls only,
+ * may lack one of them, and the module then refuses to start with the
+ * list (a module that needed memfd_create once refused every connection
+ * under the shipped list instead).  So the global list always carries
+ * them, and the output says which ones the records did not bring.
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <stdio.h>
+
+#include "report-int.h"
+
+/**
+ * Add to @global each of the module's needs it lacks that exists on
+ * @arch (0: the native arch; --arch arm has mmap2, not mmap), and to
+ * @added (NULL: not kept) for the comment.  An empty global list stays
+ * empty: no records, no list.
+ * Returns 0 or -ENOMEM.
+ */
+int
+report_needs_add(struct strset *global, struct strset *added, uint32_t arch)
+{
+	if (global->n == 0)
+		return 0;
+	if (arch == 0)
+		arch = pgsc_native_arch();
+	for (const char *const *n = ruleset_needs; *n != NULL; n++) {
+		if (strset_has(global, *n) ||
+		    seccomp_syscall_resolve_name_arch(arch, *n) < 0)
+			continue;
+		if (strset_add(global, *n) < 0 ||
+		    (added != NULL && strset_add(added, *n) < 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The GUC format's comment on what report_needs_add() added. */
+void
+report_needs_guc(FILE *out, const struct lists *L)
+{
+	if (L->needs.n == 0)
+		return;
+	fputs("# added to the global list, not seen in the records: ", out);
+	report_print_joined(out, &L->needs, ",");
+	fputs(" (every backend makes these calls to load its session filter "
+	      "under the global filter: the pgsc module refuses to start "
+	      "without them; docs/module.md)\n", out);
+}
+
+/* The same as a JSON member: ,"module_needs_added": [...]. */
+void
+report_needs_json(FILE *out, const struct lists *L)
+{
+	fputs(",\n  \"module_needs_added\": ", out);
+	report_json_list(out, &L->needs);
+}

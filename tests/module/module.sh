@@ -42,7 +42,9 @@
 #      filter (Seccomp_filters 2, the others 1); the type's lists refuse
 #      in a client backend (pg_ls_dir), a parallel worker (shm_open's
 #      openat), a walsender (pg_basebackup's sendto) and the checkpointer
-#      (CHECKPOINT's pwrite64), and nowhere else.
+#      (CHECKPOINT's pwrite64), and nowhere else;
+#  10. its own needs: the postmaster refuses to start with a global filter
+#      that refuses a call of ruleset_needs[] (src/ruleset.c), naming it.
 # No audit records are needed, so the audit lock is not taken (ctest runs
 # it alone: its servers' log filters write SECCOMP records).
 # PGSC_MODULE_KEEP=1 keeps the work directory.
@@ -579,5 +581,39 @@ grep -q "\[$cp_pid\] DETAIL:  .*Operation not permitted" "$LOG" ||
 [ "$(q -c "INSERT INTO pt VALUES (1) RETURNING i" | head -n 1)" = 1 ] || fail "a client backend could not write after the failed checkpoint"
 note "checkpointer: pwrite64 on its error list fails CHECKPOINT ($(grep -m1 "\[$cp_pid\].*Operation not permitted" "$LOG" | sed 's/.*\(ERROR\|DETAIL\): *//' | cut -c1-80)); clients write on"
 runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m immediate -w -t 60 stop >/dev/null || fail "pg_ctl stop -m immediate failed"
+
+# ------------------------------------------------ 10. its own needs --
+# The calls each backend makes to load its session filter under the
+# global one: the table ruleset_needs[] of src/ruleset.c (read here from
+# the source, the one place that names them).  Under a global default of
+# error whose allow list is every other name, the postmaster refuses to
+# start, naming the missing call; with every name allowed, a connection
+# loads its session filter and answers.
+mapfile -t NEEDS < <(sed -n '/^const char \*const ruleset_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/ruleset.c" |
+	grep -o '"[a-z0-9_]*"' | tr -d '"')
+[ ${#NEEDS[@]} -ge 2 ] || fail "could not read ruleset_needs[] from src/ruleset.c"
+for n in "${NEEDS[@]}"; do
+	grep -qx "$n" "$W/all.names" || fail "ruleset_needs[] names '$n', which libseccomp does not know"
+	set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = error" \
+		"pgsc.global_syscall_allow = '$(grep -vx "$n" "$W/all.names" | paste -sd,)'"
+	if start; then
+		fail "the server started with a global filter refusing $n, which the module needs"
+	fi
+	grep -q "FATAL:  pgsc: the global filter refuses $n, which every backend needs" "$LOG" ||
+		fail "no FATAL naming $n: $(cat "$LOG")"
+done
+# under log too, when a list refuses one explicitly
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" "pgsc.global_syscall_error = 'pipe2,seccomp'"
+if start; then
+	fail "the server started with pipe2 and seccomp on the global error list"
+fi
+grep -q "FATAL:  pgsc: the global filter refuses pipe2,seccomp, which" "$LOG" ||
+	fail "no FATAL naming pipe2,seccomp: $(cat "$LOG")"
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = error" "pgsc.global_syscall_allow = '$ALL'" \
+	"pgsc.session_syscall_default = error" "pgsc.session_syscall_allow = '$ALL'"
+start || fail "the server did not start with every name allowed: $(cat "$LOG")"
+[ "$(q -c 'SELECT 41 + 1')" = 42 ] || fail "no answer with every name allowed under error"
+stop
+note "its own needs (${NEEDS[*]}): each one refused at start when the global filter refuses it; all allowed, a session loads its filter"
 
 echo "module: all checks passed"

@@ -52,6 +52,9 @@ PKGS=(
 	# tools/glibc-matrix: the Debian 13 root (debootstrap, trixie's keys in
 	# debian-archive-keyring); the workflow check is python3 stdlib
 	debootstrap debian-archive-keyring python3
+	# tools/pgsc-scenarios: archive_command/restore_command through rsync;
+	# openssl for the SSL scenario's certificate
+	rsync openssl
 	# tests/report: systemd-analyze verify for the drop-in, runc for the
 	# OCI profile, a static probe (libc6-dev's libc.a)
 	systemd runc libc6-dev

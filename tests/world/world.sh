@@ -65,7 +65,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=/usr/lib/postgresql/15/bin
 MAXR=${PGSC_WORLD_MAX_ROUNDS:-5}
-STEPS=${PGSC_WORLD_STEPS:-regress:test_setup+boolean+int4+text+copydml+insert+write_parallel,isolation:deadlock-simple+eval-plan-qual+lock-update-delete+insert-conflict-do-update,contrib/postgres_fdw,src/test/recovery:001_stream_rep,src/test/subscription:001_rep_changes}
+# shellcheck source=../lib/world.sh
+. "$HERE/../lib/world.sh"
+STEPS=${PGSC_WORLD_STEPS:-$WORLD_CI_STEPS}
 REPL=src/test/recovery:001_stream_rep
 T0=$(date +%s)
 

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
+# tests/lists/shipped.sh BINDIR - the lists users copy from examples/lists/,
+# proven as shipped against the code of the same commit.
+#
+# Runs as root (ctest label "world", RUN_SERIAL, after module/pgsc has
+# installed this build's module).  For every examples/lists/*.guc:
+#   - a module file (not *-outside.guc): pasted as it is, byte for byte,
+#     as the include of the installcheck server and of every cluster the
+#     steps start (pgsc-iterate --proof-only --lists FILE --as-shipped:
+#     pgsc.enabled on, both defaults error, per the file itself);
+#   - an outside file (*-outside.guc): its global list imposed from
+#     outside, every postmaster under "pgsc-exec --default error
+#     --allow-file FILE --list global" from its exec on, start-up
+#     included, the module off (pgsc-iterate --outside);
+# through the CI world subset (tests/lib/world.sh) and the production
+# scenarios (tools/pgsc-scenarios): each step's per-test results must equal
+# a baseline run with no filter, and the servers must make 0 SECCOMP
+# records.  Then the negative control, so that a loader change cannot
+# pass unseen: the module file without one call the module itself needs
+# (ruleset_needs[] in src/ruleset.c, read from the source) and the
+# outside file without chdir (the postmaster's ChangeToDataDir() before
+# any library loads) must both fail the first step.
+# A code change that needs a new syscall fails this test: regenerate the
+# files from a store (docs/check-world.md, "Regenerating the shipped
+# lists") and prove them again; never edit them by hand.
+# PGSC_LISTS_STEPS overrides the steps; PGSC_LISTS_KEEP=1 keeps the work
+# directory.  Missing dependencies are failures, never skips.
+set -euo pipefail
+export LC_ALL=C
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "lists-test: $*"; }
+
+[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: shipped.sh BINDIR"
+BINDIR=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRCROOT=$(cd "$HERE/../.." && pwd)
+PGBIN=/usr/lib/postgresql/15/bin
+# shellcheck source=../lib/world.sh
+. "$HERE/../lib/world.sh"
+STEPS=${PGSC_LISTS_STEPS:-$WORLD_CI_STEPS,scenarios}
+
+[ "$(id -u)" = 0 ] || fail "must run as root"
+for t in flock sqlite3 make prove runuser; do
+	command -v "$t" >/dev/null || fail "required program '$t' is missing"
+done
+for t in pgsc-collect pgsc-report pgsc-exec; do
+	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
+done
+PKGLIB=$("$PGBIN/pg_config" --pkglibdir)
+[ -f "$PKGLIB/pgsc.so" ] || fail "the module is not installed ($PKGLIB/pgsc.so)"
+if [ -f "$BINDIR/pgmodule/pgsc.so" ] && ! cmp -s "$BINDIR/pgmodule/pgsc.so" "$PKGLIB/pgsc.so"; then
+	fail "$PKGLIB/pgsc.so is not this build's module: the shipped lists must be proven against the code of this commit"
+fi
+mapfile -t FILES < <(ls "$SRCROOT"/examples/lists/*.guc)
+[ ${#FILES[@]} -ge 2 ] || fail "examples/lists/ holds ${#FILES[@]} .guc files; a module file and an outside file are shipped"
+ls "$SRCROOT"/examples/lists/*-outside.guc >/dev/null 2>&1 || fail "no *-outside.guc in examples/lists/"
+ITER=$SRCROOT/tools/pgsc-iterate
+WORLD=$SRCROOT/tools/pgsc-check-world
+"$WORLD" prepare >/dev/null || fail "pgsc-check-world prepare failed"
+
+W=$(mktemp -d /tmp/pgsc-lists-test.XXXXXX)
+chmod 755 "$W"
+RESULT=fail
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	set +e
+	[ ! -f "$W/c/data/postmaster.pid" ] ||
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/c/data" -m immediate -w -t 30 stop >/dev/null 2>&1
+	if [ "${PGSC_LISTS_KEEP:-0}" = 1 ] || [ "$RESULT" != pass ]; then
+		echo "lists-test: work directory kept: $W" >&2
+	else
+		rm -rf "$W"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+DATA=$("$WORLD" cluster "$W/c" --port 54475) || fail "pgsc-check-world cluster failed"
+# shellcheck source=../lib/auditd.sh
+. "$HERE/../lib/auditd.sh"
+audit_lock || fail "could not get the audit lock"
+owner=$(audit_foreign_daemon)
+[ -z "$owner" ] || fail "pid $owner is the kernel's audit daemon; pgsc-collect must be (netlink)"
+export PGSC_AUDIT_LOCK_HELD=1
+WCACHE=${PGSC_WORLD_CACHE:-/var/cache/pgsc-world}
+MATCH=(--server-match "$W/c/data" --server-match "$WCACHE/src/" --server-match /tmp/pgsc-scen.)
+
+# prove FILE TAG STEPS MODE...: pgsc-iterate's proof of FILE; its exit status
+prove() {
+	local f=$1 tag=$2 steps=$3 rc=0
+	shift 3
+	"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/$tag" "${MATCH[@]}" \
+		--source netlink --proof-only --lists "$f" "$@" --steps "$steps" \
+		-- "$WORLD" run >"$W/$tag.out" 2>&1 || rc=$?
+	return "$rc"
+}
+
+# check_proof TAG STEPS: the proof passed, every step ran and equals its baseline
+check_proof() {
+	local tag=$1 steps=$2 step t bs ps total=0
+	grep -q "^pgsc-iterate: PROOF PASSED" "$W/$tag.out" || { cat "$W/$tag.out"; fail "$tag: the proof did not pass"; }
+	grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$W/$tag.out" ||
+		fail "$tag: the proof did not report 0 SECCOMP records"
+	while read -r step; do
+		t=$(tr '/:+' '___' <<<"$step")
+		bs=$W/$tag/baseline-1-$t/status ps=$W/$tag/proof-1-$t/status
+		[ -s "$bs" ] && [ -s "$ps" ] || fail "$tag: no status file of step $step"
+		cmp -s "$bs" "$ps" || fail "$tag: step $step differs from the baseline: $(diff "$bs" "$ps" | head)"
+		grep -q ' ok$' "$ps" || fail "$tag: step $step: no test passed: the suite did not really run"
+		total=$((total + $(grep -c . "$ps")))
+	done < <(tr ',' '\n' <<<"$steps")
+	note "$tag: PROOF PASSED: $total tests in $(tr ',' '\n' <<<"$steps" | grep -c .) steps identical to the baseline, 0 SECCOMP records"
+}
+
+n=0
+for f in "${FILES[@]}"; do
+	b=$(basename "$f" .guc)
+	case $b in
+	*-outside)
+		prove "$f" "$b" "$STEPS" --outside --baseline || true
+		check_proof "$b" "$STEPS"
+		# the postmasters really ran under pgsc-exec
+		grep -q "^# pgsc-iterate outside: error$" "$DATA/pgsc-iterate.conf" ||
+			fail "$b: the include of the proof did not say 'outside: error'"
+		;;
+	*)
+		prove "$f" "$b" "$STEPS" --as-shipped --baseline || true
+		check_proof "$b" "$STEPS"
+		cmp -s "$f" "$DATA/pgsc-iterate.conf" || fail "$b: the proof's include is not the shipped file"
+		;;
+	esac
+	n=$((n + 1))
+done
+
+# ------------------------------------------------ negative controls --
+first=${STEPS%%,*}
+mapfile -t NEEDS < <(sed -n '/^const char \*const ruleset_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/ruleset.c" |
+	grep -o '"[a-z0-9_]*"' | tr -d '"')
+[ ${#NEEDS[@]} -ge 2 ] || fail "could not read ruleset_needs[] from src/ruleset.c"
+drop() { # drop NAME FILE > OUT: FILE with NAME out of its global list
+	awk -v v="$1" -F"'" '/^pgsc\.global_syscall_allow = / {
+		n = split($2, a, ","); out = ""
+		for (i = 1; i <= n; i++) if (a[i] != v) out = out (out == "" ? "" : ",") a[i]
+		print $1 "'\''" out "'\''"; next } { print }' "$2"
+}
+for f in "${FILES[@]}"; do
+	b=$(basename "$f" .guc)
+	case $b in
+	*-outside) victim=chdir mode=(--outside) ;;
+	*) victim=pipe2 mode=(--as-shipped) ;;
+	esac
+	[[ " ${NEEDS[*]} chdir " == *" $victim "* ]] || fail "$victim is not among the module's needs (${NEEDS[*]})"
+	grep -q "^pgsc\.global_syscall_allow = '.*\b$victim\b" "$f" || fail "$b: the shipped global list lacks $victim"
+	drop "$victim" "$f" >"$W/$b-neg.guc"
+	chmod 644 "$W/$b-neg.guc"
+	! grep -q "^pgsc\.global_syscall_allow = '.*\b$victim\b" "$W/$b-neg.guc" || fail "could not drop $victim"
+	rc=0
+	prove "$W/$b-neg.guc" "$b-neg" "$first" "${mode[@]}" || rc=$?
+	[ "$rc" = 3 ] || fail "$b without $victim: pgsc-iterate exit $rc, not 3 (the proof must fail): $(tail -n 5 "$W/$b-neg.out")"
+	note "negative control: $b without $victim fails ($(grep -h -m1 -o 'FATAL:.*' "$W/$b-neg"/server-proof-*.log 2>/dev/null | cut -c1-110 || true))"
+done
+RESULT=pass
+note "all ${#FILES[@]} shipped files proven as shipped ($n), negative controls failed as they must"

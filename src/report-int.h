@@ -68,6 +68,7 @@ struct lists {
 	struct mapnote *notes[2];       /* sorted by from */
 	size_t nnotes[2];
 	struct strset needs;            /* the module's, added (report_needs.c) */
+	struct strset startup;          /* the postmaster's start-up, added */
 };
 
 struct status_row {
@@ -82,6 +83,9 @@ int report_needs_add(struct strset *global, struct strset *added,
 		     uint32_t arch);
 void report_needs_guc(FILE *out, const struct lists *L);
 void report_needs_json(FILE *out, const struct lists *L);
+int report_needs_startup(struct lists *L);
+void report_needs_startup_note(FILE *out, const struct lists *L,
+			       const char *lead);
 
 /* report.c */
 int report_roles_known(pgsc_store *st, const struct strset *roles,
@@ -110,9 +114,9 @@ void report_node_name(FILE *out, const char *node);
 void report_nodes_header(FILE *out, const struct rep *r);
 
 /* report_filter.c */
-int report_systemd(FILE *out, struct rep *r, const struct lists *L,
+int report_systemd(FILE *out, struct rep *r, struct lists *L,
 		   enum pgsc_action def, char **cause);
-int report_oci(FILE *out, struct rep *r, const struct lists *L,
+int report_oci(FILE *out, struct rep *r, struct lists *L,
 	       enum pgsc_action def, int enosys, char **cause);
 void report_known_max_guc(FILE *out, const struct rep *r,
 			  const struct lists *L, const char *prefix);

@@ -179,10 +179,6 @@ list_names(const struct rep *r, int session, struct strset *out)
 	return 0;
 }
 
-/* A name that --arch or --portable replaced: "open" -> "openat". */
-
-/* The two lists as printed, with what --arch/--portable did to them. */
-
 static void
 lists_free(struct lists *L)
 {
@@ -195,6 +191,7 @@ lists_free(struct lists *L)
 		free(L->notes[k]);
 	}
 	strset_free(&L->needs);
+	strset_free(&L->startup);
 }
 
 static int
@@ -330,6 +327,7 @@ lists_warn(const struct lists *L, FILE *diag)
 		}
 		fputc('\n', diag);
 	}
+	report_needs_startup_note(diag, L, "pgsc-report: ");
 }
 
 

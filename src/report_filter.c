@@ -128,7 +128,7 @@ report_known_max_json(FILE *out, const struct rep *r, const struct lists *L)
  * no systemd PID 1 here can test it.  docs/module.md.
  */
 int
-report_systemd(FILE *out, struct rep *r, const struct lists *L,
+report_systemd(FILE *out, struct rep *r, struct lists *L,
 	       enum pgsc_action def, char **cause)
 {
 	uint32_t arches[FILTER_ARCH_MAX];
@@ -136,8 +136,11 @@ report_systemd(FILE *out, struct rep *r, const struct lists *L,
 
 	if (na < 0)
 		return na;
+	if (report_needs_startup(L) < 0)
+		return -ENOMEM;
 	report_header_line(out, r);
 	report_lists_comment(out, L);
+	report_needs_startup_note(out, L, "# ");
 	fprintf(out, "# A drop-in for the server's unit, e.g.\n"
 		"#   /etc/systemd/system/postgresql@15-main.service.d/"
 		"pgsc.conf\n"
@@ -249,7 +252,7 @@ oci_rule(FILE *out, const struct strset *names, const char *action,
  * already ENOSYS.  pgsc-report(1), "oci".
  */
 int
-report_oci(FILE *out, struct rep *r, const struct lists *L,
+report_oci(FILE *out, struct rep *r, struct lists *L,
 	   enum pgsc_action def, int enosys, char **cause)
 {
 	uint32_t arches[FILTER_ARCH_MAX];
@@ -258,6 +261,8 @@ report_oci(FILE *out, struct rep *r, const struct lists *L,
 
 	if (na < 0)
 		return na;
+	if (report_needs_startup(L) < 0)
+		return -ENOMEM;
 	enosys = enosys && def != PGSC_ACT_LOG;
 	if (enosys && known_not_allowed(L, arches, na, &deny) < 0) {
 		strset_free(&deny);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* report_needs.c - the pgsc module's own calls in every global list
- * pgsc-report prints. */
+/* report_needs.c - calls every list needs that a store may not hold: the
+ * pgsc module's own, and the postmaster's start-up for outside loaders. */
 /*
  * Each backend builds and loads its session filter under the global
  * filter (ruleset_needs[] in ruleset.c says with which calls).  A store
@@ -60,4 +60,57 @@ report_needs_json(FILE *out, const struct lists *L)
 {
 	fputs(",\n  \"module_needs_added\": ", out);
 	report_json_list(out, &L->needs);
+}
+
+/*
+ * The postmaster's start-up before shared_preload_libraries is loaded
+ * (ChangeToDataDir(), the data directory's checks): filtered by the
+ * loaders that impose the list from outside (pgsc-exec, systemd's
+ * SystemCallFilter=, an OCI profile), never by the module, so a store
+ * collected under the module never holds them.  Measured on PostgreSQL
+ * 15 with glibc 2.36: every server started under pgsc-exec --default log
+ * (the outside rounds of docs/check-world.md, and ten recorded
+ * workloads) made exactly these before any filter the module loads.
+ */
+static const char *const startup_calls[] = { "chdir", "fstatfs", NULL };
+
+/**
+ * For the outside loaders' formats: add to the global list of @L the
+ * start-up calls it lacks (on its target arch), remembered in
+ * L->startup.  An empty list stays empty.
+ * Returns 0 or -ENOMEM.
+ */
+int
+report_needs_startup(struct lists *L)
+{
+	uint32_t arch = L->target ? L->target : pgsc_native_arch();
+
+	if (L->l[0].n == 0)
+		return 0;
+	for (const char *const *n = startup_calls; *n != NULL; n++) {
+		if (strset_has(&L->l[0], *n) ||
+		    seccomp_syscall_resolve_name_arch(arch, *n) < 0)
+			continue;
+		if (strset_add(&L->l[0], *n) < 0 ||
+		    strset_add(&L->startup, *n) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* What report_needs_startup() added, after @lead: "# " in the systemd
+ * drop-in, "pgsc-report: " on the diagnostics (a JSON profile has no
+ * comments). */
+void
+report_needs_startup_note(FILE *out, const struct lists *L, const char *lead)
+{
+	if (L->startup.n == 0)
+		return;
+	fprintf(out, "%sadded to the global list, not seen in the records: ",
+		lead);
+	report_print_joined(out, &L->startup, ",");
+	fputs(" (the postmaster's start-up before shared_preload_libraries, "
+	      "which an outside loader filters and the module does not: "
+	      "collect a round under pgsc-exec --default log to see your "
+	      "server's own; docs/check-world.md)\n", out);
 }

@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* test_known_max.c - unit tests for arch.c's known max and ruleset.c's ENOSYS part. */
+/* test_known_max.c - unit tests for arch.c's known max and ruleset.c's ENOSYS part and export. */
 /*
  * The known max is the highest number libseccomp names on an arch; a
  * spec ("x86_64:434,i386:434") overrides it per arch.  ruleset_load()
  * with an unknown part is tried on the real kernel, in a child process:
  * a number above the known max fails with ENOSYS, a known one the rules
  * lack with the default's EPERM, and a number above the max that a rule
- * names keeps its action.
+ * names keeps its action.  ruleset_export() hands back through its pipe
+ * exactly the program libseccomp writes to a file for the same filter.
  */
 #include "unit.h"
 
 #include <errno.h>
 #include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static void
 test_known_max(void **state)
@@ -151,6 +156,77 @@ test_ruleset_enosys(void **state)
 	assert_int_equal(errno_under(400, base, 1, 39), EPERM);
 }
 
+/* The program libseccomp itself exports to a temporary file for the
+ * filter ruleset_build() makes without an unknown part: default @def,
+ * the compat arch, logging, one allow rule per number of @nr. */
+static size_t
+libseccomp_bpf(uint32_t def, const int *nr, size_t n, char *buf, size_t cap)
+{
+	scmp_filter_ctx ctx = seccomp_init(def);
+	FILE *f = tmpfile();
+	size_t got;
+
+	assert_non_null(ctx);
+	assert_non_null(f);
+	assert_int_equal(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1), 0);
+	assert_int_equal(seccomp_arch_add(ctx, SCMP_ARCH_X86), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr[i], 0),
+				 0);
+	assert_int_equal(seccomp_export_bpf(ctx, fileno(f)), 0);
+	rewind(f);
+	got = fread(buf, 1, cap, f);
+	fclose(f);
+	seccomp_release(ctx);
+	return got;
+}
+
+static void
+test_ruleset_export(void **state)
+{
+	/* a small program, and one of every number libseccomp names on
+	 * x86_64 (several pages: more than one write of a pipe's page) */
+	static char want[RULESET_BPF_MAX + 1];
+	struct ruleset_rule *r = calloc(1024, sizeof(*r));
+	int *nr = calloc(1024, sizeof(*nr));
+	size_t sizes[2] = { 3, 0 };
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(nr);
+	for (int k = 0; k <= pgsc_arch_known_max(X86_64); k++) {
+		char *name = seccomp_syscall_resolve_num_arch(X86_64, k);
+
+		if (name == NULL)
+			continue;
+		free(name);
+		nr[sizes[1]] = k;
+		r[sizes[1]].name = "rule";
+		r[sizes[1]].nr = k;
+		r[sizes[1]++].action = SCMP_ACT_ALLOW;
+	}
+	assert_true(sizes[1] > 300);
+	for (int t = 0; t < 2; t++) {
+		enum ruleset_step step;
+		size_t len = 0, bad = 0, wlen;
+		void *bpf = NULL;
+
+		wlen = libseccomp_bpf(SCMP_ACT_ERRNO(EPERM), nr, sizes[t], want,
+				      sizeof(want));
+		assert_true(wlen > 0 && wlen <= RULESET_BPF_MAX);
+		assert_int_equal(ruleset_export(SCMP_ACT_ERRNO(EPERM), r,
+						 sizes[t], NULL, &bpf, &len,
+						 &step, &bad), 0);
+		assert_int_equal(len, wlen);
+		assert_memory_equal(bpf, want, len);
+		if (t == 1)
+			assert_true(len > 4096);
+		free(bpf);
+	}
+	free(r);
+	free(nr);
+}
+
 int
 main(void)
 {
@@ -159,6 +235,7 @@ main(void)
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_ruleset_enosys),
+		cmocka_unit_test(test_ruleset_export),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

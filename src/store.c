@@ -552,11 +552,20 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 	}
 	if (!st->readonly) {
 		/* Create it 0600 ourselves: the store names every program
-		 * the server ran, and sqlite would honour the umask. */
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		 * the server ran, and sqlite would honour the umask.  Never
+		 * through a symlink, and a new store is a new file (O_EXCL):
+		 * a collector often runs as root, and --db may be in a
+		 * directory another user owns (docs/security.md §10). */
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+		if (fd < 0 && errno == ENOENT)
+			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+				  O_NOFOLLOW, 0600);
 		if (fd < 0) {
 			rc = -errno;
-			util_cause(cause, "%s: %s", path, strerror(errno));
+			util_cause(cause, "%s: %s", path, errno == ELOOP ?
+				   "a symlink; a store is opened only by its "
+				   "own name, never through one" :
+				   strerror(errno));
 			goto fail;
 		}
 		st->lockfd = fd;
@@ -576,7 +585,8 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 			goto fail;
 		goto opened;
 	}
-	if (sqlite3_open_v2(path, &st->db, sflags | SQLITE_OPEN_NOMUTEX,
+	if (sqlite3_open_v2(path, &st->db, sflags | SQLITE_OPEN_NOMUTEX |
+			    SQLITE_OPEN_NOFOLLOW,
 			    NULL) != SQLITE_OK) {
 		util_cause(cause, "%s: %s", path,
 			   st->db ? sqlite3_errmsg(st->db) : "cannot open");

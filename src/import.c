@@ -184,6 +184,26 @@ infile_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* The damage that ended a compressed file, as a reject of its own. */
+static void
+damage_note(struct importer *im, struct infile *f, const char *why)
+{
+	char msg[512];
+	struct feed_loc loc = { .file = f->path,
+				.line = feed_lines(im->feed) + 1 };
+	size_t nl = strlen(f->path);
+
+	/* logsrc's message starts with the name the location gives */
+	if (why != NULL && strncmp(why, f->path, nl) == 0 &&
+	    strncmp(why + nl, ": ", 2) == 0)
+		why += nl + 2;
+	snprintf(msg, sizeof(msg), "decoded offset %llu: %s",
+		 (unsigned long long)(feed_offset(im->feed) +
+				      feed_pending(im->feed)),
+		 why ? why : "damaged data");
+	imp_reject(im, PGSC_REJ_DAMAGED, &loc, 0, msg, strlen(msg));
+}
+
 static int
 read_file(struct importer *im, struct infile *f, char *buf,
 	  struct pgsc_import_stats *stats, char **cause)
@@ -207,8 +227,12 @@ read_file(struct importer *im, struct infile *f, char *buf,
 				return rc;
 			}
 			/* damaged: what came before it is kept and counted,
-			 * the input is reported (exit status 1) */
-			fprintf(im->diag, "pgsc: %s\n", why ? why : f->path);
+			 * the damage is a reject at the line and decoded
+			 * offset it cuts (the stored position stays there,
+			 * so a re-import meets it again, and a repaired
+			 * copy is read on from it), the input is reported
+			 * (exit status 1) */
+			damage_note(im, f, why);
 			free(why);
 			stats->refused_files++;
 			break;

@@ -62,6 +62,7 @@ enum pgsc_reject {
 	PGSC_REJ_UNKNOWN_ARCH,  /* arch= that libseccomp does not know */
 	PGSC_REJ_BAD_SYSCALL,   /* syscall= that has no name on its arch */
 	PGSC_REJ_BAD_TIME,      /* timestamp past PGSC_SEC_MAX (year 9999) */
+	PGSC_REJ_DAMAGED,       /* compressed input damaged: the rest of a file */
 	PGSC_REJ__COUNT
 };
 

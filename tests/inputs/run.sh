@@ -229,7 +229,7 @@ got=$(records "$w/d.db")
 if [ $rc = 1 ] && [ "$got" -ge "$good" ] &&
 	grep -q "$w/d/audit.log.1: not an audit log (an ELF binary)" "$w/d.err" &&
 	grep -q "$w/d/audit.log.2:1: not an audit log (text" "$w/d.err" &&
-	grep -q "$w/d/audit.log.3.gz: damaged gzip data (truncated)" "$w/d.err" &&
+	grep -qE "^pgsc: $w/d/audit.log.3.gz:[0-9]+: rejected \(damaged\): decoded offset [0-9]+: damaged gzip data \(truncated\)" "$w/d.err" &&
 	grep -q "$w/d/audit.log.5.gz: damaged gzip data" "$w/d.err" &&
 	grep -q "4 inputs not imported" "$w/d.err"; then
 	ok "bad: a directory with bad files: each named, the good records kept ($got >= $good), exit 1"
@@ -287,6 +287,50 @@ mkfifo "$w/fifo"
 timeout 20 "$BIN/pgsc-collect" --db "$w/fifo.db" --import "$w/fifo" 2>"$w/fifo.err"
 rc=$?
 [ $rc = 0 ] && ok "a FIFO without a writer: no hang, nothing to import" || { bad "FIFO: exit $rc"; cat "$w/fifo.err"; }
+
+# 7. a checksum that fails at the end (issue 25 F2): every byte the
+# decoder produced before it is read, the damage is one reject
+# ("damaged") at its line and decoded offset, exit 1; a re-import meets
+# it again and counts nothing twice; the repaired file adds nothing.
+w="$T/sum"
+mkdir -p "$w"
+zcat "$DIR/enriched.log.gz" >"$w/plain.log"
+collect --db "$w/plain.db" --import "$w/plain.log" 2>/dev/null
+full=$(records "$w/plain.db")
+# flip_byte FILE OFFSET: the byte at OFFSET inverted
+flip_byte() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "\\$(printf %03o $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+for z in gzip xz zstd; do
+	case $z in
+	gzip) gzip -c "$w/plain.log" >"$w/s.$z"; back=8 ;;   # CRC32 of the trailer
+	xz) xz --check=sha256 -c "$w/plain.log" >"$w/s.$z"; back=40 ;; # the block's check
+	zstd) zstd -q --check -c "$w/plain.log" >"$w/s.$z"; back=2 ;; # the frame checksum
+	esac
+	cp "$w/s.$z" "$w/good.$z"
+	flip_byte "$w/s.$z" $(($(stat -c %s "$w/s.$z") - back))
+	if $z -t "$w/s.$z" 2>/dev/null; then bad "$z: the flipped byte did not damage it"; continue; fi
+	collect --db "$w/$z.db" --import "$w/s.$z" 2>"$w/$z.err"
+	rc=$?
+	got=$(records "$w/$z.db")
+	dmg=$(sqlite3 "$w/$z.db" "SELECT coalesce(sum(count),0) FROM rejects WHERE reason = 'damaged'")
+	if [ $rc = 1 ] && [ "$got" = "$full" ] && [ "$dmg" = 1 ] &&
+		grep -qE "^pgsc: $w/s.$z:[0-9]+: rejected \(damaged\): decoded offset [0-9]+: damaged $z data" "$w/$z.err"; then
+		ok "$z: a bad checksum at the end: $got of $full records, one damaged reject with file, line and offset, exit 1"
+	else
+		bad "$z: bad checksum: exit $rc, $got of $full records, $dmg damaged rejects"; cat "$w/$z.err"
+	fi
+	collect --db "$w/$z.db" --import "$w/s.$z" 2>"$w/$z.err2"
+	rc=$?
+	collect --db "$w/$z.db" --import "$w/good.$z" 2>>"$w/$z.err2"
+	if [ $rc -le 1 ] && [ "$(records "$w/$z.db")" = "$full" ] && ! grep -q 'content differs' "$w/$z.err2"; then
+		ok "$z: re-import counts nothing twice (exit $rc), the repaired file is the same source and adds nothing"
+	else
+		bad "$z: re-import: exit $rc, $(records "$w/$z.db") records, want $full"; cat "$w/$z.err2"
+	fi
+done
 
 echo "inputs: $pass passed, $fail failed"
 [ $fail = 0 ]

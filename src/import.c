@@ -12,12 +12,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "pgsc-int.h"
 
 #define READ_CHUNK (1024 * 1024)
 #define MAX_SAMPLES 100
 #define EXCERPT_MAX 200
+#define HEAD_MAX (64 * 1024)        /* the start that identifies a file */
 
 struct infile {
 	const char *path;
@@ -26,7 +28,10 @@ struct infile {
 	uint64_t inode;
 	double first_t;
 	uint64_t first_serial;
-	char fingerprint[24];
+	char fingerprint[24];       /* its first line's hash */
+	char key[24];               /* the store's: fingerprint[/N] */
+	uint64_t head_len;          /* its start, hashed: head */
+	char head[40];
 	uint64_t start, lines0;     /* where this import begins */
 	int skip;
 	uint64_t end_offset, end_lines;
@@ -137,7 +142,22 @@ hex64(char out[24], uint64_t v)
 	snprintf(out, 24, "%016llx", (unsigned long long)v);
 }
 
-/* Open an input (src/logsrc.c) and identify it by its first line. */
+/*
+ * The identity of a file's start (schemas/008_source_head.sql): not a
+ * cryptographic hash, two of different families (util_hash(), zlib's
+ * CRC-32) so that different logs never meet by accident.  Whoever can
+ * craft a collision writes the log, and could write its records anyway.
+ */
+static void
+head_hash(const char *p, size_t n, char out[40])
+{
+	snprintf(out, 40, "%016llx%08lx",
+		 (unsigned long long)util_hash(p, n, 0x68656164),
+		 crc32(0L, (const Bytef *)p, (uInt)n));
+}
+
+/* Open an input (src/logsrc.c) and identify it by its first line and by
+ * its first HEAD_MAX bytes. */
 static int
 infile_open(struct infile *f, char **cause)
 {
@@ -166,6 +186,11 @@ infile_open(struct infile *f, char **cause)
 	if (decode_header(line, len, &type_num, &tn, &tl, &sec, &msec,
 			  &f->first_serial) >= 0)
 		f->first_t = (double)sec + msec / 1000.0;
+	rc = logsrc_head(f->ls, HEAD_MAX, &line, &len, cause);
+	if (rc < 0)
+		return rc;
+	f->head_len = len;
+	head_hash(line, len, f->head);
 	return 0;
 }
 
@@ -304,6 +329,7 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 			.offset = f->end_offset, .lines = f->end_lines,
 			.last_serial = f->last_serial,
 			.last_event = f->last_event,
+			.head_len = f->head_len,
 		};
 
 		if (f->skip)
@@ -313,7 +339,8 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 			util_cause(cause, "%s: cannot re-read", f->path);
 			break;
 		}
-		rc = store_source_put(st, f->fingerprint, &src, round, cause);
+		memcpy(src.head_hash, f->head, sizeof(src.head_hash));
+		rc = store_source_put(st, f->key, &src, round, cause);
 		stats->lines += f->end_lines - f->lines0;
 		stats->bytes += f->end_offset - f->start;
 	}
@@ -380,6 +407,153 @@ infile_refuse(struct importer *im, struct infile *f, char *why,
 	return 0;
 }
 
+/* What infile_twice() and infile_identify() found. */
+enum { ID_NEW = 0, ID_KNOWN = 1, TWICE_SAME = 2, TWICE_REFUSED = 3 };
+
+/* The hash of the first @n bytes of @f's start (n <= f->head_len). */
+static int
+head_at(struct infile *f, uint64_t n, char out[40])
+{
+	const char *p;
+	size_t len;
+
+	if (logsrc_head(f->ls, HEAD_MAX, &p, &len, NULL) < 0 || len < n)
+		return -ENODATA;
+	head_hash(p, (size_t)n, out);
+	return 0;
+}
+
+/*
+ * files[@i] against the files of this call before it that start with the
+ * same line: ID_NEW to go on (a different log), TWICE_SAME when it is one
+ * of them under another name (read once), TWICE_REFUSED when it holds the
+ * same start as one of them (the same log twice, one copy perhaps grown:
+ * refused by name, exit status 1, so nothing is counted twice; alone in
+ * a call, it is read on from where the other left).
+ */
+static int
+infile_twice(struct importer *im, struct infile *files, size_t i)
+{
+	struct infile *f = &files[i];
+	char h[40];
+
+	for (size_t j = 0; j < i; j++) {
+		struct infile *g = &files[j];
+		int same_start;
+
+		if (g->skip || strcmp(g->fingerprint, f->fingerprint) != 0)
+			continue;
+		same_start = g->head_len == f->head_len &&
+			     strcmp(g->head, f->head) == 0;
+		if (same_start && g->inode != 0 && g->inode == f->inode) {
+			fprintf(im->diag, "pgsc: %s: the same file as %s; "
+				"read once\n", f->path, g->path);
+			return TWICE_SAME;
+		}
+		if (same_start || (g->head_len < f->head_len &&
+				   head_at(f, g->head_len, h) == 0 &&
+				   strcmp(h, g->head) == 0)) {
+			fprintf(im->diag, "pgsc: %s: starts as %s does (its "
+				"first %llu bytes): the same log twice; not "
+				"imported (import it in a call of its own: "
+				"it is then read on from where %s ends)\n",
+				f->path, g->path,
+				(unsigned long long)g->head_len, g->path);
+			return TWICE_REFUSED;
+		}
+	}
+	return ID_NEW;
+}
+
+struct pick {
+	struct infile *f;
+	struct store_source src, legacy;
+	char key[24], legacy_key[24];
+	int found, has_legacy, rows;
+	unsigned long max_n;
+};
+
+/* store_source_each() callback: the row whose head @f starts with (the
+ * longest such), else the newest row from before schema 8. */
+static int
+pick_row(void *arg, const char *key, const struct store_source *src)
+{
+	struct pick *pk = arg;
+	const char *slash = strchr(key, '/');
+	char h[40];
+
+	pk->rows++;
+	if (slash != NULL && strtoul(slash + 1, NULL, 10) > pk->max_n)
+		pk->max_n = strtoul(slash + 1, NULL, 10);
+	if (src->head_len == 0) {
+		if (!pk->has_legacy) {
+			pk->legacy = *src;
+			snprintf(pk->legacy_key, sizeof(pk->legacy_key), "%s", key);
+			pk->has_legacy = 1;
+		}
+		return 0;
+	}
+	if (src->head_len > pk->f->head_len ||
+	    (pk->found && src->head_len <= pk->src.head_len) ||
+	    head_at(pk->f, src->head_len, h) < 0 ||
+	    strcmp(h, src->head_hash) != 0)
+		return 0;
+	pk->src = *src;
+	snprintf(pk->key, sizeof(pk->key), "%s", key);
+	pk->found = 1;
+	return 0;
+}
+
+/* Is @key taken by one of files[0..@i)? */
+static int
+key_taken(const struct infile *files, size_t i, const char *key)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!files[j].skip && strcmp(files[j].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Which source of the store files[@i] is (schemas/008_source_head.sql):
+ * ID_KNOWN with @src filled, ID_NEW (a key of its own: the fingerprint,
+ * or fingerprint/N when other logs start with the same line),
+ * TWICE_REFUSED when another file of this call is that source, or < 0.
+ */
+static int
+infile_identify(pgsc_store *st, struct infile *files, size_t i,
+		struct store_source *src, char **cause)
+{
+	struct infile *f = &files[i];
+	struct pick pk = { .f = f };
+	int rc;
+
+	rc = store_source_each(st, f->fingerprint, pick_row, &pk, cause);
+	if (rc < 0)
+		return rc;
+	if (!pk.found && pk.has_legacy) {
+		pk.src = pk.legacy;
+		memcpy(pk.key, pk.legacy_key, sizeof(pk.key));
+		pk.found = 1;
+	}
+	if (pk.found) {
+		if (key_taken(files, i, pk.key))
+			return TWICE_REFUSED;
+		memcpy(f->key, pk.key, sizeof(f->key));
+		*src = pk.src;
+		return ID_KNOWN;
+	}
+	for (unsigned long n = pk.rows ? pk.max_n + 1 : 0;; n++) {
+		if (n == 0)
+			snprintf(f->key, sizeof(f->key), "%s", f->fingerprint);
+		else
+			snprintf(f->key, sizeof(f->key), "%s/%lu",
+				 f->fingerprint, n);
+		if (!key_taken(files, i, f->key))
+			return ID_NEW;
+	}
+}
+
 /*
  * Open files[@i] and find where to start reading it: 1 to read it, 0 when
  * it is skipped (said on the diagnostics, counted in @stats), or < 0.
@@ -410,23 +584,30 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 		return infile_refuse(im, &files[i], why, stats);
 	if (files[i].skip)
 		return 0;
-	/* the same file given twice under two names */
-	for (size_t j = 0; j < i; j++) {
-		if (!files[j].skip && strcmp(files[j].fingerprint,
-					     files[i].fingerprint) == 0) {
-			files[i].skip = 1;
-			stats->skipped_files++;
-			break;
-		}
+	rc = infile_twice(im, files, i);
+	if (rc == ID_NEW) {
+		rc = infile_identify(st, files, i, &src, cause);
+		if (rc == TWICE_REFUSED)
+			fprintf(im->diag, "pgsc: %s: the same log as another "
+				"input of this call, grown; not imported "
+				"(import it in a call of its own)\n",
+				files[i].path);
 	}
-	if (files[i].skip) {
+	if (rc < 0)
+		return rc;
+	if (rc == TWICE_SAME) {
+		files[i].skip = 1;
+		stats->skipped_files++;
 		logsrc_suspend(files[i].ls);
 		return 0;
 	}
-	rc = store_source_get(st, files[i].fingerprint, &src, cause);
-	if (rc < 0)
-		return rc;
-	if (rc == 1) {
+	if (rc == TWICE_REFUSED) {
+		logsrc_suspend(files[i].ls);
+		files[i].skip = 1;
+		stats->refused_files++;
+		return 0;
+	}
+	if (rc == ID_KNOWN) {
 		rc = logsrc_resume(files[i].ls, src.offset,
 				   src.prefix_hash, &why);
 		if (rc == -ENOMEM) {

@@ -485,6 +485,28 @@ logsrc_first_line(const struct logsrc *ls, const char **p, size_t *len)
 	return 0;
 }
 
+/*
+ * The first @max decoded bytes of a file just opened (fewer when it is
+ * shorter), read ahead: they identify it (import.c).  0, or a negative
+ * errno.  A damaged compressed file gives what was decoded before the
+ * damage; the damage is met again when it is read.
+ */
+int
+logsrc_head(struct logsrc *ls, size_t max, const char **p, size_t *len,
+	    char **cause)
+{
+	int rc;
+
+	if (ls->pos != 0 || ls->suspended)
+		return -ENODATA;
+	rc = decompress_peek(ls, max, cause);
+	if (rc < 0)
+		return rc;
+	*p = ls->pk;
+	*len = ls->pk_len < max ? ls->pk_len : max;
+	return 0;
+}
+
 int
 logsrc_resume(struct logsrc *ls, uint64_t off, const char *hash,
 	      char **cause)

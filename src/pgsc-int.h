@@ -113,6 +113,8 @@ double logsrc_mtime(const struct logsrc *ls);
 int logsrc_empty(const struct logsrc *ls);
 /* The first line (at most PGSC_LINE_MAX bytes), before any other call. */
 int logsrc_first_line(const struct logsrc *ls, const char **p, size_t *len);
+int logsrc_head(struct logsrc *ls, size_t max, const char **p, size_t *len,
+		char **cause);
 /* Continue at @off if the input starts with what @hash says was read. */
 int logsrc_resume(struct logsrc *ls, uint64_t off, const char *hash,
 		  char **cause);
@@ -412,11 +414,17 @@ struct store_source {
 	uint64_t inode, offset, lines, last_serial;
 	double last_event;
 	char prefix_hash[24];
+	uint64_t head_len;          /* 0: a row from before schema 8 */
+	char head_hash[40];
 	int64_t last_round;
 };
-/* Returns 1 and fills @src when known, 0 when not, or a negative errno. */
-int store_source_get(pgsc_store *st, const char *fingerprint,
-		     struct store_source *src, char **cause);
+/* Each source whose fingerprint is @fingerprint or @fingerprint/N (the
+ * files that start with one line: schemas/008_source_head.sql), newest
+ * first, to @cb with its fingerprint; a negative errno stops. */
+int store_source_each(pgsc_store *st, const char *fingerprint,
+		      int (*cb)(void *arg, const char *key,
+				const struct store_source *src),
+		      void *arg, char **cause);
 int store_source_put(pgsc_store *st, const char *fingerprint,
 		     const struct store_source *src, int64_t round,
 		     char **cause);

@@ -20,6 +20,7 @@
 #define MAX_SAMPLES 100
 #define EXCERPT_MAX 200
 #define HEAD_MAX (64 * 1024)        /* the start that identifies a file */
+#define MAX_HOLES 100               /* serial ranges between files kept */
 
 struct infile {
 	const char *path;
@@ -60,6 +61,10 @@ struct importer {
 	uint64_t seccomp;
 	uint64_t outside;           /* --since/--until */
 	double first_event, last_event;
+	struct serials ser;         /* serial gaps across the files */
+	const char *prev_path;      /* the file read before this one */
+	char *holes[MAX_HOLES];     /* between files: the gaps table */
+	size_t nholes;
 };
 
 static void
@@ -130,10 +135,50 @@ imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 	}
 }
 
+/*
+ * Every record's serial, per node, across the files of the call in the
+ * order they are read (serials.c): a hole is a gap of the round, as in a
+ * live run.  A hole at the start of a file, after the highest serial of
+ * the files before it, is the serials of a file not given (a rotated
+ * one): said with its range and kept in the gaps table.  Not gaps: the
+ * serials before the first file's first (the log starts mid-stream), and
+ * a file that starts well below the files before (another boot).
+ */
+static void
+imp_serial(void *arg, uint64_t serial, int type_num, const char *node,
+	   size_t nlen)
+{
+	struct importer *im = arg;
+	uint64_t hole = serials_mark(&im->ser, serial, node, nlen);
+	char *d = NULL, *nd;
+
+	(void)type_num;
+	if (hole == 0 || im->cur == NULL)
+		return;
+	nd = node ? util_excerpt(node, nlen, 64) : NULL;
+	util_cause(&d, "%s: serials %llu-%llu%s%s are in no file given "
+		   "(%s ends before them): a rotated file missing?",
+		   im->cur->path,
+		   (unsigned long long)((serial - hole) & 0xffffffffu),
+		   (unsigned long long)((serial - 1) & 0xffffffffu),
+		   nd ? " of node " : "", nd ? nd : "",
+		   im->prev_path ? im->prev_path : "the file before");
+	free(nd);
+	if (d == NULL)
+		return;
+	if (!im->opts->quiet)
+		fprintf(im->diag, "pgsc: %s\n", d);
+	if (im->nholes < MAX_HOLES)
+		im->holes[im->nholes++] = d;
+	else
+		free(d);
+}
+
 static const struct feed_ops imp_ops = {
 	.record = imp_record,
 	.reject = imp_reject,
 	.event_end = imp_event_end,
+	.serial = imp_serial,
 };
 
 static void
@@ -237,6 +282,7 @@ read_file(struct importer *im, struct infile *f, char *buf,
 
 	im->cur = f;
 	im->file_rejects = 0;
+	serials_file(&im->ser);
 	feed_set_source(im->feed, f->path, f->lines0, f->start);
 	if (im->opts->has_until)
 		logsrc_set_until(f->ls, im->opts->until);
@@ -283,6 +329,7 @@ read_file(struct importer *im, struct infile *f, char *buf,
 		fprintf(im->diag, "pgsc: %s: %llu lines rejected in all\n",
 			f->path, (unsigned long long)im->file_rejects);
 	im->cur = NULL;
+	im->prev_path = f->path;
 	logsrc_suspend(f->ls);
 	return 0;
 }
@@ -346,8 +393,14 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 	}
 	if (rc < 0)
 		goto out;
+	for (size_t i = 0; rc == 0 && i < im->nholes; i++)
+		rc = store_gap(st, round, "serial", util_now(), im->holes[i],
+			       cause);
+	if (rc < 0)
+		goto out;
 	r.finished = util_now();
 	r.records = im->seccomp;
+	r.serial_gaps = serials_gaps(&im->ser, 0);
 	r.lines = stats->lines;
 	r.first_event = im->first_event;
 	r.last_event = im->last_event;
@@ -377,6 +430,7 @@ out:
 	stats->standalone = r.standalone;
 	stats->unattributed = r.unattributed;
 	stats->rejected = r.rejected;
+	stats->serial_gaps = r.serial_gaps;
 	return 0;
 }
 
@@ -715,6 +769,11 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			goto out;
 		break;
 	}
+	im.ser.bits = calloc(SERIAL_WINDOW / 8, 1);
+	if (im.ser.bits == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	rc = feed_new(&imp_ops, &im, opts->no_fast_path, &im.feed, cause);
 	if (rc < 0)
 		goto out;
@@ -759,6 +818,9 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 out:
 	for (size_t i = 0; i < im.nsamples; i++)
 		free(im.samples[i].excerpt);
+	for (size_t i = 0; i < im.nholes; i++)
+		free(im.holes[i]);
+	serials_free(&im.ser);
 	for (size_t i = 0; files != NULL && i < n; i++)
 		logsrc_free(files[i].ls);
 	free(files);

@@ -93,6 +93,28 @@ int strset_has(const struct strset *s, const char *str);
 const char *strset_intern(struct strset *s, const char *str);
 void strset_free(struct strset *s);
 
+/* serials.c - serial gaps: kernel serials of a stream should leave no
+ * holes; one sequence per node.  The fields are the local host's
+ * sequence (records without node=); @nodes the other nodes'.  Shared by
+ * a live collection (live.c) and an import (import.c). */
+#define SERIAL_WINDOW (1u << 20)
+struct serials_node;
+struct serials {
+	uint8_t *bits;
+	uint64_t base, min, max, first;
+	uint64_t epoch;             /* 2^32 per wrap of the kernel's serial */
+	int started;
+	int boundary;               /* a new file begins: see serials_file() */
+	uint64_t gaps;
+	struct serials_node *nodes;
+	size_t nnodes, last;
+};
+uint64_t serials_mark(struct serials *s, uint64_t serial, const char *node,
+		      size_t nlen);
+void serials_file(struct serials *s);
+uint64_t serials_gaps(const struct serials *s, int settled);
+void serials_free(struct serials *s);
+
 /* logsrc.c (logsrc_magic() in decompress.c, logsrc_log_name() in
  * logsrc_dir.c) */
 enum logsrc_fmt { LOGSRC_PLAIN, LOGSRC_GZIP, LOGSRC_XZ, LOGSRC_ZSTD };

@@ -220,6 +220,7 @@ struct pgsc_import_stats {
 				      * came before the damage is) */
 	uint64_t outside;            /* SECCOMP records outside --since/
 				      * --until, not counted */
+	uint64_t serial_gaps;        /* serials missing across the files */
 };
 
 /**

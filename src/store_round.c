@@ -55,11 +55,13 @@ store_round_finish(pgsc_store *st, int64_t id, const struct store_round *r,
 {
 	sqlite3_stmt *s;
 	int rc = round_prep(st, "UPDATE rounds SET " ROUND_SET ", finished = "
-			    "?11 WHERE id = ?1", id, r, &s, cause);
+			    "?11, serial_gaps = ?12 WHERE id = ?1", id, r, &s,
+			    cause);
 
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_double(s, 11, r->finished);
+	sqlite3_bind_int64(s, 12, (int64_t)r->serial_gaps);
 	return store_step_final(st, s, cause);
 }
 

@@ -405,6 +405,12 @@ import_report(const struct pgsc_import_opts *io,
 			fprintf(stderr, "pgsc-collect: %llu SECCOMP records "
 				"outside --since/--until skipped\n",
 				(unsigned long long)stats->outside);
+		if (stats->serial_gaps > 0)
+			fprintf(stderr, "pgsc-collect: warning: %llu serial "
+				"gaps: events the logs do not hold (a backlog "
+				"overflow, a rotated file not given); the round "
+				"is not complete (pgsc-report --check-complete)\n",
+				(unsigned long long)stats->serial_gaps);
 		if (stats->unattributed > 0)
 			fprintf(stderr, "pgsc-collect: warning: %llu records "
 				"could not be attributed to a server (no "

@@ -381,7 +381,8 @@ load_store(const char *path, const struct pgsc_lists_opts *opts,
 	if (ls == NULL)
 		return -ENOMEM;
 	ls->kind = PGSC_LISTS_STORE;
-	rc = pgsc_store_open(path, PGSC_STORE_READONLY, &st, &lcause);
+	rc = pgsc_store_open(path, PGSC_STORE_READONLY | PGSC_STORE_UNTRUSTED,
+			     &st, &lcause);
 	if (rc == 0)
 		rc = report_lists(st, opts->round_from, opts->round_to,
 				  opts->session_roles, opts->node, &ls->l[0],

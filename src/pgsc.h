@@ -161,6 +161,10 @@ int pgsc_role_in_server(const char *role);
 typedef struct pgsc_store pgsc_store;
 
 #define PGSC_STORE_READONLY 0x1
+/* an operand not trusted (pgsc-diff): every statement stops after
+ * PGSC_STORE_UNTRUSTED_SECONDS (src/store_check.c) */
+#define PGSC_STORE_UNTRUSTED 0x2
+#define PGSC_STORE_UNTRUSTED_SECONDS 120
 
 /**
  * Open (creating if needed, with mode 0600) the SQLite store at @path and

@@ -282,6 +282,7 @@ ro_open_shared(pgsc_store *st, char **cause)
 			   st->db ? sqlite3_errmsg(st->db) : "cannot open");
 		return -EIO;
 	}
+	store_check_harden(st->db);
 	sqlite3_busy_timeout(st->db, 10000);
 	rc = store_exec(st, "PRAGMA foreign_keys = ON", cause);
 	if (rc < 0)
@@ -425,6 +426,7 @@ ro_open_image(pgsc_store *st, char **cause)
 		util_cause(cause, "%s: cannot open a copy", st->path);
 		return -ENOMEM;
 	}
+	store_check_harden(st->db);
 	if (sqlite3_deserialize(st->db, "main", img, a.st_size, a.st_size,
 				SQLITE_DESERIALIZE_FREEONCLOSE |
 				SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
@@ -593,6 +595,7 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 		rc = -EIO;
 		goto fail;
 	}
+	store_check_harden(st->db);
 	sqlite3_busy_timeout(st->db, 10000);
 	if (!st->readonly) {
 		rc = store_exec(st, "PRAGMA journal_mode = WAL;"
@@ -634,9 +637,17 @@ opened:
 			goto fail;
 		}
 	}
+	/* before any statement reads a table: a planted view or trigger
+	 * runs in the migration's and the report's statements */
+	rc = store_check_schema(st, cause);
+	if (rc < 0)
+		goto fail;
 	rc = migrate(st, cause);
 	if (rc < 0)
 		goto fail;
+	if (flags & PGSC_STORE_UNTRUSTED)
+		store_check_limit(st, &st->deadline,
+				  PGSC_STORE_UNTRUSTED_SECONDS);
 	*out = st;
 	return 0;
 fail:

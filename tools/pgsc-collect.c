@@ -365,7 +365,8 @@ run_live(struct args *a)
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-collect: %s\n",
 			a->cause ? a->cause : strerror(-rc));
-		return 1;
+		/* a store with planted SQL: refused like a usage error */
+		return rc == -EUCLEAN ? 2 : 1;
 	}
 	if (!a->io.quiet)
 		fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
@@ -456,7 +457,7 @@ run_import(struct args *a)
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-collect: %s\n",
 			a->cause ? a->cause : strerror(-rc));
-		return 1;
+		return rc == -EUCLEAN ? 2 : 1;
 	}
 	/* directories are listed before the self-filter (it has no
 	 * getdents64: nothing else needs it) */

@@ -240,6 +240,21 @@ sniff(struct logsrc *ls, char **cause)
 		if (rc < 0)
 			return rc;
 	}
+	if (ls->err_rc < 0) {
+		/* damaged before any record: the damage is the news (the
+		 * bytes decoded before it are kept, decompress.c, and a few
+		 * of them say nothing) */
+		rc = ls->err_rc;
+		ls->err_rc = 0;
+		if (cause != NULL) {
+			free(*cause);
+			*cause = ls->err_msg;
+		} else {
+			free(ls->err_msg);
+		}
+		ls->err_msg = NULL;
+		return rc;
+	}
 	if (ls->pk_len == 0) {
 		ls->empty = 1;
 		return 0;

@@ -417,6 +417,8 @@ void pgsc_text_escape(FILE *out, const char *s);
 /** Is @name safe inside a GUC list (lower-case letters, digits, '_')?
  * Returns 1 or 0. */
 int pgsc_guc_name_ok(const char *name);
+/* --guc-prefix: "" or one configuration-file identifier and a dot */
+int pgsc_guc_prefix_ok(const char *prefix);
 
 /* ------------------------------------------------------------------ */
 /* Filters (pgsc-exec)                                                 */

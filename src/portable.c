@@ -272,9 +272,19 @@ our_setting(const char *name, size_t *prefix_len, int *ctx, int *set)
 	const char *suf;
 
 	*prefix_len = (size_t)(base - name);
-	for (const char *q = name; q < base; q++)
-		if ((unsigned char)*q >= 0x80)
-			return 0;       /* not a prefix any module uses */
+	/* a prefix pgsc-report could have written (pgsc_guc_prefix_ok(),
+	 * high-bit bytes too, as PostgreSQL's grammar), or none: what it
+	 * writes, it checks (issue 25 F15) */
+	if (*prefix_len > 0) {
+		char pre[256];
+
+		if (*prefix_len >= sizeof(pre))
+			return 0;
+		memcpy(pre, name, *prefix_len);
+		pre[*prefix_len] = '\0';
+		if (!pgsc_guc_prefix_ok(pre))
+			return 0;
+	}
 	if (strncmp(base, "global_syscall_", 15) == 0)
 		*ctx = 0;
 	else if (strncmp(base, "session_syscall_", 16) == 0)

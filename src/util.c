@@ -450,6 +450,34 @@ pgsc_guc_name_ok(const char *name)
 	return 1;
 }
 
+/**
+ * Is @p a prefix pgsc-report --guc-prefix may put before its settings'
+ * names: empty, or exactly one identifier of PostgreSQL's configuration
+ * file grammar followed by a dot (guc-file.l: QUALIFIED_ID is
+ * {ID}"."{ID}, ID a LETTER then LETTER_OR_DIGITs, LETTER [A-Za-z_] or a
+ * byte with the high bit set).  "a.b." makes a name with two dots, which
+ * the server refuses to start with (issue 25 F15).
+ */
+int
+pgsc_guc_prefix_ok(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (n == 0)
+		return 1;
+	if (n < 2 || p[n - 1] != '.')
+		return 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     c == '_' || c >= 0x80;
+
+		if (!letter && !(i > 0 && c >= '0' && c <= '9'))
+			return 0;
+	}
+	return 1;
+}
+
 #define PREFIX_SPAN 4096
 
 /**

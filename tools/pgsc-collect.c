@@ -406,7 +406,7 @@ import_report(const struct pgsc_import_opts *io,
 			fprintf(stderr, "pgsc-collect: %llu SECCOMP records "
 				"outside --since/--until skipped\n",
 				(unsigned long long)stats->outside);
-		if (stats->serial_gaps > 0)
+		if (stats->serial_gaps > 0 && !io->quiet)
 			fprintf(stderr, "pgsc-collect: warning: %llu serial "
 				"gaps: events the logs do not hold (a backlog "
 				"overflow, a rotated file not given); the round "

@@ -466,11 +466,21 @@ pgsc_lists_load(const char *path, const struct pgsc_lists_opts *opts,
 	*out = NULL;
 	if (opts == NULL)
 		opts = &defaults;
-	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		fail(cause, path, "%s", strerror(errno));
-		return rc;
+	if (is_stdin) {
+		fd = STDIN_FILENO;
+	} else {
+		/* a file or a pipe ("pgsc-diff <(...) FILE"), never a
+		 * device, never an open() that waits (issue 25 F13) */
+		int fifo;
+		char *why = NULL;
+
+		fd = util_open_input(path, &fifo, &why);
+		if (fd < 0) {
+			fail(cause, path, "%s", fd == -EINVAL ?
+			     "not a regular file or a pipe" : strerror(-fd));
+			free(why);
+			return fd;
+		}
 	}
 	if (fstat(fd, &sb) < 0) {
 		rc = -errno;

@@ -28,6 +28,7 @@ uint64_t util_hash(const void *data, size_t len, uint64_t seed);
 double util_now(void);
 int util_prefix_hash(int fd, uint64_t off, char out[24]);
 int util_open_regular(const char *path, char **cause);
+int util_open_input(const char *path, int *fifo, char **cause);
 int util_read_file(const char *path, size_t max, char **buf, size_t *len,
 		   char **cause);
 int util_exe_is(const char *exe, const char *name);

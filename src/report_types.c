@@ -66,13 +66,20 @@ static const char *const pg_types[] = {
 #undef PGSC_TYPE
 };
 
+/* Is @s one of the @n strings of table @t (the .def tables here)? */
+static int
+in_table(const char *const *t, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i], s) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 pg_type(const char *type)
 {
-	for (size_t i = 0; i < sizeof(pg_types) / sizeof(pg_types[0]); i++)
-		if (strcmp(pg_types[i], type) == 0)
-			return 1;
-	return 0;
+	return in_table(pg_types, ARRAY_SIZE(pg_types), type);
 }
 
 /*
@@ -175,10 +182,7 @@ static const char *const sensitive[] = {
 static int
 is_sensitive(const char *name)
 {
-	for (size_t i = 0; i < sizeof(sensitive) / sizeof(sensitive[0]); i++)
-		if (strcmp(sensitive[i], name) == 0)
-			return 1;
-	return 0;
+	return in_table(sensitive, ARRAY_SIZE(sensitive), name);
 }
 
 /*
@@ -274,11 +278,7 @@ static const char *const module_types[] = {
 static int
 module_type(const char *setting)
 {
-	for (size_t i = 0; i < sizeof(module_types) / sizeof(module_types[0]);
-	     i++)
-		if (strcmp(module_types[i], setting) == 0)
-			return 1;
-	return 0;
+	return in_table(module_types, ARRAY_SIZE(module_types), setting);
 }
 
 /* A comment for type @tl, which gets no line: "# backend type "T" (N

@@ -30,7 +30,7 @@ struct infile {
 	double first_t;
 	uint64_t first_serial;
 	char fingerprint[24];       /* its first line's hash */
-	char key[24];               /* the store's: fingerprint[/N] */
+	char key[48];               /* the store's: fingerprint[/N] */
 	uint64_t head_len;          /* its start, hashed: head */
 	char head[40];
 	uint64_t start, lines0;     /* where this import begins */
@@ -522,7 +522,7 @@ infile_twice(struct importer *im, struct infile *files, size_t i)
 struct pick {
 	struct infile *f;
 	struct store_source src, legacy;
-	char key[24], legacy_key[24];
+	char key[48], legacy_key[48];
 	int found, has_legacy, rows;
 	unsigned long max_n;
 };
@@ -601,7 +601,7 @@ infile_identify(pgsc_store *st, struct infile *files, size_t i,
 		if (n == 0)
 			snprintf(f->key, sizeof(f->key), "%s", f->fingerprint);
 		else
-			snprintf(f->key, sizeof(f->key), "%s/%lu",
+			snprintf(f->key, sizeof(f->key), "%.16s/%lu",
 				 f->fingerprint, n);
 		if (!key_taken(files, i, f->key))
 			return ID_NEW;

@@ -474,6 +474,10 @@ pgsc_lists_load(const char *path, const struct pgsc_lists_opts *opts,
 		int fifo;
 		char *why = NULL;
 
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			fail(cause, path, "%s", strerror(EISDIR));
+			return -EISDIR;
+		}
 		fd = util_open_input(path, &fifo, &why);
 		if (fd < 0) {
 			fail(cause, path, "%s", fd == -EINVAL ?

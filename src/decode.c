@@ -43,6 +43,7 @@ static const char *const reject_names[PGSC_REJ__COUNT] = {
 	[PGSC_REJ_UNKNOWN_ARCH] = "unknown-arch",
 	[PGSC_REJ_BAD_SYSCALL] = "bad-syscall",
 	[PGSC_REJ_BAD_TIME] = "bad-time",
+	[PGSC_REJ_DAMAGED] = "damaged",
 };
 
 const char *

@@ -90,10 +90,11 @@ decompress_init(struct logsrc *ls, char **cause)
 		ls->zs = ZSTD_createDStream();
 		if (ls->zs == NULL)
 			goto oom;
-		ZSTD_initDStream(ls->zs);
+		ls->zs_last = ZSTD_initDStream(ls->zs);
 		/* 2^27 = 128 MiB, zstd's default limit, said explicitly */
 		ZSTD_DCtx_setParameter(ls->zs, ZSTD_d_windowLogMax, 27);
-		ls->zs_last = 1;
+		if (ZSTD_isError(ls->zs_last) || ls->zs_last == 0)
+			ls->zs_last = 1;
 		break;
 	default:
 		break;
@@ -111,11 +112,32 @@ static int
 damaged(struct logsrc *ls, const char *what, char **cause)
 {
 	util_cause(cause, "%s: damaged %s data (%s) after %llu bytes of "
-		   "compressed input; what came before it was read", ls->name,
+		   "compressed input", ls->name,
 		   logsrc_fmt_name(ls->fmt), what,
 		   (unsigned long long)ls->raw_off);
 	ls->eof = 1;
 	return -EBADMSG;
+}
+
+/*
+ * A decoder failed (@rc, the message in *@cause) after it had produced
+ * @made bytes in this call: those are returned now and the failure on
+ * the next call (decompress_read()), never thrown away with it: a bad
+ * CRC or checksum is only found at the end of what it covers.
+ */
+static ssize_t
+keep_made(struct logsrc *ls, size_t made, int rc, char **cause)
+{
+	if (made == 0 || rc == -ENOMEM)
+		return rc;
+	if (cause != NULL) {
+		free(ls->err_msg);
+		ls->err_msg = *cause;
+		*cause = NULL;
+	}
+	ls->err_rc = rc;
+	ls->eof = 1;
+	return (ssize_t)made;
 }
 
 /* Read raw bytes from the descriptor. 0, or a negative errno. */
@@ -234,7 +256,9 @@ gz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 		if (rc == Z_MEM_ERROR)
 			return -ENOMEM;
 		if (rc != Z_OK && rc != Z_BUF_ERROR)
-			return damaged(ls, z->msg ? z->msg : "bad data", cause);
+			return keep_made(ls, cap - z->avail_out,
+					 damaged(ls, z->msg ? z->msg :
+						 "bad data", cause), cause);
 		if (z->avail_out == cap && raw_left(ls) == 0 && ls->raw_eof)
 			return damaged(ls, "truncated", cause);
 	}
@@ -269,10 +293,12 @@ xz_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 		if (r == LZMA_MEMLIMIT_ERROR)
 			return too_big(ls, "xz", LOGSRC_DECODE_MEMLIMIT >> 20,
 				       cause);
-		return damaged(ls, r == LZMA_BUF_ERROR ? "truncated" :
-			       r == LZMA_FORMAT_ERROR ? "not xz" :
-			       r == LZMA_OPTIONS_ERROR ? "unsupported options" :
-			       "bad data", cause);
+		return keep_made(ls, cap - x->avail_out,
+				 damaged(ls, r == LZMA_BUF_ERROR ? "truncated" :
+					 r == LZMA_FORMAT_ERROR ? "not xz" :
+					 r == LZMA_OPTIONS_ERROR ?
+					 "unsupported options" : "bad data",
+					 cause), cause);
 	}
 	return (ssize_t)(cap - x->avail_out);
 }
@@ -293,8 +319,15 @@ zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 			ls->eof = 1;
 			break;
 		}
+		/* No more than the decoder's hint (the next block, or the
+		 * frame's checksum): a checksum that fails then fails in a
+		 * call of its own.  libzstd returns an error without the
+		 * output position of that call, so a call that decoded the
+		 * last block and then checked the sum would lose the block. */
 		ib.src = ls->raw + ls->raw_used;
 		ib.size = raw_left(ls);
+		if (ls->zs_last > 0 && ls->zs_last < ib.size)
+			ib.size = ls->zs_last;
 		ib.pos = 0;
 		ls->zs_last = ZSTD_decompressStream(ls->zs, &ob, &ib);
 		if (ZSTD_isError(ls->zs_last)) {
@@ -304,8 +337,9 @@ zstd_read(struct logsrc *ls, char *out, size_t cap, char **cause)
 			if (ZSTD_getErrorCode(ls->zs_last) ==
 			    ZSTD_error_frameParameter_windowTooLarge)
 				return too_big(ls, "zstd", 128, cause);
-			return damaged(ls, ZSTD_getErrorName(ls->zs_last),
-				       cause);
+			return keep_made(ls, ob.pos,
+					 damaged(ls, ZSTD_getErrorName(
+						 ls->zs_last), cause), cause);
 		}
 		ls->raw_used += ib.pos;
 		if (ob.pos == 0 && raw_left(ls) == 0 && ls->raw_eof) {

@@ -381,7 +381,8 @@ load_store(const char *path, const struct pgsc_lists_opts *opts,
 	if (ls == NULL)
 		return -ENOMEM;
 	ls->kind = PGSC_LISTS_STORE;
-	rc = pgsc_store_open(path, PGSC_STORE_READONLY, &st, &lcause);
+	rc = pgsc_store_open(path, PGSC_STORE_READONLY | PGSC_STORE_UNTRUSTED,
+			     &st, &lcause);
 	if (rc == 0)
 		rc = report_lists(st, opts->round_from, opts->round_to,
 				  opts->session_roles, opts->node, &ls->l[0],
@@ -465,11 +466,25 @@ pgsc_lists_load(const char *path, const struct pgsc_lists_opts *opts,
 	*out = NULL;
 	if (opts == NULL)
 		opts = &defaults;
-	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		fail(cause, path, "%s", strerror(errno));
-		return rc;
+	if (is_stdin) {
+		fd = STDIN_FILENO;
+	} else {
+		/* a file or a pipe ("pgsc-diff <(...) FILE"), never a
+		 * device, never an open() that waits (issue 25 F13) */
+		int fifo;
+		char *why = NULL;
+
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			fail(cause, path, "%s", strerror(EISDIR));
+			return -EISDIR;
+		}
+		fd = util_open_input(path, &fifo, &why);
+		if (fd < 0) {
+			fail(cause, path, "%s", fd == -EINVAL ?
+			     "not a regular file or a pipe" : strerror(-fd));
+			free(why);
+			return fd;
+		}
 	}
 	if (fstat(fd, &sb) < 0) {
 		rc = -errno;

@@ -392,12 +392,21 @@ gucfile_load(const char *path, char **buf, size_t *len, char **cause)
 	*buf = NULL;
 	*len = 0;
 	/* "-" is standard input */
-	fd = strcmp(path, "-") == 0 ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
-				    : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		rc = -errno;
-		util_cause(cause, "%s: %s", path, strerror(errno));
-		return rc;
+	if (strcmp(path, "-") == 0) {
+		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			rc = -errno;
+			util_cause(cause, "%s: %s", path, strerror(errno));
+			return rc;
+		}
+	} else {
+		/* a file or a pipe, never a device; a FIFO without a
+		 * writer reads as empty (issue 25 F13) */
+		int fifo;
+
+		fd = util_open_input(path, &fifo, cause);
+		if (fd < 0)
+			return fd;
 	}
 	if (fstat(fd, &sb) < 0) {
 		rc = -errno;

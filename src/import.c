@@ -12,12 +12,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "pgsc-int.h"
 
 #define READ_CHUNK (1024 * 1024)
 #define MAX_SAMPLES 100
 #define EXCERPT_MAX 200
+#define HEAD_MAX (64 * 1024)        /* the start that identifies a file */
+#define MAX_HOLES 100               /* serial ranges between files kept */
 
 struct infile {
 	const char *path;
@@ -26,7 +29,10 @@ struct infile {
 	uint64_t inode;
 	double first_t;
 	uint64_t first_serial;
-	char fingerprint[24];
+	char fingerprint[24];       /* its first line's hash */
+	char key[48];               /* the store's: fingerprint[/N] */
+	uint64_t head_len;          /* its start, hashed: head */
+	char head[40];
 	uint64_t start, lines0;     /* where this import begins */
 	int skip;
 	uint64_t end_offset, end_lines;
@@ -55,6 +61,10 @@ struct importer {
 	uint64_t seccomp;
 	uint64_t outside;           /* --since/--until */
 	double first_event, last_event;
+	struct serials ser;         /* serial gaps across the files */
+	const char *prev_path;      /* the file read before this one */
+	char *holes[MAX_HOLES];     /* between files: the gaps table */
+	size_t nholes;
 };
 
 static void
@@ -125,10 +135,50 @@ imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 	}
 }
 
+/*
+ * Every record's serial, per node, across the files of the call in the
+ * order they are read (serials.c): a hole is a gap of the round, as in a
+ * live run.  A hole at the start of a file, after the highest serial of
+ * the files before it, is the serials of a file not given (a rotated
+ * one): said with its range and kept in the gaps table.  Not gaps: the
+ * serials before the first file's first (the log starts mid-stream), and
+ * a file that starts well below the files before (another boot).
+ */
+static void
+imp_serial(void *arg, uint64_t serial, int type_num, const char *node,
+	   size_t nlen)
+{
+	struct importer *im = arg;
+	uint64_t hole = serials_mark(&im->ser, serial, node, nlen);
+	char *d = NULL, *nd;
+
+	(void)type_num;
+	if (hole == 0 || im->cur == NULL)
+		return;
+	nd = node ? util_excerpt(node, nlen, 64) : NULL;
+	util_cause(&d, "%s: serials %llu-%llu%s%s are in no file given "
+		   "(%s ends before them): a rotated file missing?",
+		   im->cur->path,
+		   (unsigned long long)((serial - hole) & 0xffffffffu),
+		   (unsigned long long)((serial - 1) & 0xffffffffu),
+		   nd ? " of node " : "", nd ? nd : "",
+		   im->prev_path ? im->prev_path : "the file before");
+	free(nd);
+	if (d == NULL)
+		return;
+	if (!im->opts->quiet)
+		fprintf(im->diag, "pgsc: %s\n", d);
+	if (im->nholes < MAX_HOLES)
+		im->holes[im->nholes++] = d;
+	else
+		free(d);
+}
+
 static const struct feed_ops imp_ops = {
 	.record = imp_record,
 	.reject = imp_reject,
 	.event_end = imp_event_end,
+	.serial = imp_serial,
 };
 
 static void
@@ -137,7 +187,22 @@ hex64(char out[24], uint64_t v)
 	snprintf(out, 24, "%016llx", (unsigned long long)v);
 }
 
-/* Open an input (src/logsrc.c) and identify it by its first line. */
+/*
+ * The identity of a file's start (schemas/008_source_head.sql): not a
+ * cryptographic hash, two of different families (util_hash(), zlib's
+ * CRC-32) so that different logs never meet by accident.  Whoever can
+ * craft a collision writes the log, and could write its records anyway.
+ */
+static void
+head_hash(const char *p, size_t n, char out[40])
+{
+	snprintf(out, 40, "%016llx%08lx",
+		 (unsigned long long)util_hash(p, n, 0x68656164),
+		 crc32(0L, (const Bytef *)p, (uInt)n));
+}
+
+/* Open an input (src/logsrc.c) and identify it by its first line and by
+ * its first HEAD_MAX bytes. */
 static int
 infile_open(struct infile *f, char **cause)
 {
@@ -166,6 +231,11 @@ infile_open(struct infile *f, char **cause)
 	if (decode_header(line, len, &type_num, &tn, &tl, &sec, &msec,
 			  &f->first_serial) >= 0)
 		f->first_t = (double)sec + msec / 1000.0;
+	rc = logsrc_head(f->ls, HEAD_MAX, &line, &len, cause);
+	if (rc < 0)
+		return rc;
+	f->head_len = len;
+	head_hash(line, len, f->head);
 	return 0;
 }
 
@@ -184,6 +254,26 @@ infile_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* The damage that ended a compressed file, as a reject of its own. */
+static void
+damage_note(struct importer *im, struct infile *f, const char *why)
+{
+	char msg[512];
+	struct feed_loc loc = { .file = f->path,
+				.line = feed_lines(im->feed) + 1 };
+	size_t nl = strlen(f->path);
+
+	/* logsrc's message starts with the name the location gives */
+	if (why != NULL && strncmp(why, f->path, nl) == 0 &&
+	    strncmp(why + nl, ": ", 2) == 0)
+		why += nl + 2;
+	snprintf(msg, sizeof(msg), "decoded offset %llu: %s",
+		 (unsigned long long)(feed_offset(im->feed) +
+				      feed_pending(im->feed)),
+		 why ? why : "damaged data");
+	imp_reject(im, PGSC_REJ_DAMAGED, &loc, 0, msg, strlen(msg));
+}
+
 static int
 read_file(struct importer *im, struct infile *f, char *buf,
 	  struct pgsc_import_stats *stats, char **cause)
@@ -192,6 +282,7 @@ read_file(struct importer *im, struct infile *f, char *buf,
 
 	im->cur = f;
 	im->file_rejects = 0;
+	serials_file(&im->ser);
 	feed_set_source(im->feed, f->path, f->lines0, f->start);
 	if (im->opts->has_until)
 		logsrc_set_until(f->ls, im->opts->until);
@@ -207,8 +298,12 @@ read_file(struct importer *im, struct infile *f, char *buf,
 				return rc;
 			}
 			/* damaged: what came before it is kept and counted,
-			 * the input is reported (exit status 1) */
-			fprintf(im->diag, "pgsc: %s\n", why ? why : f->path);
+			 * the damage is a reject at the line and decoded
+			 * offset it cuts (the stored position stays there,
+			 * so a re-import meets it again, and a repaired
+			 * copy is read on from it), the input is reported
+			 * (exit status 1) */
+			damage_note(im, f, why);
 			free(why);
 			stats->refused_files++;
 			break;
@@ -234,6 +329,7 @@ read_file(struct importer *im, struct infile *f, char *buf,
 		fprintf(im->diag, "pgsc: %s: %llu lines rejected in all\n",
 			f->path, (unsigned long long)im->file_rejects);
 	im->cur = NULL;
+	im->prev_path = f->path;
 	logsrc_suspend(f->ls);
 	return 0;
 }
@@ -280,6 +376,7 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 			.offset = f->end_offset, .lines = f->end_lines,
 			.last_serial = f->last_serial,
 			.last_event = f->last_event,
+			.head_len = f->head_len,
 		};
 
 		if (f->skip)
@@ -289,14 +386,21 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 			util_cause(cause, "%s: cannot re-read", f->path);
 			break;
 		}
-		rc = store_source_put(st, f->fingerprint, &src, round, cause);
+		memcpy(src.head_hash, f->head, sizeof(src.head_hash));
+		rc = store_source_put(st, f->key, &src, round, cause);
 		stats->lines += f->end_lines - f->lines0;
 		stats->bytes += f->end_offset - f->start;
 	}
 	if (rc < 0)
 		goto out;
+	for (size_t i = 0; rc == 0 && i < im->nholes; i++)
+		rc = store_gap(st, round, "serial", util_now(), im->holes[i],
+			       cause);
+	if (rc < 0)
+		goto out;
 	r.finished = util_now();
 	r.records = im->seccomp;
+	r.serial_gaps = serials_gaps(&im->ser, 0);
 	r.lines = stats->lines;
 	r.first_event = im->first_event;
 	r.last_event = im->last_event;
@@ -326,6 +430,7 @@ out:
 	stats->standalone = r.standalone;
 	stats->unattributed = r.unattributed;
 	stats->rejected = r.rejected;
+	stats->serial_gaps = r.serial_gaps;
 	return 0;
 }
 
@@ -354,6 +459,153 @@ infile_refuse(struct importer *im, struct infile *f, char *why,
 	f->skip = 1;
 	stats->refused_files++;
 	return 0;
+}
+
+/* What infile_twice() and infile_identify() found. */
+enum { ID_NEW = 0, ID_KNOWN = 1, TWICE_SAME = 2, TWICE_REFUSED = 3 };
+
+/* The hash of the first @n bytes of @f's start (n <= f->head_len). */
+static int
+head_at(struct infile *f, uint64_t n, char out[40])
+{
+	const char *p;
+	size_t len;
+
+	if (logsrc_head(f->ls, HEAD_MAX, &p, &len, NULL) < 0 || len < n)
+		return -ENODATA;
+	head_hash(p, (size_t)n, out);
+	return 0;
+}
+
+/*
+ * files[@i] against the files of this call before it that start with the
+ * same line: ID_NEW to go on (a different log), TWICE_SAME when it is one
+ * of them under another name (read once), TWICE_REFUSED when it holds the
+ * same start as one of them (the same log twice, one copy perhaps grown:
+ * refused by name, exit status 1, so nothing is counted twice; alone in
+ * a call, it is read on from where the other left).
+ */
+static int
+infile_twice(struct importer *im, struct infile *files, size_t i)
+{
+	struct infile *f = &files[i];
+	char h[40];
+
+	for (size_t j = 0; j < i; j++) {
+		struct infile *g = &files[j];
+		int same_start;
+
+		if (g->skip || strcmp(g->fingerprint, f->fingerprint) != 0)
+			continue;
+		same_start = g->head_len == f->head_len &&
+			     strcmp(g->head, f->head) == 0;
+		if (same_start && g->inode != 0 && g->inode == f->inode) {
+			fprintf(im->diag, "pgsc: %s: the same file as %s; "
+				"read once\n", f->path, g->path);
+			return TWICE_SAME;
+		}
+		if (same_start || (g->head_len < f->head_len &&
+				   head_at(f, g->head_len, h) == 0 &&
+				   strcmp(h, g->head) == 0)) {
+			fprintf(im->diag, "pgsc: %s: starts as %s does (its "
+				"first %llu bytes): the same log twice; not "
+				"imported (import it in a call of its own: "
+				"it is then read on from where %s ends)\n",
+				f->path, g->path,
+				(unsigned long long)g->head_len, g->path);
+			return TWICE_REFUSED;
+		}
+	}
+	return ID_NEW;
+}
+
+struct pick {
+	struct infile *f;
+	struct store_source src, legacy;
+	char key[48], legacy_key[48];
+	int found, has_legacy, rows;
+	unsigned long max_n;
+};
+
+/* store_source_each() callback: the row whose head @f starts with (the
+ * longest such), else the newest row from before schema 8. */
+static int
+pick_row(void *arg, const char *key, const struct store_source *src)
+{
+	struct pick *pk = arg;
+	const char *slash = strchr(key, '/');
+	char h[40];
+
+	pk->rows++;
+	if (slash != NULL && strtoul(slash + 1, NULL, 10) > pk->max_n)
+		pk->max_n = strtoul(slash + 1, NULL, 10);
+	if (src->head_len == 0) {
+		if (!pk->has_legacy) {
+			pk->legacy = *src;
+			snprintf(pk->legacy_key, sizeof(pk->legacy_key), "%s", key);
+			pk->has_legacy = 1;
+		}
+		return 0;
+	}
+	if (src->head_len > pk->f->head_len ||
+	    (pk->found && src->head_len <= pk->src.head_len) ||
+	    head_at(pk->f, src->head_len, h) < 0 ||
+	    strcmp(h, src->head_hash) != 0)
+		return 0;
+	pk->src = *src;
+	snprintf(pk->key, sizeof(pk->key), "%s", key);
+	pk->found = 1;
+	return 0;
+}
+
+/* Is @key taken by one of files[0..@i)? */
+static int
+key_taken(const struct infile *files, size_t i, const char *key)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!files[j].skip && strcmp(files[j].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Which source of the store files[@i] is (schemas/008_source_head.sql):
+ * ID_KNOWN with @src filled, ID_NEW (a key of its own: the fingerprint,
+ * or fingerprint/N when other logs start with the same line),
+ * TWICE_REFUSED when another file of this call is that source, or < 0.
+ */
+static int
+infile_identify(pgsc_store *st, struct infile *files, size_t i,
+		struct store_source *src, char **cause)
+{
+	struct infile *f = &files[i];
+	struct pick pk = { .f = f };
+	int rc;
+
+	rc = store_source_each(st, f->fingerprint, pick_row, &pk, cause);
+	if (rc < 0)
+		return rc;
+	if (!pk.found && pk.has_legacy) {
+		pk.src = pk.legacy;
+		memcpy(pk.key, pk.legacy_key, sizeof(pk.key));
+		pk.found = 1;
+	}
+	if (pk.found) {
+		if (key_taken(files, i, pk.key))
+			return TWICE_REFUSED;
+		memcpy(f->key, pk.key, sizeof(f->key));
+		*src = pk.src;
+		return ID_KNOWN;
+	}
+	for (unsigned long n = pk.rows ? pk.max_n + 1 : 0;; n++) {
+		if (n == 0)
+			snprintf(f->key, sizeof(f->key), "%s", f->fingerprint);
+		else
+			snprintf(f->key, sizeof(f->key), "%.16s/%lu",
+				 f->fingerprint, n);
+		if (!key_taken(files, i, f->key))
+			return ID_NEW;
+	}
 }
 
 /*
@@ -386,23 +638,30 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 		return infile_refuse(im, &files[i], why, stats);
 	if (files[i].skip)
 		return 0;
-	/* the same file given twice under two names */
-	for (size_t j = 0; j < i; j++) {
-		if (!files[j].skip && strcmp(files[j].fingerprint,
-					     files[i].fingerprint) == 0) {
-			files[i].skip = 1;
-			stats->skipped_files++;
-			break;
-		}
+	rc = infile_twice(im, files, i);
+	if (rc == ID_NEW) {
+		rc = infile_identify(st, files, i, &src, cause);
+		if (rc == TWICE_REFUSED)
+			fprintf(im->diag, "pgsc: %s: the same log as another "
+				"input of this call, grown; not imported "
+				"(import it in a call of its own)\n",
+				files[i].path);
 	}
-	if (files[i].skip) {
+	if (rc < 0)
+		return rc;
+	if (rc == TWICE_SAME) {
+		files[i].skip = 1;
+		stats->skipped_files++;
 		logsrc_suspend(files[i].ls);
 		return 0;
 	}
-	rc = store_source_get(st, files[i].fingerprint, &src, cause);
-	if (rc < 0)
-		return rc;
-	if (rc == 1) {
+	if (rc == TWICE_REFUSED) {
+		logsrc_suspend(files[i].ls);
+		files[i].skip = 1;
+		stats->refused_files++;
+		return 0;
+	}
+	if (rc == ID_KNOWN) {
 		rc = logsrc_resume(files[i].ls, src.offset,
 				   src.prefix_hash, &why);
 		if (rc == -ENOMEM) {
@@ -510,6 +769,11 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			goto out;
 		break;
 	}
+	im.ser.bits = calloc(SERIAL_WINDOW / 8, 1);
+	if (im.ser.bits == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	rc = feed_new(&imp_ops, &im, opts->no_fast_path, &im.feed, cause);
 	if (rc < 0)
 		goto out;
@@ -554,6 +818,9 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 out:
 	for (size_t i = 0; i < im.nsamples; i++)
 		free(im.samples[i].excerpt);
+	for (size_t i = 0; i < im.nholes; i++)
+		free(im.holes[i]);
+	serials_free(&im.ser);
 	for (size_t i = 0; files != NULL && i < n; i++)
 		logsrc_free(files[i].ls);
 	free(files);

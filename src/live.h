@@ -15,27 +15,9 @@
 #include <sys/types.h>
 
 #define BUF_SIZE (1024 * 1024)
-#define SERIAL_WINDOW (1u << 20)
 #define MAX_ROTATED 99
 
 struct live;
-
-/* serials.c - serial gaps: kernel serials of a stream should leave no
- * holes; one sequence per node.  The fields are the local host's
- * sequence (records without node=); @nodes the other nodes'. */
-struct serials_node;
-struct serials {
-	uint8_t *bits;
-	uint64_t base, min, max, first;
-	int started;
-	uint64_t gaps;
-	struct serials_node *nodes;
-	size_t nnodes, last;
-};
-void serials_mark(struct serials *s, uint64_t serial, const char *node,
-		  size_t nlen);
-uint64_t serials_gaps(const struct serials *s, int settled);
-void serials_free(struct serials *s);
 
 /* kreq.c - requests to the kernel, off the read path. */
 struct kreq;

@@ -118,6 +118,16 @@ tail_next(struct tail *t)
 }
 
 
+/* A rotation gap: said, counted, kept in the gaps table. */
+static void
+tail_gap(struct live *lv, const char *detail)
+{
+	lv->r.rotation_gaps++;
+	store_gap(lv->st, lv->round, "rotation", util_now(), detail, NULL);
+	if (!lv->o->quiet)
+		fprintf(lv->diag, "pgsc: warning: %s\n", detail);
+}
+
 /* Open the file to follow: where the last run stopped, or the end. */
 static int
 tail_locate(struct live *lv)
@@ -160,11 +170,7 @@ tail_locate(struct live *lv)
 				 "%s (fingerprint %s, offset %llu) was rotated "
 				 "away; records after it may be missing",
 				 t->path, fp, (unsigned long long)src.offset);
-			lv->r.rotation_gaps++;
-			store_gap(lv->st, lv->round, "rotation", util_now(),
-				  detail, NULL);
-			if (!lv->o->quiet)
-				fprintf(lv->diag, "pgsc: warning: %s\n", detail);
+			tail_gap(lv, detail);
 			/* read every file still there, oldest first */
 			rc = tail_queue_rotated(t, MAX_ROTATED, 0);
 			if (rc < 0)
@@ -210,6 +216,66 @@ tail_locate(struct live *lv)
 }
 
 /*
+ * logrotate's copytruncate: the file we read was copied to PATH.1 and
+ * emptied in place, the inode kept (issue 25 F10: 3,884 of 8,310 records
+ * were never read, and no gap said so).  Seen as its size below our
+ * offset, or its first line changed (it grew past our offset again
+ * meanwhile).  What followed our last whole line is in PATH.1 when that
+ * starts as our file did: read on there, then PATH from 0; else PATH from
+ * 0, a rotation gap.  1 when switched, 0 when not truncated, or < 0.
+ */
+static int
+tail_truncated(struct live *lv)
+{
+	struct tail *t = &lv->tail;
+	struct stat sb;
+	char fp[24], *name, detail[512];
+	uint64_t off = feed_offset(lv->feed), lines = feed_lines(lv->feed);
+	int fd;
+
+	if (t->fingerprint[0] == '\0' || fstat(t->fd, &sb) < 0)
+		return 0;
+	if ((uint64_t)sb.st_size >= t->read_off) {
+		tail_fingerprint(t->fd, fp);
+		if (fp[0] == '\0' || strcmp(fp, t->fingerprint) == 0)
+			return 0;
+	}
+	name = rotated_name(t->path, 1);
+	if (name == NULL)
+		return -ENOMEM;
+	fd = util_open_regular(name, NULL);
+	free(name);
+	feed_end_source(lv->feed);
+	if (fd >= 0) {
+		tail_fingerprint(fd, fp);
+		if (strcmp(fp, t->fingerprint) == 0 && fstat(fd, &sb) == 0 &&
+		    (uint64_t)sb.st_size >= off) {
+			int rc = tail_queue(t, t->path);
+
+			if (rc == 0)
+				rc = tail_use(t, fd, off);
+			else
+				close(fd);
+			if (rc < 0)
+				return rc;
+			feed_set_source(lv->feed, t->path, lines, off);
+			return 1;
+		}
+		close(fd);
+	}
+	snprintf(detail, sizeof(detail), "%s was truncated in place "
+		 "(copytruncate) after offset %llu, and no %s.1 holds what "
+		 "followed; records written meanwhile may be missing",
+		 t->path, (unsigned long long)off, t->path);
+	tail_gap(lv, detail);
+	t->read_off = 0;
+	t->final_read = 0;
+	tail_fingerprint(t->fd, t->fingerprint);
+	feed_set_source(lv->feed, t->path, 0, 0);
+	return 1;
+}
+
+/*
  * Read what is new; move to the next file after a rotation.  A collector
  * far behind (restarted after a long stop) returns once @deadline has
  * passed, with *more set, so that the main loop commits on time: without
@@ -240,6 +306,17 @@ tail_read(struct live *lv, short revents, double deadline)
 			return -errno;
 		}
 		if (n > 0) {
+			/* the bytes just read are the file's we followed
+			 * only if it still starts as it did: a copytruncate
+			 * may have emptied it, and new text grown past our
+			 * offset, since the last read */
+			rc = tail_truncated(lv);
+			if (rc < 0)
+				return rc;
+			if (rc > 0)
+				continue;
+			if (t->fingerprint[0] == '\0')
+				tail_fingerprint(t->fd, t->fingerprint);
 			t->read_off += (uint64_t)n;
 			got = 1;
 			rc = feed_bytes(lv->feed, lv->buf, (size_t)n);
@@ -256,6 +333,11 @@ tail_read(struct live *lv, short revents, double deadline)
 			feed_set_source(lv->feed, t->path, 0, 0);
 			continue;
 		}
+		rc = tail_truncated(lv);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			continue;
 		if (stat(t->path, &sb) < 0 || (uint64_t)sb.st_ino == t->inode)
 			return 0;
 		/* Rotated.  auditd may have written to the renamed file after

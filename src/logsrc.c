@@ -240,6 +240,21 @@ sniff(struct logsrc *ls, char **cause)
 		if (rc < 0)
 			return rc;
 	}
+	if (ls->err_rc < 0) {
+		/* damaged before any record: the damage is the news (the
+		 * bytes decoded before it are kept, decompress.c, and a few
+		 * of them say nothing) */
+		rc = ls->err_rc;
+		ls->err_rc = 0;
+		if (cause != NULL) {
+			free(*cause);
+			*cause = ls->err_msg;
+		} else {
+			free(ls->err_msg);
+		}
+		ls->err_msg = NULL;
+		return rc;
+	}
 	if (ls->pk_len == 0) {
 		ls->empty = 1;
 		return 0;
@@ -482,6 +497,28 @@ logsrc_first_line(const struct logsrc *ls, const char **p, size_t *len)
 		return -ENODATA;
 	*p = ls->pk;
 	*len = ls->first_len;
+	return 0;
+}
+
+/*
+ * The first @max decoded bytes of a file just opened (fewer when it is
+ * shorter), read ahead: they identify it (import.c).  0, or a negative
+ * errno.  A damaged compressed file gives what was decoded before the
+ * damage; the damage is met again when it is read.
+ */
+int
+logsrc_head(struct logsrc *ls, size_t max, const char **p, size_t *len,
+	    char **cause)
+{
+	int rc;
+
+	if (ls->pos != 0 || ls->suspended)
+		return -ENODATA;
+	rc = decompress_peek(ls, max, cause);
+	if (rc < 0)
+		return rc;
+	*p = ls->pk;
+	*len = ls->pk_len < max ? ls->pk_len : max;
 	return 0;
 }
 

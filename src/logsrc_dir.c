@@ -131,7 +131,7 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 	struct member *m = NULL;
 	size_t nm = 0, cm = 0;
 	struct dirent *de;
-	int rc = 0;
+	int rc = 0, rerr = 0, se;
 	const char *sep = dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/";
 
 	if (d == NULL) {
@@ -140,11 +140,20 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 		(*refused)++;
 		return 0;
 	}
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
+	for (;;) {
 		struct member e = { 0 };
 		struct stat sb;
 		char *p;
+
+		/* readdir()'s own errno only: a skipped entry's stat()
+		 * failure (a dangling audit.log.1) is that entry's, not the
+		 * directory's (issue 25 F9: it refused the whole directory) */
+		errno = 0;
+		de = readdir(d);
+		if (de == NULL) {
+			rerr = errno;
+			break;
+		}
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -152,10 +161,12 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 			rc = -ENOMEM;
 			goto out;
 		}
-		if (stat(p, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		se = stat(p, &sb) < 0 ? errno : 0;
+		if (se != 0 || !S_ISREG(sb.st_mode)) {
 			if (!quiet)
-				fprintf(diag, "pgsc: %s: skipped (not a "
-					"regular file)\n", p);
+				fprintf(diag, "pgsc: %s: skipped (%s)\n", p,
+					se != 0 ? strerror(se) :
+					"not a regular file");
 			free(p);
 			continue;
 		}
@@ -183,11 +194,10 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 		e.path = p;
 		e.name = p + strlen(dir) + strlen(sep);
 		m[nm++] = e;
-		errno = 0;
 	}
-	if (errno != 0) {
+	if (rerr != 0) {
 		fprintf(diag, "pgsc: %s: %s; not imported\n", dir,
-			strerror(errno));
+			strerror(rerr));
 		(*refused)++;
 		goto out;
 	}

@@ -36,6 +36,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "pgsc-int.h"
@@ -46,6 +47,9 @@
 
 #define RD_CAP (PGLOG_LINE_MAX + 64 * 1024)
 #define RD_START (64 * 1024)    /* most logs never need more */
+/* A server log from a pipe: read to its end, up to this (a file is as
+ * long as it is) */
+#define PGLOG_STREAM_MAX (UINT64_C(16) << 30)
 #define CAP_MAX 128             /* bytes kept of a captured value */
 #define CSV_TYPE_FIELD 24       /* backend_type is csvlog column 24 */
 #define NONE SIZE_MAX
@@ -341,6 +345,7 @@ struct reader {
 	size_t cap;             /* grows from RD_START to RD_CAP */
 	size_t pos, len, scan;
 	int eof, midline;
+	uint64_t read, max;     /* bytes read; a pipe's cap */
 };
 
 /* 1 with a segment, 0 at the end, or a negative errno. */
@@ -408,6 +413,9 @@ rd_next(struct reader *r, const char **p, size_t *n, int *first, int *last)
 				r->eof = 1;
 			}
 			r->len += got;
+			r->read += got;
+			if (r->read > r->max)
+				return -EFBIG;
 		}
 	}
 }
@@ -769,12 +777,29 @@ pglog_load(struct pglog *l, const char *path, const char *prefix,
 		goto out;
 	}
 	pglog_prefix_compile(&ld->pf, prefix);
-	rd.f = fopen(path, "re");
-	if (rd.f == NULL) {
-		ret = -errno;
-		util_cause(cause, "pglog: cannot open %s: %s", path,
-			   strerror(errno));
-		goto out;
+	/* a file, or a pipe read to its end (<(zcat ...)); never a device
+	 * (/dev/zero was read for ever, the store locked: issue 25 F13),
+	 * never an open() that waits for a FIFO's writer; a pipe's text is
+	 * capped at PGLOG_STREAM_MAX */
+	{
+		int fifo, fd = util_open_input(path, &fifo, NULL);
+
+		if (fd < 0) {
+			ret = fd;
+			util_cause(cause, "pglog: cannot open %s: %s", path,
+				   fd == -EINVAL ? "not a regular file or a "
+				   "pipe" : strerror(-fd));
+			goto out;
+		}
+		rd.f = fdopen(fd, "r");
+		if (rd.f == NULL) {
+			ret = -errno;
+			close(fd);
+			util_cause(cause, "pglog: cannot open %s: %s", path,
+				   strerror(-ret));
+			goto out;
+		}
+		rd.max = fifo ? PGLOG_STREAM_MAX : UINT64_MAX;
 	}
 	while ((r = rd_next(&rd, &s, &n, &first, &last)) > 0) {
 		if (first)
@@ -788,6 +813,7 @@ pglog_load(struct pglog *l, const char *path, const char *prefix,
 	if (r < 0) {
 		ret = r;
 		util_cause(cause, "pglog: cannot read %s: %s", path,
+			   r == -EFBIG ? "a pipe of more than 16 GiB" :
 			   strerror(-r));
 		goto out;
 	}

@@ -28,6 +28,7 @@ uint64_t util_hash(const void *data, size_t len, uint64_t seed);
 double util_now(void);
 int util_prefix_hash(int fd, uint64_t off, char out[24]);
 int util_open_regular(const char *path, char **cause);
+int util_open_input(const char *path, int *fifo, char **cause);
 int util_read_file(const char *path, size_t max, char **buf, size_t *len,
 		   char **cause);
 int util_exe_is(const char *exe, const char *name);
@@ -93,6 +94,28 @@ int strset_has(const struct strset *s, const char *str);
 const char *strset_intern(struct strset *s, const char *str);
 void strset_free(struct strset *s);
 
+/* serials.c - serial gaps: kernel serials of a stream should leave no
+ * holes; one sequence per node.  The fields are the local host's
+ * sequence (records without node=); @nodes the other nodes'.  Shared by
+ * a live collection (live.c) and an import (import.c). */
+#define SERIAL_WINDOW (1u << 20)
+struct serials_node;
+struct serials {
+	uint8_t *bits;
+	uint64_t base, min, max, first;
+	uint64_t epoch;             /* 2^32 per wrap of the kernel's serial */
+	int started;
+	int boundary;               /* a new file begins: see serials_file() */
+	uint64_t gaps;
+	struct serials_node *nodes;
+	size_t nnodes, last;
+};
+uint64_t serials_mark(struct serials *s, uint64_t serial, const char *node,
+		      size_t nlen);
+void serials_file(struct serials *s);
+uint64_t serials_gaps(const struct serials *s, int settled);
+void serials_free(struct serials *s);
+
 /* logsrc.c (logsrc_magic() in decompress.c, logsrc_log_name() in
  * logsrc_dir.c) */
 enum logsrc_fmt { LOGSRC_PLAIN, LOGSRC_GZIP, LOGSRC_XZ, LOGSRC_ZSTD };
@@ -113,6 +136,8 @@ double logsrc_mtime(const struct logsrc *ls);
 int logsrc_empty(const struct logsrc *ls);
 /* The first line (at most PGSC_LINE_MAX bytes), before any other call. */
 int logsrc_first_line(const struct logsrc *ls, const char **p, size_t *len);
+int logsrc_head(struct logsrc *ls, size_t max, const char **p, size_t *len,
+		char **cause);
 /* Continue at @off if the input starts with what @hash says was read. */
 int logsrc_resume(struct logsrc *ls, uint64_t off, const char *hash,
 		  char **cause);
@@ -412,11 +437,17 @@ struct store_source {
 	uint64_t inode, offset, lines, last_serial;
 	double last_event;
 	char prefix_hash[24];
+	uint64_t head_len;          /* 0: a row from before schema 8 */
+	char head_hash[40];
 	int64_t last_round;
 };
-/* Returns 1 and fills @src when known, 0 when not, or a negative errno. */
-int store_source_get(pgsc_store *st, const char *fingerprint,
-		     struct store_source *src, char **cause);
+/* Each source whose fingerprint is @fingerprint or @fingerprint/N (the
+ * files that start with one line: schemas/008_source_head.sql), newest
+ * first, to @cb with its fingerprint; a negative errno stops. */
+int store_source_each(pgsc_store *st, const char *fingerprint,
+		      int (*cb)(void *arg, const char *key,
+				const struct store_source *src),
+		      void *arg, char **cause);
 int store_source_put(pgsc_store *st, const char *fingerprint,
 		     const struct store_source *src, int64_t round,
 		     char **cause);

@@ -62,6 +62,7 @@ enum pgsc_reject {
 	PGSC_REJ_UNKNOWN_ARCH,  /* arch= that libseccomp does not know */
 	PGSC_REJ_BAD_SYSCALL,   /* syscall= that has no name on its arch */
 	PGSC_REJ_BAD_TIME,      /* timestamp past PGSC_SEC_MAX (year 9999) */
+	PGSC_REJ_DAMAGED,       /* compressed input damaged: the rest of a file */
 	PGSC_REJ__COUNT
 };
 
@@ -160,6 +161,10 @@ int pgsc_role_in_server(const char *role);
 typedef struct pgsc_store pgsc_store;
 
 #define PGSC_STORE_READONLY 0x1
+/* an operand not trusted (pgsc-diff): every statement stops after
+ * PGSC_STORE_UNTRUSTED_SECONDS (src/store_check.c) */
+#define PGSC_STORE_UNTRUSTED 0x2
+#define PGSC_STORE_UNTRUSTED_SECONDS 120
 
 /**
  * Open (creating if needed, with mode 0600) the SQLite store at @path and
@@ -219,6 +224,7 @@ struct pgsc_import_stats {
 				      * came before the damage is) */
 	uint64_t outside;            /* SECCOMP records outside --since/
 				      * --until, not counted */
+	uint64_t serial_gaps;        /* serials missing across the files */
 };
 
 /**
@@ -411,6 +417,8 @@ void pgsc_text_escape(FILE *out, const char *s);
 /** Is @name safe inside a GUC list (lower-case letters, digits, '_')?
  * Returns 1 or 0. */
 int pgsc_guc_name_ok(const char *name);
+/* --guc-prefix: "" or one configuration-file identifier and a dot */
+int pgsc_guc_prefix_ok(const char *prefix);
 
 /* ------------------------------------------------------------------ */
 /* Filters (pgsc-exec)                                                 */

@@ -155,6 +155,12 @@ struct finding {
 	char *text;
 };
 
+/* A setting the file sets that is not a global or session one. */
+struct seen {
+	char *name;             /* lower case: PostgreSQL folds it */
+	unsigned line;
+};
+
 struct chk {
 	const char *path;
 	uint32_t arch;
@@ -166,11 +172,16 @@ struct chk {
 	size_t nf;
 	int oom;
 	int ours;               /* lines that set one of our settings */
+	struct seen *seen;      /* the other settings, for duplicates */
+	size_t nseen;
 };
 
 static void
 chk_free(struct chk *c)
 {
+	for (size_t i = 0; i < c->nseen; i++)
+		free(c->seen[i].name);
+	free(c->seen);
 	for (size_t i = 0; i < c->np; i++) {
 		free(c->p[i].prefix);
 		for (int k = 0; k < 2; k++)
@@ -272,9 +283,19 @@ our_setting(const char *name, size_t *prefix_len, int *ctx, int *set)
 	const char *suf;
 
 	*prefix_len = (size_t)(base - name);
-	for (const char *q = name; q < base; q++)
-		if ((unsigned char)*q >= 0x80)
-			return 0;       /* not a prefix any module uses */
+	/* a prefix pgsc-report could have written (pgsc_guc_prefix_ok(),
+	 * high-bit bytes too, as PostgreSQL's grammar), or none: what it
+	 * writes, it checks (issue 25 F15) */
+	if (*prefix_len > 0) {
+		char pre[256];
+
+		if (*prefix_len >= sizeof(pre))
+			return 0;
+		memcpy(pre, name, *prefix_len);
+		pre[*prefix_len] = '\0';
+		if (!pgsc_guc_prefix_ok(pre))
+			return 0;
+	}
 	if (strncmp(base, "global_syscall_", 15) == 0)
 		*ctx = 0;
 	else if (strncmp(base, "session_syscall_", 16) == 0)
@@ -310,6 +331,47 @@ prefix_get(struct chk *c, const char *name, size_t len)
 	return &c->p[c->np++];
 }
 
+/*
+ * Any other setting set twice (issue 25 F6): PostgreSQL takes the later
+ * line without a word.  A per-type list of pgsc ("..._syscall_allow" and
+ * the like: two backend types whose names differ in blanks and
+ * underscores make one) is an error, anything else a warning.
+ */
+static int
+other_setting(struct chk *c, const struct gucfile_entry *e)
+{
+	struct seen *ns;
+	char *low = strdup(e->name);
+	const char *b;
+
+	if (low == NULL)
+		return -ENOMEM;
+	for (char *q = low; *q; q++)
+		if (*q >= 'A' && *q <= 'Z')
+			*q = (char)(*q - 'A' + 'a');
+	for (size_t i = 0; i < c->nseen; i++) {
+		if (strcmp(c->seen[i].name, low) != 0)
+			continue;
+		b = strstr(low, "_syscall_");
+		msg(c, e->line, b != NULL, e->name, "\"@\" is set again: this "
+		    "line overrides line %u%s", c->seen[i].line, b != NULL ?
+		    " (two backend types' lists under one name: one of them "
+		    "is lost)" : "");
+		c->seen[i].line = e->line;
+		free(low);
+		return 0;
+	}
+	ns = realloc(c->seen, (c->nseen + 1) * sizeof(*ns));
+	if (ns == NULL) {
+		free(low);
+		return -ENOMEM;
+	}
+	c->seen = ns;
+	c->seen[c->nseen].name = low;
+	c->seen[c->nseen++].line = e->line;
+	return 0;
+}
+
 /* One entry of the file (gucfile.c reads it as PostgreSQL does). */
 static int
 settings_entry(void *arg, const struct gucfile_entry *e)
@@ -332,7 +394,7 @@ settings_entry(void *arg, const struct gucfile_entry *e)
 	}
 	m = our_setting(e->name, &plen, &ctx, &set);
 	if (m == 0)
-		return 0;
+		return other_setting(c, e);
 	c->ours++;
 	if (m < 0) {
 		msg(c, e->line, 1, e->name, "unknown setting \"@\" (the "

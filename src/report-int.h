@@ -128,7 +128,9 @@ int report_effective(FILE *out, struct rep *r, const struct lists *L,
 /* report_types.c: a list per backend type (--per-type) */
 struct typelist {
 	char *type;             /* "checkpointer" */
-	char *setting;          /* "checkpointer"; NULL: no valid name */
+	char *setting;          /* "checkpointer"; NULL: no valid name,
+				 * or one another type also makes */
+	const char *clash;      /* that other type, or NULL */
 	struct strset calls;
 	struct strset lacks;    /* security-relevant calls of the global
 				 * list that it does not have */

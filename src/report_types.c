@@ -59,6 +59,65 @@ setting_name(const char *t, char **out)
 	return 0;
 }
 
+/* PostgreSQL's own names of the types the module knows. */
+static const char *const pg_types[] = {
+#define PGSC_TYPE(name, setting, bt, bgw_type, client) name,
+#include "pgtypes.def"
+#undef PGSC_TYPE
+};
+
+/* Is @s one of the @n strings of table @t (the .def tables here)? */
+static int
+in_table(const char *const *t, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+pg_type(const char *type)
+{
+	return in_table(pg_types, ARRAY_SIZE(pg_types), type);
+}
+
+/*
+ * Setting names made unique (issue 25 F6): types whose names differ only
+ * in blanks and underscores make one setting name ("client backend" and
+ * a background worker titled "client_backend": client_backend), and the
+ * later line would override the earlier in postgresql.conf.  The rule:
+ * the type PostgreSQL itself names (pgtypes.def) keeps the name, every
+ * other type that makes it gets no line (a comment says why; its calls
+ * are in the global list); when PostgreSQL names none of them, none
+ * gets a line.
+ */
+static void
+settings_unique(struct types *T)
+{
+	for (size_t i = 0; i < T->n; i++) {
+		struct typelist *a = &T->v[i];
+
+		for (size_t j = i + 1; a->setting != NULL && j < T->n; j++) {
+			struct typelist *b = &T->v[j];
+
+			if (b->setting == NULL || strcmp(a->setting,
+							 b->setting) != 0)
+				continue;
+			if (!pg_type(b->type)) {
+				b->clash = a->type;
+				free(b->setting);
+				b->setting = NULL;
+			}
+			if (!pg_type(a->type)) {
+				a->clash = T->v[j].type;
+				free(a->setting);
+				a->setting = NULL;
+			}
+		}
+	}
+}
+
 /* The list of type @t, added empty when new; NULL on OOM. */
 static struct typelist *
 type_get(struct types *T, const char *t)
@@ -123,10 +182,7 @@ static const char *const sensitive[] = {
 static int
 is_sensitive(const char *name)
 {
-	for (size_t i = 0; i < sizeof(sensitive) / sizeof(sensitive[0]); i++)
-		if (strcmp(sensitive[i], name) == 0)
-			return 1;
-	return 0;
+	return in_table(sensitive, ARRAY_SIZE(sensitive), name);
 }
 
 /*
@@ -197,8 +253,10 @@ report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 			rc = type_against_global(&T->v[i], &L->l[0],
 						 o->per_type == PGSC_PER_TYPE_ROUTINE);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		settings_unique(T);
 		T->untyped = untyped_records(r);
+	}
 	T->routine = o->per_type == PGSC_PER_TYPE_ROUTINE;
 	if (rc < 0) {
 		report_types_free(T);
@@ -220,11 +278,7 @@ static const char *const module_types[] = {
 static int
 module_type(const char *setting)
 {
-	for (size_t i = 0; i < sizeof(module_types) / sizeof(module_types[0]);
-	     i++)
-		if (strcmp(module_types[i], setting) == 0)
-			return 1;
-	return 0;
+	return in_table(module_types, ARRAY_SIZE(module_types), setting);
 }
 
 /* A comment for type @tl, which gets no line: "# backend type "T" (N
@@ -262,6 +316,17 @@ report_types_guc(FILE *out, const struct types *T, const char *prefix)
 	for (size_t i = 0; i < T->n; i++) {
 		const struct typelist *tl = &T->v[i];
 
+		if (tl->setting == NULL && tl->clash != NULL) {
+			fputs("# backend type \"", out);
+			pgsc_text_escape(out, tl->type);
+			fprintf(out, "\" (%llu records): no line: its setting "
+				"name is also made from backend type \"",
+				(unsigned long long)tl->records);
+			pgsc_text_escape(out, tl->clash);
+			fputs("\" (docs/per-type.md); its calls are in the "
+			      "global list\n", out);
+			continue;
+		}
 		if (tl->setting == NULL) {
 			type_comment(out, tl, "no setting name can be made "
 				     "from it; its calls are in the global list");

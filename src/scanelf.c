@@ -376,6 +376,58 @@ read_interp(struct scan_obj *o)
 }
 
 /* Load from @buf (malloc'd, @len bytes), which the object takes over. */
+/* Does [@off, @off + @n) lie within @len bytes? */
+static int
+within(uint64_t off, uint64_t n, size_t len)
+{
+	return off <= len && n <= len - off;
+}
+
+/*
+ * Is the object whole: its section and program header tables, every
+ * section with contents and every segment inside the file?  A truncated
+ * object (a copy cut short) had no sections left for libelf and was
+ * scanned as 0 functions, exit 0 (issue 25 F12).  0, or -EINVAL with a
+ * cause.
+ */
+static int
+whole(struct scan_obj *o, const GElf_Ehdr *eh, const char *path,
+      char **cause)
+{
+	size_t len = o->image_len, n = 0;
+	Elf_Scn *scn = NULL;
+	uint64_t need = 0;
+
+	if (eh->e_shoff != 0 &&
+	    !within(eh->e_shoff, (uint64_t)(eh->e_shnum ? eh->e_shnum : 1) *
+		    eh->e_shentsize, len))
+		need = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (!need && !within(eh->e_phoff, (uint64_t)eh->e_phnum *
+			     eh->e_phentsize, len))
+		need = eh->e_phoff + (uint64_t)eh->e_phnum * eh->e_phentsize;
+	while (!need && (scn = elf_nextscn(o->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type != SHT_NOBITS &&
+		    !within(sh.sh_offset, sh.sh_size, len))
+			need = sh.sh_offset + sh.sh_size;
+	}
+	for (size_t i = 0; !need && elf_getphdrnum(o->elf, &n) == 0 && i < n;
+	     i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(o->elf, (int)i, &ph) != NULL &&
+		    !within(ph.p_offset, ph.p_filesz, len))
+			need = ph.p_offset + ph.p_filesz;
+	}
+	if (!need)
+		return 0;
+	util_cause(cause, "%s: truncated: its headers need %llu bytes, the "
+		   "file has %zu; not scanned", path,
+		   (unsigned long long)need, len);
+	return -EINVAL;
+}
+
 static int
 load_owned(const char *path, unsigned char *buf, size_t len,
 	   enum scan_kind kind, struct scan_obj **out, char **cause)
@@ -419,6 +471,8 @@ load_owned(const char *path, unsigned char *buf, size_t len,
 			   "object (only x86-64 is scanned)", path);
 		goto fail;
 	}
+	if (whole(o, &eh, path, cause) < 0)
+		goto fail;
 	if (elf_getshdrstrndx(o->elf, &shstrndx) != 0) {
 		util_cause(cause, "%s: no section name table", path);
 		goto fail;

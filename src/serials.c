@@ -31,6 +31,7 @@
  * serials of further nodes are not counted (docs/fleet.md). */
 #define SERIALS_NODES_MAX 256
 #define SERIAL_SLACK 4096
+#define SERIAL_WRAP (UINT64_C(1) << 32)
 
 struct serials_node {
 	char name[PGSC_NODE_MAX + 1];
@@ -52,52 +53,115 @@ serials_zeros(const struct serials *s, uint64_t from, uint64_t to)
 	return z;
 }
 
-/* Mark @serial in the one sequence @s. */
+/* Start @s afresh at @serial, the holes it holds so far counted. */
 static void
+seq_start(struct serials *s, uint64_t serial)
+{
+	if (s->started)
+		s->gaps += serials_zeros(s, s->min, s->max + 1);
+	memset(s->bits, 0, SERIAL_WINDOW / 8);
+	s->base = serial > SERIAL_WINDOW / 4 ? serial - SERIAL_WINDOW / 4 : 0;
+	s->min = s->max = s->first = serial;
+	s->started = 1;
+}
+
+/*
+ * The kernel's serial is an unsigned int (kernel/audit.c, audit_serial())
+ * and starts again at 0 after 2^32 events.  Serials are placed on a 64-bit
+ * line: one below the highest by more than half the 32-bit range is past
+ * a wrap (the next epoch), one above it by as much is a late one from
+ * before the wrap.  Without this a run was blind after a wrap: every
+ * serial was below its first one (issue 25 F5).
+ */
+static uint64_t
+seq_unwrap(struct serials *s, uint64_t serial)
+{
+	uint64_t u;
+
+	if (!s->started || serial >= SERIAL_WRAP)
+		return serial;
+	u = serial + s->epoch;
+	if (u + SERIAL_WRAP / 2 < s->max) {
+		s->epoch += SERIAL_WRAP;
+		u += SERIAL_WRAP;
+	} else if (u >= SERIAL_WRAP && u > s->max + SERIAL_WRAP / 2) {
+		u -= SERIAL_WRAP;
+	}
+	return u;
+}
+
+/* Slide the window of @s so that @serial fits, counting the holes left
+ * behind; a jump past the whole window counts the jump too. */
+static void
+seq_slide(struct serials *s, uint64_t serial)
+{
+	uint64_t nb = serial - SERIAL_WINDOW / 2, keep;
+
+	if (serial > s->max + SERIAL_WINDOW / 2) {
+		/* more than the window missing at once (a rotated file
+		 * not given, a long overflow): every one of them */
+		s->gaps += serials_zeros(s, s->min, s->max + 1) +
+			   (serial - s->max - 1);
+		memset(s->bits, 0, SERIAL_WINDOW / 8);
+		s->base = serial - SERIAL_WINDOW / 4;
+		s->min = s->max = serial;
+		return;
+	}
+	if (s->min < nb)
+		s->gaps += serials_zeros(s, s->min, nb);
+	if (nb - s->base < SERIAL_WINDOW) {
+		uint64_t shift = nb - s->base;
+		uint8_t *nbits = calloc(SERIAL_WINDOW / 8, 1);
+
+		if (nbits == NULL)
+			return;
+		keep = SERIAL_WINDOW - shift;
+		for (uint64_t k = 0; k < keep; k++) {
+			uint64_t src = k + shift;
+
+			if (s->bits[src / 8] & (1u << (src % 8)))
+				nbits[k / 8] |= (uint8_t)(1u << (k % 8));
+		}
+		free(s->bits);
+		s->bits = nbits;
+	} else {
+		memset(s->bits, 0, SERIAL_WINDOW / 8);
+	}
+	s->base = nb;
+	if (s->min < nb)
+		s->min = nb;
+}
+
+/*
+ * Mark @serial in the one sequence @s.  Returns, for the first serial of
+ * a file (serials_file()), how many serials lie between the highest of
+ * the files before and it: the serials no file given holds.  A file
+ * that starts well below that highest is another sequence (a log of
+ * another boot): it starts afresh.
+ */
+static uint64_t
 seq_mark(struct serials *s, uint64_t serial)
 {
-	uint64_t i;
+	uint64_t i, hole = 0;
 
 	if (s->bits == NULL)
-		return;
+		return 0;
+	serial = seq_unwrap(s, serial);
 	if (!s->started) {
-		s->base = serial > SERIAL_WINDOW / 4 ? serial - SERIAL_WINDOW / 4 : 0;
-		s->min = s->max = s->first = serial;
-		s->started = 1;
+		seq_start(s, serial);
+	} else if (s->boundary) {
+		if (serial + SERIAL_SLACK <= s->max)
+			seq_start(s, serial);
+		else if (serial > s->max + 1)
+			hole = serial - s->max - 1;
 	}
+	s->boundary = 0;
 	if (serial < s->base || serial < s->first)
-		return; /* far too late to place, or before this run: ignore */
+		return hole; /* far too late to place, or before this run */
 	if (serial >= s->base + SERIAL_WINDOW) {
-		/* slide: count the holes we leave behind, shift the rest */
-		uint64_t nb = serial - SERIAL_WINDOW / 2, keep;
-
-		if (nb > s->max)
-			nb = s->max + 1;
-		if (s->min < nb)
-			s->gaps += serials_zeros(s, s->min, nb);
-		if (nb - s->base < SERIAL_WINDOW) {
-			uint64_t shift = nb - s->base;
-			uint8_t *nbits = calloc(SERIAL_WINDOW / 8, 1);
-
-			if (nbits == NULL)
-				return;
-			keep = SERIAL_WINDOW - shift;
-			for (uint64_t k = 0; k < keep; k++) {
-				uint64_t src = k + shift;
-
-				if (s->bits[src / 8] & (1u << (src % 8)))
-					nbits[k / 8] |= (uint8_t)(1u << (k % 8));
-			}
-			free(s->bits);
-			s->bits = nbits;
-		} else {
-			memset(s->bits, 0, SERIAL_WINDOW / 8);
-		}
-		s->base = nb;
-		if (s->min < nb)
-			s->min = nb;
+		seq_slide(s, serial);
 		if (serial >= s->base + SERIAL_WINDOW)
-			return;
+			return hole;
 	}
 	i = serial - s->base;
 	s->bits[i / 8] |= (uint8_t)(1u << (i % 8));
@@ -105,6 +169,7 @@ seq_mark(struct serials *s, uint64_t serial)
 		s->min = serial;
 	if (serial > s->max)
 		s->max = serial;
+	return hole;
 }
 
 /* The gaps of one sequence; @settled: only the holes SERIAL_SLACK below
@@ -161,18 +226,31 @@ node_seq(struct serials *s, const char *name, size_t len)
 
 /**
  * Mark @serial of node @node (@nlen bytes, decode_node(); NULL: the local
- * host).  Accounting is off while @s->bits is NULL.
+ * host).  Accounting is off while @s->bits is NULL.  Returns the serials
+ * missing before it when it is its sequence's first of a file (see
+ * seq_mark()), else 0.
  */
-void
+uint64_t
 serials_mark(struct serials *s, uint64_t serial, const char *node,
 	     size_t nlen)
 {
 	if (s->bits == NULL)
-		return;
+		return 0;
 	if (node == NULL)
-		seq_mark(s, serial);
-	else if ((s = node_seq(s, node, nlen)) != NULL)
-		seq_mark(s, serial);
+		return seq_mark(s, serial);
+	if ((s = node_seq(s, node, nlen)) != NULL)
+		return seq_mark(s, serial);
+	return 0;
+}
+
+/* A new file of an import begins: the next serial of each sequence is
+ * its first in that file (seq_mark()). */
+void
+serials_file(struct serials *s)
+{
+	s->boundary = 1;
+	for (size_t i = 0; i < s->nnodes; i++)
+		s->nodes[i].seq.boundary = 1;
 }
 
 /* The gaps of every sequence; with @settled, only those whose serials

@@ -8,6 +8,7 @@
 #define PGSC_STORE_INT_H
 
 #include <sqlite3.h>
+#include <time.h>
 
 #include "pgsc-int.h"
 
@@ -19,7 +20,15 @@ struct pgsc_store {
 	int lockfd;                 /* the writer's flock(), or -1 */
 	int snapshot;               /* read-only: one read transaction open */
 	int image;                  /* read-only: a checked copy in memory */
+	struct timespec deadline;   /* PGSC_STORE_UNTRUSTED: statements stop */
 };
+
+/* store_check.c: the objects of a store against its schema version,
+ * defensive connections, a time limit for untrusted operands. */
+void store_check_harden(sqlite3 *db);
+int store_check_schema(pgsc_store *st, char **cause);
+void store_check_limit(pgsc_store *st, struct timespec *deadline,
+		       int seconds);
 
 /* SQLite's last error on @st as a negative errno, with a cause. */
 int store_sql_error(pgsc_store *st, char **cause);

@@ -282,6 +282,7 @@ ro_open_shared(pgsc_store *st, char **cause)
 			   st->db ? sqlite3_errmsg(st->db) : "cannot open");
 		return -EIO;
 	}
+	store_check_harden(st->db);
 	sqlite3_busy_timeout(st->db, 10000);
 	rc = store_exec(st, "PRAGMA foreign_keys = ON", cause);
 	if (rc < 0)
@@ -425,6 +426,7 @@ ro_open_image(pgsc_store *st, char **cause)
 		util_cause(cause, "%s: cannot open a copy", st->path);
 		return -ENOMEM;
 	}
+	store_check_harden(st->db);
 	if (sqlite3_deserialize(st->db, "main", img, a.st_size, a.st_size,
 				SQLITE_DESERIALIZE_FREEONCLOSE |
 				SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
@@ -552,11 +554,20 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 	}
 	if (!st->readonly) {
 		/* Create it 0600 ourselves: the store names every program
-		 * the server ran, and sqlite would honour the umask. */
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		 * the server ran, and sqlite would honour the umask.  Never
+		 * through a symlink, and a new store is a new file (O_EXCL):
+		 * a collector often runs as root, and --db may be in a
+		 * directory another user owns (docs/security.md §10). */
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+		if (fd < 0 && errno == ENOENT)
+			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+				  O_NOFOLLOW, 0600);
 		if (fd < 0) {
 			rc = -errno;
-			util_cause(cause, "%s: %s", path, strerror(errno));
+			util_cause(cause, "%s: %s", path, errno == ELOOP ?
+				   "a symlink; a store is opened only by its "
+				   "own name, never through one" :
+				   strerror(errno));
 			goto fail;
 		}
 		st->lockfd = fd;
@@ -576,13 +587,15 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 			goto fail;
 		goto opened;
 	}
-	if (sqlite3_open_v2(path, &st->db, sflags | SQLITE_OPEN_NOMUTEX,
+	if (sqlite3_open_v2(path, &st->db, sflags | SQLITE_OPEN_NOMUTEX |
+			    SQLITE_OPEN_NOFOLLOW,
 			    NULL) != SQLITE_OK) {
 		util_cause(cause, "%s: %s", path,
 			   st->db ? sqlite3_errmsg(st->db) : "cannot open");
 		rc = -EIO;
 		goto fail;
 	}
+	store_check_harden(st->db);
 	sqlite3_busy_timeout(st->db, 10000);
 	if (!st->readonly) {
 		rc = store_exec(st, "PRAGMA journal_mode = WAL;"
@@ -624,9 +637,17 @@ opened:
 			goto fail;
 		}
 	}
+	/* before any statement reads a table: a planted view or trigger
+	 * runs in the migration's and the report's statements */
+	rc = store_check_schema(st, cause);
+	if (rc < 0)
+		goto fail;
 	rc = migrate(st, cause);
 	if (rc < 0)
 		goto fail;
+	if (flags & PGSC_STORE_UNTRUSTED)
+		store_check_limit(st, &st->deadline,
+				  PGSC_STORE_UNTRUSTED_SECONDS);
 	*out = st;
 	return 0;
 fail:

@@ -55,11 +55,13 @@ store_round_finish(pgsc_store *st, int64_t id, const struct store_round *r,
 {
 	sqlite3_stmt *s;
 	int rc = round_prep(st, "UPDATE rounds SET " ROUND_SET ", finished = "
-			    "?11 WHERE id = ?1", id, r, &s, cause);
+			    "?11, serial_gaps = ?12 WHERE id = ?1", id, r, &s,
+			    cause);
 
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_double(s, 11, r->finished);
+	sqlite3_bind_int64(s, 12, (int64_t)r->serial_gaps);
 	return store_step_final(st, s, cause);
 }
 
@@ -77,8 +79,8 @@ source_row(pgsc_store *st, const char *where, const char *key,
 	int rc;
 
 	snprintf(sql, sizeof(sql), "SELECT id, last_round, fingerprint, "
-		 "inode, offset, lines, prefix_hash, last_serial, last_event "
-		 "FROM sources WHERE %s ORDER BY last_round DESC, id DESC "
+		 "inode, offset, lines, prefix_hash, last_serial, last_event, "
+		 "head_len, head_hash FROM sources WHERE %s ORDER BY last_round DESC, id DESC "
 		 "LIMIT 1", where);
 	rc = store_prep(st, sql, &s, cause);
 	if (rc < 0)
@@ -106,11 +108,35 @@ source_row(pgsc_store *st, const char *where, const char *key,
 }
 
 int
-store_source_get(pgsc_store *st, const char *fingerprint,
-		 struct store_source *src, char **cause)
+store_source_each(pgsc_store *st, const char *fingerprint,
+		  int (*cb)(void *arg, const char *key,
+			    const struct store_source *src),
+		  void *arg, char **cause)
 {
-	return source_row(st, "fingerprint = ?1", fingerprint, NULL, src,
-			  cause);
+	sqlite3_stmt *s;
+	int rc;
+
+	/* "FP/..." sorts between "FP/" and "FP0" ('/' + 1 == '0') */
+	rc = store_prep(st, "SELECT id, last_round, fingerprint, inode, "
+		      "offset, lines, prefix_hash, last_serial, last_event, "
+		      "head_len, head_hash FROM sources WHERE fingerprint = ?1 "
+		      "OR (fingerprint > ?1 || '/' AND fingerprint < ?1 || '0') "
+		      "ORDER BY last_round DESC, id DESC", &s, cause);
+	if (rc < 0)
+		return rc;
+	store_bind_text(s, 1, fingerprint);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_source src = { 0 };
+		const unsigned char *f = sqlite3_column_text(s, 2);
+
+		src.id = sqlite3_column_int64(s, 0);
+		src.last_round = sqlite3_column_int64(s, 1);
+		store_read_row(s, 3, STORE_ROW_SOURCE, &src, sizeof(src));
+		rc = cb(arg, f ? (const char *)f : "", &src);
+		if (rc < 0)
+			break;
+	}
+	return store_rows_end(st, s, rc, cause);
 }
 
 int
@@ -121,19 +147,20 @@ store_source_put(pgsc_store *st, const char *fingerprint,
 	int rc;
 
 	rc = store_prep(st, "INSERT INTO sources (fingerprint, path, inode, offset, "
-		      "lines, prefix_hash, last_serial, last_event, "
-		      "first_round, last_round) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) "
+		      "lines, prefix_hash, last_serial, last_event, head_len, "
+		      "head_hash, first_round, last_round) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) "
 		      "ON CONFLICT (fingerprint) DO UPDATE SET path = ?2, "
 		      "inode = ?3, offset = ?4, lines = ?5, prefix_hash = ?6, "
-		      "last_serial = ?7, last_event = ?8, last_round = ?9",
+		      "last_serial = ?7, last_event = ?8, head_len = ?9, "
+		      "head_hash = ?10, last_round = ?11",
 		  &s, cause);
 	if (rc < 0)
 		return rc;
 	store_bind_text(s, 1, fingerprint);
 	store_bind_text(s, 2, src->path);
 	store_bind_row(s, 3, STORE_ROW_SOURCE, src, sizeof(*src));
-	sqlite3_bind_int64(s, 9, round);
+	sqlite3_bind_int64(s, 11, round);
 	return store_step_final(st, s, cause);
 }
 

@@ -91,7 +91,8 @@ static const struct store_col role_cols[] = {
 #define R struct store_source
 static const struct store_col source_cols[] = {
 	U64(R, inode), U64(R, offset), U64(R, lines), BUF(R, prefix_hash),
-	U64(R, last_serial), DBL(R, last_event),
+	U64(R, last_serial), DBL(R, last_event), U64(R, head_len),
+	BUF(R, head_hash),
 };
 #undef R
 

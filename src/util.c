@@ -81,8 +81,12 @@ util_read_file(const char *path, size_t max, char **buf, size_t *len,
 	int fd, rc = 0;
 
 	*buf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	/* a FIFO or a device is refused before open() can block on it
+	 * (pgsc-report --candidates FIFO hung: issue 25 F13) */
+	fd = util_open_regular(path, cause);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
 		rc = -errno;
 		util_cause(cause, "%s: %s", path, strerror(errno));
 		goto out;
@@ -450,6 +454,34 @@ pgsc_guc_name_ok(const char *name)
 	return 1;
 }
 
+/**
+ * Is @p a prefix pgsc-report --guc-prefix may put before its settings'
+ * names: empty, or exactly one identifier of PostgreSQL's configuration
+ * file grammar followed by a dot (guc-file.l: QUALIFIED_ID is
+ * {ID}"."{ID}, ID a LETTER then LETTER_OR_DIGITs, LETTER [A-Za-z_] or a
+ * byte with the high bit set).  "a.b." makes a name with two dots, which
+ * the server refuses to start with (issue 25 F15).
+ */
+int
+pgsc_guc_prefix_ok(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (n == 0)
+		return 1;
+	if (n < 2 || p[n - 1] != '.')
+		return 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     c == '_' || c >= 0x80;
+
+		if (!letter && !(i > 0 && c >= '0' && c <= '9'))
+			return 0;
+	}
+	return 1;
+}
+
 #define PREFIX_SPAN 4096
 
 /**
@@ -514,6 +546,43 @@ pgsc_round_range_parse(const char *s, int64_t *from, int64_t *to)
  * the stat()) and fstat() on the descriptor decides, which no rename can
  * race.  Returns the descriptor, blocking again, or -errno.
  */
+/*
+ * An input that may also be a pipe (pgsc-diff <(...), --pg-log
+ * <(zcat ...)): a regular file as util_open_regular() opens it, or a FIFO
+ * opened without waiting for a writer (O_NONBLOCK, cleared after: with no
+ * writer the first read() says end of file); devices, sockets and
+ * directories refused by name before open() can block (issue 25 F13).
+ * *@fifo says which.  Returns the descriptor, or a negative errno with
+ * a cause.
+ */
+int
+util_open_input(const char *path, int *fifo, char **cause)
+{
+	struct stat sb;
+	int fd, fl;
+
+	*fifo = 0;
+	if (stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0) {
+			int e = errno;
+
+			util_cause(cause, "%s: %s", path, strerror(e));
+			return -e;
+		}
+		if (fstat(fd, &sb) < 0 || !S_ISFIFO(sb.st_mode) ||
+		    (fl = fcntl(fd, F_GETFL)) < 0 ||
+		    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+			close(fd);
+			util_cause(cause, "%s: changed while opened", path);
+			return -EINVAL;
+		}
+		*fifo = 1;
+		return fd;
+	}
+	return util_open_regular(path, cause);
+}
+
 int
 util_open_regular(const char *path, char **cause)
 {

@@ -365,7 +365,8 @@ run_live(struct args *a)
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-collect: %s\n",
 			a->cause ? a->cause : strerror(-rc));
-		return 1;
+		/* a store with planted SQL: refused like a usage error */
+		return rc == -EUCLEAN ? 2 : 1;
 	}
 	if (!a->io.quiet)
 		fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
@@ -405,6 +406,12 @@ import_report(const struct pgsc_import_opts *io,
 			fprintf(stderr, "pgsc-collect: %llu SECCOMP records "
 				"outside --since/--until skipped\n",
 				(unsigned long long)stats->outside);
+		if (stats->serial_gaps > 0 && !io->quiet)
+			fprintf(stderr, "pgsc-collect: warning: %llu serial "
+				"gaps: events the logs do not hold (a backlog "
+				"overflow, a rotated file not given); the round "
+				"is not complete (pgsc-report --check-complete)\n",
+				(unsigned long long)stats->serial_gaps);
 		if (stats->unattributed > 0)
 			fprintf(stderr, "pgsc-collect: warning: %llu records "
 				"could not be attributed to a server (no "
@@ -450,7 +457,7 @@ run_import(struct args *a)
 	if (rc < 0) {
 		fprintf(stderr, "pgsc-collect: %s\n",
 			a->cause ? a->cause : strerror(-rc));
-		return 1;
+		return rc == -EUCLEAN ? 2 : 1;
 	}
 	/* directories are listed before the self-filter (it has no
 	 * getdents64: nothing else needs it) */

@@ -34,29 +34,6 @@ usage(FILE *f)
 		"gives every call not listed the --default action.\n");
 }
 
-/* A GUC prefix is empty or "word." or "word.word.": PostgreSQL takes a
- * custom setting as "class.name", so "pgsc" would make the setting
- * "pgscglobal_syscall_allow", which no module reads. */
-static int
-prefix_ok(const char *p)
-{
-	int start = 1;
-
-	for (; *p; p++) {
-		if (*p == '.') {
-			if (start)
-				return 0;
-			start = 1;
-			continue;
-		}
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9' && !start) || *p == '_'))
-			return 0;
-		start = 0;
-	}
-	return start;
-}
-
 /* Flush standard output: a report that did not reach its reader (a full
  * disk, a closed pipe) is an I/O error, never a verdict.  Returns 0, or
  * 2 after saying so. */
@@ -155,11 +132,14 @@ parse_list_opt(struct args *A, int c)
 		}
 		break;
 	case 'p':
-		if (!prefix_ok(optarg)) {
-			bad_value("--guc-prefix must be empty or end "
-				  "with a dot, as in pgsc. or "
-				  "pgseccomp. (letters, digits and '_' "
-				  "before it), not", optarg);
+		if (!pgsc_guc_prefix_ok(optarg)) {
+			bad_value("--guc-prefix must be empty or one "
+				  "name and a dot, as in pgsc. or "
+				  "pgseccomp. (a letter or '_', then "
+				  "letters, digits and '_': "
+				  "PostgreSQL's configuration file "
+				  "allows one dot in a setting's name), "
+				  "not", optarg);
 			return 2;
 		}
 		A->ro.guc_prefix = optarg;

@@ -109,6 +109,34 @@ for prog in "pgsc-report --db $T/fifo" "pgsc-collect --db $T/fifo --import $DIR/
 		pass=$((pass + 1)); echo "ok: ${prog%% *} refuses a FIFO store (exit $rc)"
 	fi
 done
+# ... and the other inputs of every program (issue 25 F13): a device is
+# refused by name, a FIFO without a writer is never waited for (it reads
+# as empty), whether a server log (--pg-log), the scan's JSON
+# (--candidates, a file only), a GUC file (--check-guc) or a pgsc-diff
+# operand.  /dev/zero as --pg-log was read for ever, the store locked.
+zcat "$DIR/../../golden/raw.log.gz" >"$T/raw.log"
+"$BIN/pgsc-collect" --db "$T/ok.db" --import "$T/raw.log" 2>/dev/null
+for c in "collect --db $T/pz.db --pg-log /dev/zero --import $T/raw.log|1|/dev/zero: not a regular file or a pipe" \
+	"collect --db $T/pf.db --pg-log $T/fifo --import $T/raw.log|0|" \
+	"report --db $T/ok.db --candidates $T/fifo|2|$T/fifo: not a regular file (a FIFO)" \
+	"report --db $T/ok.db --candidates /dev/zero|2|/dev/zero: not a regular file (a device)" \
+	"report --check-guc /dev/zero|2|/dev/zero: not a regular file (a device)" \
+	"report --check-guc $T/fifo|1|no \\[PREFIX" \
+	"diff /dev/zero $T/ok.db|2|/dev/zero: not a regular file or a pipe" \
+	"diff $T/fifo $T/ok.db|2|no global_syscall_allow line"; do
+	IFS='|' read -r args want msg <<<"$c"
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	timeout 20 "$BIN"/pgsc-$args >"$T/in.out" 2>"$T/in.err"
+	rc=$?
+	if [ $rc = 124 ]; then
+		fail=$((fail + 1)); echo "FAIL: pgsc-$args: hangs"
+	elif [ $rc != "$want" ] || { [ -n "$msg" ] && ! grep -q -- "$msg" "$T/in.err" "$T/in.out"; }; then
+		fail=$((fail + 1)); echo "FAIL: pgsc-$args: exit $rc (want $want), $(head -c 300 "$T/in.err")"
+	else
+		pass=$((pass + 1)); echo "ok: pgsc-$args: exit $rc, no wait"
+	fi
+done
 [ $n -gt 0 ] || { echo "FAIL: no fixtures in $DIR"; exit 1; }
 echo "bad-input: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -125,6 +125,17 @@ if "$BINDIR/pgsc-scan" --server "$W/not-elf" --no-modules >"$W/out" 2>"$W/err"; 
 fi
 grep -q "$W/not-elf: not an ELF object" "$W/err" || fail "no clear error for a non-ELF file: $(cat "$W/err")"
 
+# bad input: an ELF object cut short (issue 25 F12: 0 functions, exit 0):
+# exit 1, named as truncated; at every cut past the ELF header
+size=$(stat -c %s "$W/tiny")
+for cut in $((size / 2)) $((size - 1)) 200; do
+	head -c "$cut" "$W/tiny" >"$W/cut"
+	rc=0
+	"$BINDIR/pgsc-scan" --server "$W/cut" --no-modules >"$W/out" 2>"$W/err" || rc=$?
+	[ $rc = 1 ] && grep -q "$W/cut: truncated" "$W/err" ||
+		fail "pgsc-scan on the tiny program cut at $cut of $size bytes: exit $rc: $(cat "$W/err")"
+done
+
 # bad input: broken scan JSON for pgsc-report --candidates (file:line)
 "$BINDIR/pgsc-collect" --db "$W/store.db" --import "$SRCROOT/tests/fixtures/unit/import-small.log" >/dev/null 2>&1 ||
 	fail "pgsc-collect could not import the unit fixture"

@@ -62,7 +62,9 @@ for f in guc json table; do
 done
 # one round that found syscalls: not converged, exit 1; no loss: exit 0
 vg report-status 1 "$BIN/pgsc-report" --db "$T/a.db" --status
-vg report-complete 0 "$BIN/pgsc-report" --db "$T/a.db" --check-complete
+# the recorded logs lack one serial (record.sh's sync marker): not
+# complete, exit 1 (issue 25 F4)
+vg report-complete 1 "$BIN/pgsc-report" --db "$T/a.db" --check-complete
 [ -s "$T/import-fast.err" ] && grep -q "SECCOMP records" "$T/import-fast.err" ||
 	{ echo "FAIL: import-fast printed no round summary"; fail=1; }
 grep -q "^global_syscall_allow = '[a-z]" "$T/report-guc.out" ||

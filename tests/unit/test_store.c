@@ -288,7 +288,11 @@ test_import_and_report(void **state)
 	/* the backend's syscalls only */
 	assert_non_null(strstr(out, "\nsession_syscall_allow = 'getpid,"
 			       "getrandom,set_robust_list'\n"));
-	assert_null(strstr(out, "# warning"));
+	/* the fixture is cut from a log (serials 4030-4041, then 9977):
+	 * an import counts the serials between as gaps (issue 25 F4) */
+	assert_non_null(strstr(out, "# warning: records may be missing: "
+			       "kernel lost 0, serial gaps 5935, rotation "
+			       "gaps 0, drain timeouts 0"));
 	free(out);
 
 	/* JSON carries the same */

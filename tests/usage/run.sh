@@ -39,7 +39,15 @@ run quiet-again 0 "$BIN/pgsc-collect" --quiet --db "$T/raw.db" --import "$T/raw.
 run raw 0 "$BIN/pgsc-report" --db "$T/raw.db"
 has raw out "^global_syscall_allow = '[a-z]"
 [ -s "$T/raw.err" ] && bad "a usable report printed on stderr: $(cat "$T/raw.err")"
-run raw-complete 0 "$BIN/pgsc-report" --db "$T/raw.db" --check-complete
+# the recorded log lacks one serial near its end (record.sh dropped its
+# sync marker): a serial gap, so not complete (issue 25 F4); its part
+# before the gap is complete
+run raw-gap 1 "$BIN/pgsc-report" --db "$T/raw.db" --check-complete
+has raw-gap out 'serial gaps 1,'
+awk '{ s = $0; sub(/.*msg=audit\([0-9.]*:/, "", s); sub(/\).*/, "", s)
+	if (NR > 1 && s + 0 > prev + 1) exit; if (s + 0 > prev) prev = s + 0; print }' "$T/raw.log" >"$T/rawc.log"
+"$BIN/pgsc-collect" --quiet --db "$T/rawc.db" --import "$T/rawc.log"
+run raw-complete 0 "$BIN/pgsc-report" --db "$T/rawc.db" --check-complete
 has raw-complete out ': complete$'
 
 # no ancestry, no hints: every record unattributed, empty lists
@@ -97,6 +105,16 @@ has prefix err 'dot'
 run prefix-dots 2 "$BIN/pgsc-report" --db "$T/raw.db" --guc-prefix pgsc..
 run prefix-ok 0 "$BIN/pgsc-report" --db "$T/raw.db" --guc-prefix pgsc.
 has prefix-ok out "^pgsc.global_syscall_allow = '"
+# exactly PostgreSQL's grammar (issue 25 F15): one configuration-file
+# identifier and a dot; "a.b." was accepted and --check-guc refused the
+# lines it made.  What is accepted, --check-guc accepts.
+for p in a.b. . 9a. 'a$.' a-b. .a.; do
+	run "prefix-bad$p" 2 "$BIN/pgsc-report" --db "$T/raw.db" --guc-prefix "$p"
+done
+for p in _x. Ab_9. "$(printf 'd\303\251.')"; do
+	run "prefix-good$p" 0 "$BIN/pgsc-report" --db "$T/raw.db" --guc-prefix "$p"
+	run "prefix-check$p" 0 "$BIN/pgsc-report" --check-guc "$T/prefix-good$p.out"
+done
 
 # a report that cannot be written is an I/O error, never a verdict
 if [ -w /dev/full ]; then

@@ -325,6 +325,7 @@ out:
 	stats->unrelated = r.unrelated;
 	stats->standalone = r.standalone;
 	stats->unattributed = r.unattributed;
+	stats->foreign = r.foreign;
 	stats->rejected = r.rejected;
 	return 0;
 }

@@ -392,6 +392,8 @@ int store_exec(pgsc_store *st, const char *sql, char **cause);
 struct store_round {
 	double finished;
 	uint64_t records, attributed, unrelated, standalone, unattributed;
+	uint64_t foreign;       /* of unattributed: no server's (not a column:
+				 * the report sums the aggregates' role) */
 	uint64_t rejected, lines;
 	double first_event, last_event;
 	/* live rounds */
@@ -513,7 +515,10 @@ int netlink_send_marker(const char *text, char **cause);
 
 /* store_report.c - the store's reads for the report, status and diff. */
 struct store_totals {
+	/* unattributed: foreign not included (report_load() takes them
+	 * out); foreign: records no server's (docs/roles.md) */
 	uint64_t records, attributed, unrelated, standalone, unattributed;
+	uint64_t foreign;
 	uint64_t rejected;
 	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
 	int64_t unfinished;

@@ -139,6 +139,8 @@ uint32_t pgsc_native_arch(void);
 #define PGSC_ROLE_STANDALONE "standalone"
 #define PGSC_ROLE_UNRELATED "unrelated"
 #define PGSC_ROLE_UNATTRIBUTED "unattributed"
+/* another program, another uid, no parent: no server's (docs/roles.md) */
+#define PGSC_ROLE_FOREIGN "foreign"
 
 /**
  * Backend type named by a PostgreSQL process title ("postgres: checkpointer",
@@ -209,7 +211,10 @@ struct pgsc_import_stats {
 	uint64_t seccomp;            /* SECCOMP records counted */
 	uint64_t attributed;         /* of those, in a server tree */
 	uint64_t unrelated;          /* of those, outside any server tree */
-	uint64_t unattributed;       /* of those, not placed */
+	uint64_t unattributed;       /* of those, not placed (foreign
+				      * included) */
+	uint64_t foreign;            /* of those, no server's: another
+				      * program, another uid, no parent */
 	uint64_t standalone;
 	uint64_t rejected;           /* lines rejected */
 	uint64_t skipped_files;      /* files already fully imported */
@@ -219,6 +224,9 @@ struct pgsc_import_stats {
 				      * came before the damage is) */
 	uint64_t outside;            /* SECCOMP records outside --since/
 				      * --until, not counted */
+	double seen_first, seen_last; /* the times of every SECCOMP record
+				      * read, inside the window or not */
+	int store_has_data;          /* earlier rounds hold records */
 };
 
 /**

@@ -55,6 +55,7 @@ struct importer {
 	uint64_t seccomp;
 	uint64_t outside;           /* --since/--until */
 	double first_event, last_event;
+	double seen_first, seen_last; /* every SECCOMP record's, in or out */
 };
 
 static void
@@ -63,6 +64,8 @@ imp_record(void *arg, const struct pgsc_record *rec)
 	struct importer *im = arg;
 	double t = (double)rec->sec + rec->msec / 1000.0;
 
+	if (rec->type == PGSC_REC_SECCOMP)
+		util_widen(&im->seen_first, &im->seen_last, t);
 	/* the window selects what is counted; the process tree still
 	 * learns from every record (a backend forked before --since) */
 	if (rec->type == PGSC_REC_SECCOMP &&
@@ -367,6 +370,7 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	       struct pgsc_import_stats *stats, char **cause)
 {
 	struct store_source src;
+	struct stat sb;
 	char *why = NULL;
 	int rc;
 
@@ -378,6 +382,9 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 		files[i].skip = 1;
 		return 0;
 	}
+	if (!im->opts->quiet && stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode))
+		fprintf(im->diag, "pgsc: %s: a FIFO: waiting for a writer, "
+			"then reading to its end (as cat does)\n", path);
 	rc = infile_open(&files[i], &why);
 	if (rc == -ENOMEM) {
 		free(why);
@@ -385,8 +392,11 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	}
 	if (rc < 0)
 		return infile_refuse(im, &files[i], why, stats);
-	if (files[i].skip)
+	if (files[i].skip) {
+		/* empty, or one incomplete line: an empty input */
+		stats->empty_files++;
 		return 0;
+	}
 	/* the same file given twice under two names */
 	for (size_t j = 0; j < i; j++) {
 		if (!files[j].skip && strcmp(files[j].fingerprint,
@@ -433,6 +443,40 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	/* one decoder at a time: a file is decoded again when read */
 	logsrc_suspend(files[i].ls);
 	return 1;
+}
+
+/*
+ * Is what was read worth a round (issue 24)?  Not when every SECCOMP
+ * record was outside --since/--until: ausearch's "<no matches>".  Not
+ * when the input held no SECCOMP record at all and the store no earlier
+ * record either: an empty round would report empty lists.  A round
+ * without records in a store that holds some is a proof round (a run
+ * under error that nothing was denied in) and is kept.  Returns 1 (write
+ * the round), 0 (none; stats say why) or a negative errno.
+ */
+static int
+import_worth_round(pgsc_store *st, const struct importer *im,
+		   const struct infile *files, size_t n,
+		   struct pgsc_import_stats *stats, char **cause)
+{
+	struct store_totals t;
+	int rc;
+
+	if (im->seccomp > 0)
+		return 1;
+	if (im->outside == 0) {
+		rc = store_totals(st, 1, INT64_MAX, &t, cause);
+		if (rc < 0)
+			return rc;
+		stats->store_has_data = t.records > 0;
+		if (stats->store_has_data)
+			return 1;
+	}
+	/* no round: the lines read, for the message */
+	for (size_t i = 0; i < n; i++)
+		if (!files[i].skip)
+			stats->lines += files[i].end_lines - files[i].lines0;
+	return 0;
 }
 
 int
@@ -544,6 +588,11 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			goto out;
 		}
 	}
+	stats->seen_first = im.seen_first;
+	stats->seen_last = im.seen_last;
+	rc = import_worth_round(st, &im, files, n, stats, cause);
+	if (rc <= 0)
+		goto out;
 	feed_flush(im.feed);
 	rc = proctree_finish(im.tree);
 	if (rc < 0) {

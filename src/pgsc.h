@@ -227,6 +227,7 @@ struct pgsc_import_stats {
 	double seen_first, seen_last; /* the times of every SECCOMP record
 				      * read, inside the window or not */
 	int store_has_data;          /* earlier rounds hold records */
+	uint64_t empty_files;        /* inputs with no complete line */
 };
 
 /**
@@ -300,6 +301,8 @@ struct pgsc_live_stats {
 	uint64_t serial_gaps;
 	int has_exit_status;
 	int exit_status;             /* wrap mode: the command's */
+	int store_has_data;          /* no records: earlier rounds hold
+				      * some (a proof round) */
 };
 
 /**

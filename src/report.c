@@ -758,8 +758,8 @@ report_round_range(struct rep *r, int64_t from, int64_t to)
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		util_cause(r->cause, "the store has no rounds yet; import with "
-			   "pgsc-collect --import first");
+		util_cause(r->cause, "no data: the store has no rounds yet; "
+			   "import with pgsc-collect --import first");
 		return -ENOENT;
 	}
 	r->from = from > 0 ? from : lo;
@@ -796,7 +796,9 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	if (rc < 0)
 		goto out;
 	rc = report_round_range(&r, opts->round_from, opts->round_to);
-	if (rc < 0)
+	if (rc == -ENOENT)
+		rc = 1;         /* no rounds: no data, not an error */
+	if (rc != 0)
 		goto out;
 	if ((opts->arch != 0 || opts->portable) &&
 	    opts->format == PGSC_FMT_TABLE) {

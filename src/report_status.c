@@ -191,7 +191,7 @@ pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		usable = report_usable(&tot, &why);
 	}
 	if (n == 0) {
-		verdict = strdup("no rounds yet");
+		verdict = strdup("no data: no rounds yet");
 	} else if (!usable && why != NULL && strncmp(why, "no data", 7) == 0) {
 		/* never "converged" on nothing (issue 24) */
 		verdict = strdup(why);

@@ -181,6 +181,12 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	r.cause = cause;
 	r.node = opts->node;
 	rc = report_round_range(&r, opts->round_from, opts->round_to);
+	if (rc == -ENOENT) {
+		/* no rounds: no data, not an error */
+		fprintf(out, "%s\n", *cause);
+		report_free(&r);
+		return 1;
+	}
 	if (rc == 0)
 		rc = report_session_roles(NULL, &r.session, cause);
 	if (rc == 0)

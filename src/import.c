@@ -445,6 +445,25 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	return 1;
 }
 
+/* Inputs whose first record comes after --until: nothing was read of
+ * them, and that is "no matches", not "nothing new" (issue 24). */
+static int
+until_cut(const struct importer *im, const struct infile *files, size_t n,
+	  struct pgsc_import_stats *stats)
+{
+	if (!im->opts->has_until)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (files[i].skip || files[i].start != 0 ||
+		    files[i].first_t <= (double)im->opts->until)
+			continue;
+		stats->until_cut++;
+		util_widen(&stats->seen_first, &stats->seen_last,
+			   files[i].first_t);
+	}
+	return stats->until_cut > 0;
+}
+
 /*
  * Is what was read worth a round (issue 24)?  Not when every SECCOMP
  * record was outside --since/--until: ausearch's "<no matches>".  Not
@@ -584,7 +603,8 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			if (!files[i].skip)
 				consumed += files[i].end_offset - files[i].start;
 		if (consumed == 0) {
-			stats->skipped_files += todo;
+			if (!until_cut(&im, files, n, stats))
+				stats->skipped_files += todo;
 			goto out;
 		}
 	}

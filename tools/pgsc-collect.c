@@ -409,7 +409,12 @@ import_nothing(const struct pgsc_import_stats *stats)
 {
 	char a[64], b[64];
 
-	if (stats->outside > 0) {
+	if (stats->until_cut > 0) {
+		when(a, sizeof(a), stats->seen_first);
+		fprintf(stderr, "pgsc-collect: no matches: the input's "
+			"records begin at %s, after --until; no round "
+			"created\n", a);
+	} else if (stats->outside > 0) {
 		when(a, sizeof(a), stats->seen_first);
 		when(b, sizeof(b), stats->seen_last);
 		fprintf(stderr, "pgsc-collect: no matches: all %llu SECCOMP "
@@ -438,8 +443,12 @@ static int
 import_report(const struct pgsc_import_opts *io,
 	      const struct pgsc_import_stats *stats)
 {
+	/* the store's unattributed count holds the foreign records too */
+	uint64_t unattributed = stats->unattributed - stats->foreign;
+
 	if (stats->round == 0 && stats->refused_files == 0 &&
-	    (stats->outside > 0 || stats->lines > 0 || stats->empty_files > 0))
+	    (stats->outside > 0 || stats->lines > 0 || stats->empty_files > 0 ||
+	     stats->until_cut > 0))
 		return import_nothing(stats);
 	if (stats->round == 0 && !io->quiet && stats->refused_files == 0) {
 		fprintf(stderr, "pgsc-collect: nothing new to import (%llu file%s "
@@ -450,14 +459,18 @@ import_report(const struct pgsc_import_opts *io,
 		if (!io->quiet)
 			fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
 				"records (%llu attributed, %llu unrelated, %llu "
-				"standalone, %llu unattributed) from %llu lines, "
-				"%llu processes, %llu lines rejected\n",
+				"standalone, %llu unattributed%s%.0llu%s) from "
+				"%llu lines, %llu processes, %llu lines "
+				"rejected\n",
 				(long long)stats->round,
 				(unsigned long long)stats->seccomp,
 				(unsigned long long)stats->attributed,
 				(unsigned long long)stats->unrelated,
 				(unsigned long long)stats->standalone,
-				(unsigned long long)stats->unattributed,
+				(unsigned long long)unattributed,
+				stats->foreign ? ", " : "",
+				(unsigned long long)stats->foreign,
+				stats->foreign ? " foreign" : "",
 				(unsigned long long)stats->lines,
 				(unsigned long long)stats->processes,
 				(unsigned long long)stats->rejected);
@@ -465,12 +478,19 @@ import_report(const struct pgsc_import_opts *io,
 			fprintf(stderr, "pgsc-collect: %llu SECCOMP records "
 				"outside --since/--until skipped\n",
 				(unsigned long long)stats->outside);
-		if (stats->unattributed > 0)
+		if (unattributed > 0)
 			fprintf(stderr, "pgsc-collect: warning: %llu records "
 				"could not be attributed to a server (no "
 				"process tree: load examples/pgsc.rules while "
 				"collecting, or give --postmaster-pid/--pg-log)\n",
-				(unsigned long long)stats->unattributed);
+				(unsigned long long)unattributed);
+		if (stats->foreign > 0 && stats->attributed == 0 &&
+		    unattributed == 0)
+			fprintf(stderr, "pgsc-collect: warning: all %llu "
+				"records are foreign (other programs, other "
+				"uids, no parent: docs/roles.md); the input "
+				"holds no record of a server\n",
+				(unsigned long long)stats->foreign);
 	}
 	if (stats->refused_files == 0)
 		return 0;

@@ -170,6 +170,8 @@ struct html_syscall {
 	int64_t first_round, example_pid;
 	const char *example_exe;        /* untrusted */
 	const uint64_t *role_counts;    /* per html_page.roles */
+	int sensitive;                  /* in src/sensitive.def */
+	uint32_t nr;
 };
 struct html_round {
 	int64_t id, records, nnew, nnew_sess, loss;
@@ -198,8 +200,11 @@ struct html_page {
 	const char *const *needs;       /* the module's, added to the global */
 	size_t nneeds;                  /* list (report_needs.c) */
 	const char *warning;            /* why the lists are not usable */
+	int sort;                       /* enum pgsc_sort: the matrix's rows */
 };
 int html_write(FILE *out, const struct html_page *p);
+/* The matrix's rows in the order of @sort (enum pgsc_sort). */
+void html_sort(struct html_syscall *sc, size_t n, int sort);
 
 /* names.c */
 void names_reset_cache(void);

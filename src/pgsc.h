@@ -363,6 +363,17 @@ struct pgsc_report_opts {
 					 * local host); NULL = every node's */
 	int unknown_default;            /* --unknown-syscall-action default:
 					 * the oci profile without ENOSYS */
+	int sort;                       /* --sort (html): enum pgsc_sort */
+};
+
+/* The order of the HTML page's syscall rows (--sort). */
+enum pgsc_sort {
+	PGSC_SORT_RISK = 0,     /* sensitive.def's calls first, then the
+				 * rarest first (the default) */
+	PGSC_SORT_RARE,         /* the fewest records first */
+	PGSC_SORT_COUNT,        /* the most records first */
+	PGSC_SORT_NAME,
+	PGSC_SORT_NUMBER,       /* arch, then syscall number */
 };
 
 /**

@@ -149,6 +149,8 @@ struct types {
 int report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 		       const struct lists *L, struct types *T);
 void report_types_free(struct types *T);
+/* Is @name a security-relevant call (src/sensitive.def)? */
+int report_types_sensitive(const char *name);
 void report_types_guc(FILE *out, const struct types *T, const char *prefix);
 void report_types_json(FILE *out, const struct types *T);
 int report_types_table(FILE *out, const struct rep *r, const struct types *T);
@@ -162,7 +164,7 @@ int report_usable_types(const struct rep *r, const struct types *T,
 int report_status_rows(pgsc_store *st, struct strset *session,
 		       struct status_row **v, size_t *n, char **cause);
 void report_status_rows_free(struct status_row *v, size_t n);
-int report_html(FILE *out, struct rep *r, const struct lists *L,
+int report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
 		char **cause);
 
 #endif /* PGSC_REPORT_INT_H */

@@ -861,7 +861,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = report_effective(out, &r, &L, def, cause);
 		break;
 	case PGSC_FMT_HTML:
-		rc = report_html(out, &r, &L, cause);
+		rc = report_html(out, &r, &L, opts->sort, cause);
 		break;
 	default:
 		util_cause(cause, "unknown format %d", (int)opts->format);

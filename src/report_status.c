@@ -240,7 +240,8 @@ out:
 /* HTML (report_html.c draws it)                                     */
 
 int
-report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
+report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
+	    char **cause)
 {
 	struct html_page pg;
 	struct html_syscall *sc = NULL;
@@ -289,8 +290,12 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 			.session = e->session, .first_round = e->first_round,
 			.example_pid = e->example_pid,
 			.example_exe = e->example_exe, .role_counts = rc_row,
+			.sensitive = report_types_sensitive(e->name),
+			.nr = (uint32_t)e->nr,
 		};
 	}
+	html_sort(sc, nsc, sort);
+	pg.sort = sort;
 	for (size_t i = 0; i < nrows; i++) {
 		struct status_row *w = &rows[i];
 

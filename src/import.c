@@ -382,9 +382,6 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 		files[i].skip = 1;
 		return 0;
 	}
-	if (!im->opts->quiet && stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode))
-		fprintf(im->diag, "pgsc: %s: a FIFO: waiting for a writer, "
-			"then reading to its end (as cat does)\n", path);
 	rc = infile_open(&files[i], &why);
 	if (rc == -ENOMEM) {
 		free(why);
@@ -392,6 +389,16 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	}
 	if (rc < 0)
 		return infile_refuse(im, &files[i], why, stats);
+	if (files[i].skip && stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+		/* opened without waiting (logsrc_open()), and nothing came:
+		 * no writer, or one that wrote nothing (issue 24) */
+		fprintf(im->diag, "pgsc: %s: a FIFO with no writer (or one "
+			"that wrote nothing): nothing was read; refused: "
+			"start its writer first, or pipe the log in "
+			"(zcat LOG | pgsc-collect --import -)\n", path);
+		stats->fifo_no_writer++;
+		return 0;
+	}
 	if (files[i].skip) {
 		/* empty, or one incomplete line: an empty input */
 		stats->empty_files++;

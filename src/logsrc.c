@@ -411,14 +411,19 @@ logsrc_open(const char *path, struct logsrc **out, char **cause)
 			goto fail;
 		}
 		if (S_ISFIFO(sb.st_mode)) {
-			/* a pipe: <(zcat ...), or a named FIFO.  Read as cat
-			 * reads it: open() waits for a writer (issue 24; the
-			 * caller says it waits), then the stream is read to
-			 * its end; a writer that writes nothing is an empty
-			 * input. */
-			ls->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			/* a pipe: <(zcat ...), or a named FIFO.  O_NONBLOCK:
+			 * open() never waits for a writer, which would hold
+			 * the store's writer lock for ever; with none, the
+			 * first read() says end of file, and import.c
+			 * refuses the FIFO (issue 24). */
+			int fl;
+
+			ls->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+				      O_NOCTTY);
 			if (ls->fd < 0 || fstat(ls->fd, &sb) < 0 ||
-			    !S_ISFIFO(sb.st_mode)) {
+			    !S_ISFIFO(sb.st_mode) ||
+			    (fl = fcntl(ls->fd, F_GETFL)) < 0 ||
+			    fcntl(ls->fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 				rc = ls->fd < 0 ? -errno : -EINVAL;
 				util_cause(cause, "%s: %s", path,
 					   rc == -EINVAL ? "changed while "

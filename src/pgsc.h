@@ -228,6 +228,8 @@ struct pgsc_import_stats {
 				      * read, inside the window or not */
 	int store_has_data;          /* earlier rounds hold records */
 	uint64_t empty_files;        /* inputs with no complete line */
+	uint64_t fifo_no_writer;     /* named FIFOs that gave nothing:
+				      * refused (pgsc-collect exits 2) */
 	uint64_t until_cut;          /* inputs whose first record is after
 				      * --until (seen_first: the earliest) */
 };

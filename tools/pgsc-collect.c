@@ -438,6 +438,20 @@ import_nothing(const struct pgsc_import_stats *stats)
 	return 1;
 }
 
+/* A named FIFO gave nothing: no writer, or one that wrote nothing.
+ * Nothing was read, which is neither "nothing new" nor an empty log:
+ * refused, exit 2 (issue 24; it is never waited for, docs). */
+static int
+import_fifo(const struct pgsc_import_stats *stats)
+{
+	fprintf(stderr, "pgsc-collect: %llu FIFO%s had no writer; %s\n",
+		(unsigned long long)stats->fifo_no_writer,
+		stats->fifo_no_writer == 1 ? "" : "s",
+		stats->round != 0 ? "the other inputs are in the round"
+		: "no round created");
+	return 2;
+}
+
 /* What an import did, on stderr; the exit status. */
 static int
 import_report(const struct pgsc_import_opts *io,
@@ -446,6 +460,8 @@ import_report(const struct pgsc_import_opts *io,
 	/* the store's unattributed count holds the foreign records too */
 	uint64_t unattributed = stats->unattributed - stats->foreign;
 
+	if (stats->fifo_no_writer > 0 && stats->round == 0)
+		return import_fifo(stats);
 	if (stats->round == 0 && stats->refused_files == 0 &&
 	    (stats->outside > 0 || stats->lines > 0 || stats->empty_files > 0 ||
 	     stats->until_cut > 0))
@@ -492,6 +508,8 @@ import_report(const struct pgsc_import_opts *io,
 				"holds no record of a server\n",
 				(unsigned long long)stats->foreign);
 	}
+	if (stats->fifo_no_writer > 0)
+		return import_fifo(stats);
 	if (stats->refused_files == 0)
 		return 0;
 	/* like grep or gzip: every operand is tried, and the exit status

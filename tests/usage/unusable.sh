@@ -164,18 +164,26 @@ for fmt in guc json table; do
 	has "untyped-$fmt" err 'no data for --per-type: no process of rounds 1-1 has a backend type \(3 records of backends of unknown type\)'
 done
 
-# 7. a FIFO (read as cat reads it: waits for its writer), /dev/null and
+# 7. a FIFO (opened without waiting: a FIFO that gives nothing, no
+# writer or one that wrote nothing, is refused, exit 2), /dev/null and
 # an empty file
 mkfifo "$T/fifo"
-{ : >"$T/fifo"; } &
-run fifo-empty 1 "$BIN/pgsc-collect" --db "$T/fifo.db" --import "$T/fifo"
-wait
-has fifo-empty err 'fifo: a FIFO: waiting for a writer, then reading to its end \(as cat does\)'
-has fifo-empty err 'the input is empty \(1 input without a complete line\); no round created'
+run fifo-nowriter 2 timeout 60 "$BIN/pgsc-collect" --db "$T/fifo.db" --import "$T/fifo"
+has fifo-nowriter err 'fifo: a FIFO with no writer \(or one that wrote nothing\): nothing was read; refused'
+has fifo-nowriter err '1 FIFO had no writer; no round created'
 verdicts "$T/fifo.db" fifo 'no data: the store has no rounds yet'
-{ cat "$T/raw.log" >"$T/fifo"; } &
-run fifo-data 0 "$BIN/pgsc-collect" --db "$T/fifo2.db" --import "$T/fifo"
-wait
+# with a writer that is there first, a FIFO is read to its end
+exec 7<>"$T/fifo"   # the writer this shell holds until cat is done
+cat "$T/raw.log" >&7 &
+wpid=$!
+rc=0
+"$BIN/pgsc-collect" --db "$T/fifo2.db" --import "$T/fifo" 7>&- \
+	>"$T/fifo-data.out" 2>"$T/fifo-data.err" &
+rpid=$!
+wait "$wpid"; exec 7>&-
+wait "$rpid" || rc=$?
+n=$((n + 1))
+[ $rc = 0 ] || bad "fifo-data: exit $rc: $(cat "$T/fifo-data.err")"
 has fifo-data err 'round 1: 5412 SECCOMP records'
 run devnull 1 "$BIN/pgsc-collect" --db "$T/devnull.db" --import /dev/null
 has devnull err '/dev/null: not a regular file \(a device\); refused'

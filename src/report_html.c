@@ -84,12 +84,14 @@ head(FILE *out, const struct html_page *p)
 	fprintf(out, "</style>\n</head>\n<body>\n<h1>pgsc report: rounds "
 		"%lld&ndash;%lld</h1>\n", (long long)p->from, (long long)p->to);
 	fprintf(out, "<p>%llu SECCOMP records: %llu attributed to the server, "
-		"%llu unrelated, %llu standalone, %llu unattributed; arch ",
+		"%llu unrelated, %llu standalone, %llu unattributed, %llu "
+		"foreign (no server's: docs/roles.md); arch ",
 		(unsigned long long)p->t->records,
 		(unsigned long long)p->t->attributed,
 		(unsigned long long)p->t->unrelated,
 		(unsigned long long)p->t->standalone,
-		(unsigned long long)p->t->unattributed);
+		(unsigned long long)p->t->unattributed,
+		(unsigned long long)p->t->foreign);
 	for (size_t i = 0; i < p->narches; i++) {
 		fputs(i ? ", " : "", out);
 		html_text(out, p->arches[i]);

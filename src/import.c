@@ -615,12 +615,14 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			goto out;
 		}
 	}
+	/* auparse's open events first: their records count (a node=
+	 * log read without the fast path delivers them only here) */
+	feed_flush(im.feed);
 	stats->seen_first = im.seen_first;
 	stats->seen_last = im.seen_last;
 	rc = import_worth_round(st, &im, files, n, stats, cause);
 	if (rc <= 0)
 		goto out;
-	feed_flush(im.feed);
 	rc = proctree_finish(im.tree);
 	if (rc < 0) {
 		util_cause(cause, "out of memory while building the process tree");

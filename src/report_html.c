@@ -155,14 +155,12 @@ loss(FILE *out, const struct html_page *p)
 	} else if (missing || p->t->unattributed > 0 || p->t->rejected > 0) {
 		fputs("<div class=\"amber\">", out);
 		if (missing)
-			fprintf(out, "Records may be missing: kernel lost "
-				"%llu, serial gaps %llu, rotation gaps %llu, "
-				"drain timeouts %llu (pgsc-report "
-				"--check-complete). ",
-				(unsigned long long)p->t->lost,
-				(unsigned long long)p->t->serial_gaps,
-				(unsigned long long)p->t->rotation_gaps,
-				(unsigned long long)p->t->drain_timeouts);
+			fprintf(out, "Records may be missing: %llu lost "
+				"records, gaps and drain timeouts (the table "
+				"above; pgsc-report --check-complete). ",
+				(unsigned long long)(p->t->lost +
+				p->t->serial_gaps + p->t->rotation_gaps +
+				p->t->drain_timeouts));
 		if (p->t->unattributed > 0)
 			fprintf(out, "%llu of the %llu records could not be "
 				"attributed to a server: the lists may lack "

@@ -65,6 +65,7 @@ struct importer {
 	const char *prev_path;      /* the file read before this one */
 	char *holes[MAX_HOLES];     /* between files: the gaps table */
 	size_t nholes;
+	double seen_first, seen_last; /* every SECCOMP record's, in or out */
 };
 
 static void
@@ -73,6 +74,8 @@ imp_record(void *arg, const struct pgsc_record *rec)
 	struct importer *im = arg;
 	double t = (double)rec->sec + rec->msec / 1000.0;
 
+	if (rec->type == PGSC_REC_SECCOMP)
+		util_widen(&im->seen_first, &im->seen_last, t);
 	/* the window selects what is counted; the process tree still
 	 * learns from every record (a backend forked before --since) */
 	if (rec->type == PGSC_REC_SECCOMP &&
@@ -429,6 +432,7 @@ out:
 	stats->unrelated = r.unrelated;
 	stats->standalone = r.standalone;
 	stats->unattributed = r.unattributed;
+	stats->foreign = r.foreign;
 	stats->rejected = r.rejected;
 	stats->serial_gaps = r.serial_gaps;
 	return 0;
@@ -618,6 +622,7 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	       struct pgsc_import_stats *stats, char **cause)
 {
 	struct store_source src;
+	struct stat sb;
 	char *why = NULL;
 	int rc;
 
@@ -636,8 +641,21 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	}
 	if (rc < 0)
 		return infile_refuse(im, &files[i], why, stats);
-	if (files[i].skip)
+	if (files[i].skip && stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+		/* opened without waiting (logsrc_open()), and nothing came:
+		 * no writer, or one that wrote nothing (issue 24) */
+		fprintf(im->diag, "pgsc: %s: a FIFO with no writer (or one "
+			"that wrote nothing): nothing was read; refused: "
+			"start its writer first, or pipe the log in "
+			"(zcat LOG | pgsc-collect --import -)\n", path);
+		stats->fifo_no_writer++;
 		return 0;
+	}
+	if (files[i].skip) {
+		/* empty, or one incomplete line: an empty input */
+		stats->empty_files++;
+		return 0;
+	}
 	rc = infile_twice(im, files, i);
 	if (rc == ID_NEW) {
 		rc = infile_identify(st, files, i, &src, cause);
@@ -691,6 +709,59 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	/* one decoder at a time: a file is decoded again when read */
 	logsrc_suspend(files[i].ls);
 	return 1;
+}
+
+/* Inputs whose first record comes after --until: nothing was read of
+ * them, and that is "no matches", not "nothing new" (issue 24). */
+static int
+until_cut(const struct importer *im, const struct infile *files, size_t n,
+	  struct pgsc_import_stats *stats)
+{
+	if (!im->opts->has_until)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (files[i].skip || files[i].start != 0 ||
+		    files[i].first_t <= (double)im->opts->until)
+			continue;
+		stats->until_cut++;
+		util_widen(&stats->seen_first, &stats->seen_last,
+			   files[i].first_t);
+	}
+	return stats->until_cut > 0;
+}
+
+/*
+ * Is what was read worth a round (issue 24)?  Not when every SECCOMP
+ * record was outside --since/--until: ausearch's "<no matches>".  Not
+ * when the input held no SECCOMP record at all and the store no earlier
+ * record either: an empty round would report empty lists.  A round
+ * without records in a store that holds some is a proof round (a run
+ * under error that nothing was denied in) and is kept.  Returns 1 (write
+ * the round), 0 (none; stats say why) or a negative errno.
+ */
+static int
+import_worth_round(pgsc_store *st, const struct importer *im,
+		   const struct infile *files, size_t n,
+		   struct pgsc_import_stats *stats, char **cause)
+{
+	struct store_totals t;
+	int rc;
+
+	if (im->seccomp > 0)
+		return 1;
+	if (im->outside == 0) {
+		rc = store_totals(st, 1, INT64_MAX, &t, cause);
+		if (rc < 0)
+			return rc;
+		stats->store_has_data = t.records > 0;
+		if (stats->store_has_data)
+			return 1;
+	}
+	/* no round: the lines read, for the message */
+	for (size_t i = 0; i < n; i++)
+		if (!files[i].skip)
+			stats->lines += files[i].end_lines - files[i].lines0;
+	return 0;
 }
 
 int
@@ -803,11 +874,19 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			if (!files[i].skip)
 				consumed += files[i].end_offset - files[i].start;
 		if (consumed == 0) {
-			stats->skipped_files += todo;
+			if (!until_cut(&im, files, n, stats))
+				stats->skipped_files += todo;
 			goto out;
 		}
 	}
+	/* auparse's open events first: their records count (a node=
+	 * log read without the fast path delivers them only here) */
 	feed_flush(im.feed);
+	stats->seen_first = im.seen_first;
+	stats->seen_last = im.seen_last;
+	rc = import_worth_round(st, &im, files, n, stats, cause);
+	if (rc <= 0)
+		goto out;
 	rc = proctree_finish(im.tree);
 	if (rc < 0) {
 		util_cause(cause, "out of memory while building the process tree");

@@ -734,6 +734,14 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 		stats->has_exit_status = 1;
 		stats->exit_status = lv->r.exit_status;
 	}
+	if (rc == 0 && stats->records == 0 && lv->round > 1) {
+		/* a round that saw nothing is a proof round only in a store
+		 * whose earlier rounds hold records (issue 24) */
+		struct store_totals t;
+
+		if (store_totals(st, 1, lv->round - 1, &t, NULL) == 0)
+			stats->store_has_data = t.records > 0;
+	}
 out:
 	live_cleanup(&ru);
 	return rc;

@@ -427,8 +427,10 @@ logsrc_open(const char *path, struct logsrc **out, char **cause)
 		}
 		if (S_ISFIFO(sb.st_mode)) {
 			/* a pipe: <(zcat ...), or a named FIFO.  O_NONBLOCK:
-			 * open() never waits for a writer (with none, the
-			 * first read() says end of file). */
+			 * open() never waits for a writer, which would hold
+			 * the store's writer lock for ever; with none, the
+			 * first read() says end of file, and import.c
+			 * refuses the FIFO (issue 24). */
 			int fl;
 
 			ls->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC |

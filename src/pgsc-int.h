@@ -195,6 +195,8 @@ struct html_syscall {
 	int64_t first_round, example_pid;
 	const char *example_exe;        /* untrusted */
 	const uint64_t *role_counts;    /* per html_page.roles */
+	int sensitive;                  /* in src/sensitive.def */
+	uint32_t nr;
 };
 struct html_round {
 	int64_t id, records, nnew, nnew_sess, loss;
@@ -223,8 +225,11 @@ struct html_page {
 	const char *const *needs;       /* the module's, added to the global */
 	size_t nneeds;                  /* list (report_needs.c) */
 	const char *warning;            /* why the lists are not usable */
+	int sort;                       /* enum pgsc_sort: the matrix's rows */
 };
 int html_write(FILE *out, const struct html_page *p);
+/* The matrix's rows in the order of @sort (enum pgsc_sort). */
+void html_sort(struct html_syscall *sc, size_t n, int sort);
 
 /* names.c */
 void names_reset_cache(void);
@@ -417,6 +422,8 @@ int store_exec(pgsc_store *st, const char *sql, char **cause);
 struct store_round {
 	double finished;
 	uint64_t records, attributed, unrelated, standalone, unattributed;
+	uint64_t foreign;       /* of unattributed: no server's (not a column:
+				 * the report sums the aggregates' role) */
 	uint64_t rejected, lines;
 	double first_event, last_event;
 	/* live rounds */
@@ -544,7 +551,10 @@ int netlink_send_marker(const char *text, char **cause);
 
 /* store_report.c - the store's reads for the report, status and diff. */
 struct store_totals {
+	/* unattributed: foreign not included (report_load() takes them
+	 * out); foreign: records no server's (docs/roles.md) */
 	uint64_t records, attributed, unrelated, standalone, unattributed;
+	uint64_t foreign;
 	uint64_t rejected;
 	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
 	int64_t unfinished;

@@ -140,6 +140,8 @@ uint32_t pgsc_native_arch(void);
 #define PGSC_ROLE_STANDALONE "standalone"
 #define PGSC_ROLE_UNRELATED "unrelated"
 #define PGSC_ROLE_UNATTRIBUTED "unattributed"
+/* another program, another uid, no parent: no server's (docs/roles.md) */
+#define PGSC_ROLE_FOREIGN "foreign"
 
 /**
  * Backend type named by a PostgreSQL process title ("postgres: checkpointer",
@@ -214,7 +216,10 @@ struct pgsc_import_stats {
 	uint64_t seccomp;            /* SECCOMP records counted */
 	uint64_t attributed;         /* of those, in a server tree */
 	uint64_t unrelated;          /* of those, outside any server tree */
-	uint64_t unattributed;       /* of those, not placed */
+	uint64_t unattributed;       /* of those, not placed (foreign
+				      * included) */
+	uint64_t foreign;            /* of those, no server's: another
+				      * program, another uid, no parent */
 	uint64_t standalone;
 	uint64_t rejected;           /* lines rejected */
 	uint64_t skipped_files;      /* files already fully imported */
@@ -225,6 +230,14 @@ struct pgsc_import_stats {
 	uint64_t outside;            /* SECCOMP records outside --since/
 				      * --until, not counted */
 	uint64_t serial_gaps;        /* serials missing across the files */
+	double seen_first, seen_last; /* the times of every SECCOMP record
+				      * read, inside the window or not */
+	int store_has_data;          /* earlier rounds hold records */
+	uint64_t empty_files;        /* inputs with no complete line */
+	uint64_t fifo_no_writer;     /* named FIFOs that gave nothing:
+				      * refused (pgsc-collect exits 2) */
+	uint64_t until_cut;          /* inputs whose first record is after
+				      * --until (seen_first: the earliest) */
 };
 
 /**
@@ -298,6 +311,8 @@ struct pgsc_live_stats {
 	uint64_t serial_gaps;
 	int has_exit_status;
 	int exit_status;             /* wrap mode: the command's */
+	int store_has_data;          /* no records: earlier rounds hold
+				      * some (a proof round) */
 };
 
 /**
@@ -356,6 +371,17 @@ struct pgsc_report_opts {
 					 * local host); NULL = every node's */
 	int unknown_default;            /* --unknown-syscall-action default:
 					 * the oci profile without ENOSYS */
+	int sort;                       /* --sort (html): enum pgsc_sort */
+};
+
+/* The order of the HTML page's syscall rows (--sort). */
+enum pgsc_sort {
+	PGSC_SORT_RISK = 0,     /* sensitive.def's calls first, then the
+				 * rarest first (the default) */
+	PGSC_SORT_RARE,         /* the fewest records first */
+	PGSC_SORT_COUNT,        /* the most records first */
+	PGSC_SORT_NAME,
+	PGSC_SORT_NUMBER,       /* arch, then syscall number */
 };
 
 /**

@@ -119,6 +119,12 @@ struct proctree {
 	uint64_t exit_serial;
 	const char *exit_node;
 
+	/* the uids postgres processes ran as (note_server_uid()): a
+	 * process of another binary, another uid and no parent is foreign */
+	int64_t pg_uids[8];
+	size_t npg_uids;
+	int pg_uids_full;           /* more than fit: no uid is foreign */
+
 	int oom;
 	int finished;
 };
@@ -138,7 +144,8 @@ void settle(struct proctree *t, struct proc *p);
 void settle_old(struct proctree *t);
 struct proc *current(struct proctree *t, const char *node, int64_t pid,
 		     double when);
-void note_uid(const struct proctree *t, struct proc *p, int64_t uid);
+void note_uid(struct proctree *t, struct proc *p, int64_t uid);
+int proctree_uid_is_server(const struct proctree *t, int64_t uid);
 void note_ppid(struct proc *p, int64_t ppid);
 void note_exe(struct proctree *t, struct proc *p, const char *exe,
 	      const char *comm, double when);

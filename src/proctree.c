@@ -271,6 +271,10 @@ role_of(struct proctree *t, struct proc *p, int memo, int depth)
 			r = descendant_of(t, role_of(t, a, memo, depth + 1));
 		else if (par != NULL)
 			r = PGSC_ROLE_UNRELATED;
+		else if (p->uid >= 0 && !proctree_uid_is_server(t, p->uid))
+			/* not the server's binary, not a server's uid, no
+			 * parent: no server's (docs/roles.md §2, foreign) */
+			r = PGSC_ROLE_FOREIGN;
 		else
 			r = PGSC_ROLE_UNATTRIBUTED;
 	}
@@ -350,7 +354,8 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	set_str(t, &p->exe, pi->exe);
 	set_str(t, &p->comm, pi->comm);
 	set_str(t, &p->title, pi->title);
-	if (pi->role != NULL && strcmp(pi->role, PGSC_ROLE_UNATTRIBUTED) != 0)
+	if (pi->role != NULL && strcmp(pi->role, PGSC_ROLE_UNATTRIBUTED) != 0 &&
+	    strcmp(pi->role, PGSC_ROLE_FOREIGN) != 0)
 		p->fixed = intern(t, pi->role);
 	return t->oom ? -ENOMEM : 0;
 }

@@ -211,10 +211,12 @@ apply_event(struct proctree *t, struct event *e)
 		note_ppid(p, e->ppid);
 		/* exe= of the execve record is the new program */
 		p->execd = 1;
-		note_uid(t, p, e->uid);
 		set_str(t, &p->exe, e->exe);
 		set_str(t, &p->comm, e->comm);
 		p->exe_t = e->t;
+		/* the uid after the exec is the new program's (a setuid
+		 * one's is not a server's uid) */
+		note_uid(t, p, e->uid);
 		if (e->argv != NULL)
 			set_str(t, &p->argv, e->argv);
 		return;

@@ -307,16 +307,50 @@ current(struct proctree *t, const char *node, int64_t pid, double when)
 	return p;
 }
 
+/* A postgres process's uid is a server's uid: remembered, so that a
+ * process of another program, another uid and no parent can be told to be
+ * no server's (role foreign, docs/roles.md). */
+static void
+note_server_uid(struct proctree *t, const struct proc *p)
+{
+	if (p->uid < 0 || !is_pg(p) || t->pg_uids_full)
+		return;
+	for (size_t i = 0; i < t->npg_uids; i++)
+		if (t->pg_uids[i] == p->uid)
+			return;
+	if (t->npg_uids == ARRAY_SIZE(t->pg_uids))
+		t->pg_uids_full = 1;
+	else
+		t->pg_uids[t->npg_uids++] = p->uid;
+}
+
+/* Could @uid be a server's: --server-user's, or one a postgres process
+ * ran as?  When more uids ran postgres than are remembered, every uid
+ * could. */
+int
+proctree_uid_is_server(const struct proctree *t, int64_t uid)
+{
+	if (t->pg_uids_full)
+		return 1;
+	if (t->hints.has_server_uid && (uint64_t)uid == t->hints.server_uid)
+		return 1;
+	for (size_t i = 0; i < t->npg_uids; i++)
+		if (t->pg_uids[i] == uid)
+			return 1;
+	return 0;
+}
+
 /* --server-user: a postgres binary run by another uid is not a server's
  * (docs/security.md); the last uid a record gave counts. */
 void
-note_uid(const struct proctree *t, struct proc *p, int64_t uid)
+note_uid(struct proctree *t, struct proc *p, int64_t uid)
 {
 	if (uid < 0)
 		return;
 	p->uid = uid;
 	if (t->hints.has_server_uid)
 		p->foreign = (uint64_t)uid != t->hints.server_uid;
+	note_server_uid(t, p);
 }
 
 /* A ppid= of one of its SYSCALL records: the first one, and a later one
@@ -341,6 +375,7 @@ note_exe(struct proctree *t, struct proc *p, const char *exe,
 	if (exe != NULL && *exe != '\0' && (p->exe == NULL || when >= p->exe_t)) {
 		set_str(t, &p->exe, exe);
 		p->exe_t = when;
+		note_server_uid(t, p);
 	}
 	if (comm != NULL && *comm != '\0' && (p->comm == NULL || when >= p->exe_t))
 		set_str(t, &p->comm, comm);

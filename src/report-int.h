@@ -98,7 +98,10 @@ void report_print_joined(FILE *out, const struct strset *s, const char *sep);
 void report_header_line(FILE *out, const struct rep *r);
 /* The "# ..." lines that say what --arch/--portable mapped or left out. */
 void report_lists_comment(FILE *out, const struct lists *L);
-int report_usable(const struct rep *r, int need_server, char **cause);
+/* Records may be missing from the rounds of @r (loss, gaps). */
+int report_missing(const struct rep *r);
+/* The loss figures, "kernel lost N, ..." as text or as JSON members. */
+void report_loss_write(FILE *out, const struct rep *r, int json);
 int report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
 		     struct strset *to);
 void report_json_str(FILE *out, const char *s);
@@ -148,15 +151,22 @@ struct types {
 int report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 		       const struct lists *L, struct types *T);
 void report_types_free(struct types *T);
+/* Is @name a security-relevant call (src/sensitive.def)? */
+int report_types_sensitive(const char *name);
 void report_types_guc(FILE *out, const struct types *T, const char *prefix);
 void report_types_json(FILE *out, const struct types *T);
 int report_types_table(FILE *out, const struct rep *r, const struct types *T);
+
+/* report_usable.c */
+int report_usable(const struct rep *r, char **cause);
+int report_usable_types(const struct rep *r, const struct types *T,
+			char **cause);
 
 /* report_status.c */
 int report_status_rows(pgsc_store *st, struct strset *session,
 		       struct status_row **v, size_t *n, char **cause);
 void report_status_rows_free(struct status_row *v, size_t n);
-int report_html(FILE *out, struct rep *r, const struct lists *L,
+int report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
 		char **cause);
 
 #endif /* PGSC_REPORT_INT_H */

@@ -150,6 +150,10 @@ report_load(struct rep *r)
 		r->t.records = r->t.attributed + r->t.unrelated + r->t.standalone +
 			     r->t.unattributed;
 	}
+	/* the rounds' unattributed column holds the foreign records too */
+	r->t.foreign = r->tally.foreign < r->t.unattributed ? r->tally.foreign
+			: r->t.unattributed;
+	r->t.unattributed -= r->t.foreign;
 	for (size_t i = 0; i < r->n; i++) {
 		struct entry *e = &r->e[i];
 
@@ -384,8 +388,8 @@ report_print_joined(FILE *out, const struct strset *s, const char *sep)
 }
 
 /* Records may be missing from the rounds of @r. */
-static int
-rep_missing(const struct rep *r)
+int
+report_missing(const struct rep *r)
 {
 	return r->t.lost || r->t.serial_gaps || r->t.rotation_gaps ||
 	       r->t.drain_timeouts;
@@ -393,8 +397,8 @@ rep_missing(const struct rep *r)
 
 /* The loss figures of @r, in the one order every format gives them:
  * "kernel lost N, serial gaps N, ..." as text, or as JSON members. */
-static void
-loss_write(FILE *out, const struct rep *r, int json)
+void
+report_loss_write(FILE *out, const struct rep *r, int json)
 {
 	const struct {
 		const char *key, *text;
@@ -422,8 +426,11 @@ report_header_line(FILE *out, const struct rep *r)
 		(unsigned long long)r->t.records, (long long)r->from,
 		(long long)r->to);
 	report_print_joined(out, &arches, ",");
-	fprintf(out, ", %llu unattributed\n",
-		(unsigned long long)r->t.unattributed);
+	fprintf(out, ", %llu unattributed", (unsigned long long)r->t.unattributed);
+	if (r->t.foreign > 0)
+		fprintf(out, ", %llu foreign (no server's: docs/roles.md)",
+			(unsigned long long)r->t.foreign);
+	fputc('\n', out);
 	strset_free(&arches);
 	report_nodes_header(out, r);
 	if (r->t.unattributed > 0)
@@ -435,59 +442,14 @@ report_header_line(FILE *out, const struct rep *r)
 		fprintf(out, "# warning: %llu input lines were rejected; "
 			"pgsc-report --format=table lists the reasons\n",
 			(unsigned long long)r->t.rejected);
-	if (rep_missing(r)) {
+	if (report_missing(r)) {
 		fputs("# warning: records may be missing: ", out);
-		loss_write(out, r, 0);
+		report_loss_write(out, r, 0);
 		fputs(" (pgsc-report --check-complete)\n", out);
 	}
 	if (r->t.unfinished)
 		fprintf(out, "# note: %lld round(s) still being collected\n",
 			(long long)r->t.unfinished);
-}
-
-/*
- * Are the lists of @r worth pasting?  Not when more than half of the
- * records could not be attributed: the missing half is as likely to hold
- * the server's calls.  With @need_server, not either when no record of
- * the rounds was attributed to a server (the lists are empty).
- * Returns 1, or 0 with *cause saying what to do.
- */
-int
-report_usable(const struct rep *r, int need_server, char **cause)
-{
-	/* no record at all is a round that logged nothing: a proof run
-	 * under error that nothing was denied in (tools/pgsc-iterate) */
-	if (r->t.records == 0)
-		return 1;
-	if (need_server && r->t.attributed == 0) {
-		util_cause(cause, "none of the %llu records of rounds "
-			   "%lld-%lld was attributed to a PostgreSQL server "
-			   "(%llu unattributed, %llu unrelated, %llu "
-			   "standalone), so the lists are empty: load the "
-			   "rules examples/pgsc.rules (auditctl -R) while "
-			   "collecting, or import the log into a new store "
-			   "with the hints --postmaster-pid PID or --pg-log "
-			   "FILE", (unsigned long long)r->t.records,
-			   (long long)r->from, (long long)r->to,
-			   (unsigned long long)r->t.unattributed,
-			   (unsigned long long)r->t.unrelated,
-			   (unsigned long long)r->t.standalone);
-		return 0;
-	}
-	if (r->t.unattributed > r->t.records / 2) {
-		util_cause(cause, "%llu of the %llu records of rounds "
-			   "%lld-%lld (more than half) could not be "
-			   "attributed to a server, so the lists are likely "
-			   "incomplete: load the rules examples/pgsc.rules "
-			   "(auditctl -R) while collecting, or import the log "
-			   "into a new store with the hints --postmaster-pid "
-			   "PID or --pg-log FILE",
-			   (unsigned long long)r->t.unattributed,
-			   (unsigned long long)r->t.records, (long long)r->from,
-			   (long long)r->to);
-		return 0;
-	}
-	return 1;
 }
 
 static int
@@ -557,6 +519,7 @@ json_tallies(FILE *out, const struct rep *r, const char *sep)
 		{ "unrelated", r->t.unrelated },
 		{ "standalone", r->t.standalone },
 		{ "unattributed", r->t.unattributed },
+		{ "foreign", r->t.foreign },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
@@ -631,9 +594,9 @@ report_json(FILE *out, struct rep *r, const struct lists *L,
 	json_tallies(out, r, ",\n  ");
 	fputs(",\n", out);
 	fputs("  \"loss\": {", out);
-	loss_write(out, r, 1);
+	report_loss_write(out, r, 1);
 	fprintf(out, ", \"complete\": %s},\n",
-		rep_missing(r) ? "false" : "true");
+		report_missing(r) ? "false" : "true");
 	fprintf(out, "  \"rejected\": {");
 	jr.out = out;
 	jr.first = 1;
@@ -774,11 +737,15 @@ report_table(FILE *out, struct rep *r)
 		       out, r->cause) < 0)
 		return -EIO;
 	fprintf(out, "# records: %llu attributed, %llu unrelated, %llu "
-		"standalone, %llu unattributed\n",
+		"standalone, %llu unattributed",
 		(unsigned long long)r->t.attributed,
 		(unsigned long long)r->t.unrelated,
 		(unsigned long long)r->t.standalone,
 		(unsigned long long)r->t.unattributed);
+	if (r->t.foreign > 0)
+		fprintf(out, ", %llu foreign (docs/roles.md)",
+			(unsigned long long)r->t.foreign);
+	fputc('\n', out);
 	return 0;
 }
 
@@ -791,8 +758,8 @@ report_round_range(struct rep *r, int64_t from, int64_t to)
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		util_cause(r->cause, "the store has no rounds yet; import with "
-			   "pgsc-collect --import first");
+		util_cause(r->cause, "no data: the store has no rounds yet; "
+			   "import with pgsc-collect --import first");
 		return -ENOENT;
 	}
 	r->from = from > 0 ? from : lo;
@@ -829,7 +796,9 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	if (rc < 0)
 		goto out;
 	rc = report_round_range(&r, opts->round_from, opts->round_to);
-	if (rc < 0)
+	if (rc == -ENOENT)
+		rc = 1;         /* no rounds: no data, not an error */
+	if (rc != 0)
 		goto out;
 	if ((opts->arch != 0 || opts->portable) &&
 	    opts->format == PGSC_FMT_TABLE) {
@@ -892,7 +861,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = report_effective(out, &r, &L, def, cause);
 		break;
 	case PGSC_FMT_HTML:
-		rc = report_html(out, &r, &L, cause);
+		rc = report_html(out, &r, &L, opts->sort, cause);
 		break;
 	default:
 		util_cause(cause, "unknown format %d", (int)opts->format);
@@ -907,7 +876,8 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		lists_warn(&L, opts->diag != NULL ? opts->diag : stderr);
 	else if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
-	if (rc == 0 && !report_usable(&r, 1, cause))
+	if (rc == 0 && (!report_usable(&r, cause) ||
+			(opts->per_type && !report_usable_types(&r, &T, cause))))
 		rc = 1;
 out:
 	report_types_free(&T);
@@ -916,49 +886,6 @@ out:
 	return rc;
 }
 
-/* ---------------------------------------------------------------- */
-/* Status and completeness                                           */
-
-int
-pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
-		    FILE *out, char **cause)
-{
-	struct rep r;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	r.st = st;
-	r.cause = cause;
-	r.node = opts->node;
-	rc = report_round_range(&r, opts->round_from, opts->round_to);
-	if (rc == 0)
-		rc = report_session_roles(NULL, &r.session, cause);
-	if (rc == 0)
-		rc = report_load(&r);
-	if (rc == 0) {
-		int missing = rep_missing(&r);
-		char *why = NULL;
-		int usable = report_usable(&r, 0, &why);
-
-		fprintf(out, "rounds %lld-%lld: ", (long long)r.from,
-			(long long)r.to);
-		loss_write(out, &r, 0);
-		fprintf(out, ", unattributed %llu of %llu: %s\n",
-			(unsigned long long)r.t.unattributed,
-			(unsigned long long)r.t.records,
-			missing ? "records may be missing"
-			: !usable ? "not usable"
-			: "complete");
-		if (!usable && why != NULL)
-			fprintf(out, "%s\n", why);
-		free(why);
-		rc = missing || !usable;
-	}
-	report_free(&r);
-	return rc;
-}
-
-/* One row of --status. */
 /*
  * The global and session lists of a store's rounds, into @global and
  * @session (pgsc-diff): the lists pgsc-report prints, by the same code,
@@ -983,6 +910,8 @@ report_lists(pgsc_store *st, int64_t from, int64_t to,
 		rc = report_round_range(&r, from, to);
 	if (rc == 0)
 		rc = report_load(&r);
+	if (rc == 0 && !report_usable(&r, cause))
+		rc = -ENODATA;
 	if (rc == 0)
 		rc = list_names(&r, 0, global);
 	if (rc == 0)

@@ -52,13 +52,21 @@ static const char style[] =
 	"margin-top:1.6em;border-bottom:2px solid #2a6ebb}"
 	".warn{background:#fde2e1;border-left:6px solid #c0392b;padding:.6em;"
 	"margin:1em 0}.ok{background:#e3f4e1;border-left:6px solid #2e8b3e;"
-	"padding:.6em;margin:1em 0}"
+	"padding:.6em;margin:1em 0}.amber{background:#fff3cd;border-left:6px "
+	"solid #d39e00;padding:.6em;margin:1em 0}"
 	"table{border-collapse:collapse;font-size:.85em}"
 	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
 	"th{background:#eef3fa;position:sticky;top:0}"
 	"td.n,th.n{text-align:left;font-family:monospace}"
-	"td.x{text-align:left;font-family:monospace;min-width:14em;"
-	"max-width:28em;overflow-wrap:anywhere}"
+	"td.x{text-align:left;font-family:monospace;max-width:28em;"
+	"overflow-wrap:anywhere}"
+	/* the matrix fits 1280 px: role names wrap, the example process
+	 * opens on demand */
+	"table.m{font-size:.75em}table.m td,table.m th{padding:1px 3px}"
+	"th.r{white-space:normal;overflow-wrap:anywhere;max-width:6em;"
+	"min-width:3em;font-family:sans-serif;vertical-align:bottom}"
+	"td.x details{max-width:16em}td.x summary{cursor:pointer}"
+	"tr.risk td.n:first-child{border-left:4px solid #c0392b}"
 	"pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;"
 	"overflow-wrap:anywhere;font-size:.8em}"
 	".g{color:#fff;background:#2a6ebb}.s{color:#fff;background:#e67e22}"
@@ -76,12 +84,14 @@ head(FILE *out, const struct html_page *p)
 	fprintf(out, "</style>\n</head>\n<body>\n<h1>pgsc report: rounds "
 		"%lld&ndash;%lld</h1>\n", (long long)p->from, (long long)p->to);
 	fprintf(out, "<p>%llu SECCOMP records: %llu attributed to the server, "
-		"%llu unrelated, %llu standalone, %llu unattributed; arch ",
+		"%llu unrelated, %llu standalone, %llu unattributed, %llu "
+		"foreign (no server's: docs/roles.md); arch ",
 		(unsigned long long)p->t->records,
 		(unsigned long long)p->t->attributed,
 		(unsigned long long)p->t->unrelated,
 		(unsigned long long)p->t->standalone,
-		(unsigned long long)p->t->unattributed);
+		(unsigned long long)p->t->unattributed,
+		(unsigned long long)p->t->foreign);
 	for (size_t i = 0; i < p->narches; i++) {
 		fputs(i ? ", " : "", out);
 		html_text(out, p->arches[i]);
@@ -110,6 +120,12 @@ head(FILE *out, const struct html_page *p)
 	}
 }
 
+/*
+ * The loss section's box tells the same story as the head: green only
+ * when nothing was lost and every record was placed; amber with the
+ * counts when records may be missing or were not placed; red when the
+ * lists are not usable (issue 24).
+ */
 static void
 loss(FILE *out, const struct html_page *p)
 {
@@ -124,16 +140,43 @@ loss(FILE *out, const struct html_page *p)
 		"<tr><td class=\"n\">drain timeouts</td><td>%llu</td></tr>\n"
 		"<tr><td class=\"n\">rejected lines</td><td>%llu</td></tr>\n"
 		"<tr><td class=\"n\">unattributed records</td><td>%llu</td>"
+		"</tr>\n<tr><td class=\"n\">foreign records</td><td>%llu</td>"
 		"</tr>\n</table>\n",
 		(unsigned long long)p->t->lost,
 		(unsigned long long)p->t->serial_gaps,
 		(unsigned long long)p->t->rotation_gaps,
 		(unsigned long long)p->t->drain_timeouts,
 		(unsigned long long)p->t->rejected,
-		(unsigned long long)p->t->unattributed);
-	fprintf(out, "<div class=\"%s\">%s</div>\n", missing ? "warn" : "ok",
-		missing ? "Records may be missing (pgsc-report --check-complete)."
-		: "Nothing was lost: every record of these rounds was read.");
+		(unsigned long long)p->t->unattributed,
+		(unsigned long long)p->t->foreign);
+	if (p->warning != NULL) {
+		fputs("<div class=\"warn\">The lists are not usable (see "
+		      "above): nothing here is a success.</div>\n", out);
+	} else if (missing || p->t->unattributed > 0 || p->t->rejected > 0) {
+		fputs("<div class=\"amber\">", out);
+		if (missing)
+			fprintf(out, "Records may be missing: %llu lost "
+				"records, gaps and drain timeouts (the table "
+				"above; pgsc-report --check-complete). ",
+				(unsigned long long)(p->t->lost +
+				p->t->serial_gaps + p->t->rotation_gaps +
+				p->t->drain_timeouts));
+		if (p->t->unattributed > 0)
+			fprintf(out, "%llu of the %llu records could not be "
+				"attributed to a server: the lists may lack "
+				"their calls. ",
+				(unsigned long long)p->t->unattributed,
+				(unsigned long long)p->t->records);
+		if (p->t->rejected > 0)
+			fprintf(out, "%llu input lines were rejected.",
+				(unsigned long long)p->t->rejected);
+		fputs("</div>\n", out);
+	} else {
+		fprintf(out, "<div class=\"ok\">Nothing was lost: every "
+			"record of these rounds was read and placed%s.</div>\n",
+			p->t->foreign ? " (the foreign records are no "
+			"server's: docs/roles.md)" : "");
+	}
 }
 
 /* Grouped bars per round: syscalls new to the global list and to the
@@ -142,9 +185,9 @@ static void
 chart(FILE *out, const struct html_page *p)
 {
 	const int W = 760, H = 260, L = 48, B = 36, T = 16, R = 150;
-	int64_t max = 1;
+	int64_t max = 1, tick;
 	double slot, bw;
-	int step;
+	int step, ticks;
 
 	fputs("<h2>Convergence: syscalls new in each round</h2>\n", out);
 	if (p->nrounds == 0) {
@@ -164,14 +207,19 @@ chart(FILE *out, const struct html_page *p)
 		"aria-label=\"new syscalls per round\">\n", W, H, W, H);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 		"fill=\"#fafbfd\"/>\n", W, H);
-	/* horizontal grid and the y axis */
-	for (int k = 0; k <= 4; k++) {
-		double y = T + (H - T - B) * (1.0 - k / 4.0);
+	/* horizontal grid and the y axis: integer ticks, at most one per
+	 * integer and at most five, the axis ending on the last one */
+	tick = (max + 3) / 4;
+	ticks = (int)((max + tick - 1) / tick);
+	max = tick * ticks;
+	for (int k = 0; k <= ticks; k++) {
+		double y = T + (H - T - B) * (1.0 - (double)k / ticks);
 
 		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-			"stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
-			"font-size=\"11\" text-anchor=\"end\">%.0f</text>\n",
-			L, y, W - R, y, L - 6, y + 4, max * k / 4.0);
+			"stroke=\"#ddd\"/><text class=\"tick\" x=\"%d\" "
+			"y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">"
+			"%lld</text>\n", L, y, W - R, y, L - 6, y + 4,
+			(long long)(tick * k));
 	}
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 		"stroke=\"#444\"/>\n", L, H - B, W - R, H - B);
@@ -233,24 +281,43 @@ shade(FILE *out, uint64_t v, uint64_t max)
 		l < 65 ? ";color:#fff" : "");
 }
 
+static const char *const sort_words[] = {
+	[PGSC_SORT_RISK] = "security-relevant calls (src/sensitive.def, "
+		"marked red) first, then the rarest first",
+	[PGSC_SORT_RARE] = "the rarest first",
+	[PGSC_SORT_COUNT] = "the most frequent first",
+	[PGSC_SORT_NAME] = "by name",
+	[PGSC_SORT_NUMBER] = "by arch and syscall number",
+};
+
+static void
+matrix_head(FILE *out, const struct html_page *p)
+{
+	int sort = p->sort >= 0 && p->sort <= PGSC_SORT_NUMBER ? p->sort : 0;
+
+	fprintf(out, "<h2>Syscalls by role</h2>\n<p>G: in the global list, "
+		"S: in the session list.  The first round, an example "
+		"process (click its pid) and the arch are those of the "
+		"server's records.  Counts are records per role.  Rows: %s "
+		"(pgsc-report --sort risk|rare|count|name|number).</p>\n"
+		"<table class=\"m\">\n<tr><th class=\"n\">syscall</th>"
+		"<th class=\"n\">arch</th><th>G</th><th>S</th>"
+		"<th>first round</th><th class=\"n\">example</th>"
+		"<th>total</th>", sort_words[sort]);
+	for (size_t c = 0; c < p->nroles; c++) {
+		fputs("<th class=\"r\">", out);
+		html_text(out, p->roles[c]);
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+}
+
 static void
 matrix(FILE *out, const struct html_page *p)
 {
 	uint64_t max = 0;
 
-	fputs("<h2>Syscalls by role</h2>\n<p>G: in the global list, S: in the "
-	      "session list.  The first round, an example process and the "
-	      "arch are those of the server's records.  Counts are records "
-	      "per role.</p>\n<table>\n<tr><th class=\"n\">syscall</th>"
-	      "<th class=\"n\">arch</th><th>G</th><th>S</th>"
-	      "<th>first round</th><th class=\"n\">example process</th>"
-	      "<th>total</th>", out);
-	for (size_t c = 0; c < p->nroles; c++) {
-		fputs("<th class=\"n\">", out);
-		html_text(out, p->roles[c]);
-		fputs("</th>", out);
-	}
-	fputs("</tr>\n", out);
+	matrix_head(out, p);
 	for (size_t i = 0; i < p->nsc; i++)
 		for (size_t c = 0; c < p->nroles; c++)
 			if (p->sc[i].role_counts[c] > max)
@@ -258,7 +325,8 @@ matrix(FILE *out, const struct html_page *p)
 	for (size_t i = 0; i < p->nsc; i++) {
 		const struct html_syscall *s = &p->sc[i];
 
-		fputs("<tr><td class=\"n\">", out);
+		fputs(s->sensitive ? "<tr class=\"risk\"><td class=\"n\">"
+		      : "<tr><td class=\"n\">", out);
 		html_text(out, s->name);
 		fputs("</td><td class=\"n\">", out);
 		html_text(out, s->arch);
@@ -266,12 +334,13 @@ matrix(FILE *out, const struct html_page *p)
 			s->global ? " class=\"g\"" : "", s->global ? "G" : "-",
 			s->session ? " class=\"s\"" : "", s->session ? "S" : "-");
 		if (s->global) {
-			fprintf(out, "<td>%lld</td><td class=\"x\">%lld ",
+			fprintf(out, "<td>%lld</td><td class=\"x\"><details>"
+				"<summary>%lld</summary>",
 				(long long)s->first_round,
 				(long long)s->example_pid);
 			html_text(out, s->example_exe != NULL ? s->example_exe
 				  : "?");
-			fputs("</td>", out);
+			fputs("</details></td>", out);
 		} else {
 			fputs("<td>-</td><td class=\"x\">-</td>", out);
 		}
@@ -286,6 +355,45 @@ matrix(FILE *out, const struct html_page *p)
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
+}
+
+static int
+sc_cmp(const void *a, const void *b, void *arg)
+{
+	const struct html_syscall *x = a, *y = b;
+	int c = 0;
+
+	switch (*(const int *)arg) {
+	case PGSC_SORT_RISK:
+		c = y->sensitive - x->sensitive;
+		/* fall through */
+	case PGSC_SORT_RARE:
+		if (c == 0)
+			c = (x->all > y->all) - (x->all < y->all);
+		break;
+	case PGSC_SORT_COUNT:
+		c = (x->all < y->all) - (x->all > y->all);
+		break;
+	case PGSC_SORT_NUMBER:
+		c = strcmp(x->arch ? x->arch : "", y->arch ? y->arch : "");
+		if (c == 0)
+			c = (x->nr > y->nr) - (x->nr < y->nr);
+		break;
+	default:
+		break;
+	}
+	if (c == 0)
+		c = strcmp(x->name, y->name);
+	if (c == 0)
+		c = strcmp(x->arch ? x->arch : "", y->arch ? y->arch : "");
+	return c;
+}
+
+void
+html_sort(struct html_syscall *sc, size_t n, int sort)
+{
+	if (n > 1)
+		qsort_r(sc, n, sizeof(*sc), sc_cmp, &sort);
 }
 
 static void

@@ -59,10 +59,12 @@ status_json(FILE *out, const struct status_row *v, size_t n,
 		"  \"verdict\": ", PGSC_VERSION, converged ? "true" : "false");
 	report_json_str(out, verdict);
 	fprintf(out, ",\n  \"records\": %llu,\n  \"attributed\": %llu,\n"
-		"  \"unattributed\": %llu,\n  \"rounds\": [",
+		"  \"unattributed\": %llu,\n  \"foreign\": %llu,\n"
+		"  \"rounds\": [",
 		(unsigned long long)tot->t.records,
 		(unsigned long long)tot->t.attributed,
-		(unsigned long long)tot->t.unattributed);
+		(unsigned long long)tot->t.unattributed,
+		(unsigned long long)tot->t.foreign);
 	for (size_t i = 0; i < n; i++) {
 		const struct status_row *w = &v[i];
 
@@ -186,10 +188,13 @@ pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = report_load(&tot);
 		if (rc < 0)
 			goto out;
-		usable = report_usable(&tot, 1, &why);
+		usable = report_usable(&tot, &why);
 	}
 	if (n == 0) {
-		verdict = strdup("no rounds yet");
+		verdict = strdup("no data: no rounds yet");
+	} else if (!usable && why != NULL && strncmp(why, "no data", 7) == 0) {
+		/* never "converged" on nothing (issue 24) */
+		verdict = strdup(why);
 	} else if (!v[n - 1].finished) {
 		verdict = strdup("not converged: the last round is still "
 				 "being collected");
@@ -235,7 +240,8 @@ out:
 /* HTML (report_html.c draws it)                                     */
 
 int
-report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
+report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
+	    char **cause)
 {
 	struct html_page pg;
 	struct html_syscall *sc = NULL;
@@ -284,8 +290,12 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 			.session = e->session, .first_round = e->first_round,
 			.example_pid = e->example_pid,
 			.example_exe = e->example_exe, .role_counts = rc_row,
+			.sensitive = report_types_sensitive(e->name),
+			.nr = (uint32_t)e->nr,
 		};
 	}
+	html_sort(sc, nsc, sort);
+	pg.sort = sort;
 	for (size_t i = 0; i < nrows; i++) {
 		struct status_row *w = &rows[i];
 
@@ -320,7 +330,7 @@ report_html(FILE *out, struct rep *r, const struct lists *L, char **cause)
 	pg.nneeds = L->needs.n;
 	pg.nglobal = L->l[0].n;
 	pg.nsession = L->l[1].n;
-	if (!report_usable(r, 1, &why))
+	if (!report_usable(r, &why))
 		pg.warning = why;
 	rc = html_write(out, &pg);
 out:

@@ -179,8 +179,8 @@ static const char *const sensitive[] = {
 #undef SENSITIVE
 };
 
-static int
-is_sensitive(const char *name)
+int
+report_types_sensitive(const char *name)
 {
 	return in_table(sensitive, ARRAY_SIZE(sensitive), name);
 }
@@ -198,7 +198,7 @@ type_against_global(struct typelist *tl, const struct strset *g, int routine)
 
 		if (strset_has(&tl->calls, name))
 			continue;
-		if (is_sensitive(name)) {
+		if (report_types_sensitive(name)) {
 			if (strset_add(&tl->lacks, name) < 0)
 				return -ENOMEM;
 		} else if (routine) {

@@ -55,7 +55,8 @@ pgsc_role_in_server(const char *role)
 		return 0;
 	return strcmp(role, PGSC_ROLE_STANDALONE) != 0 &&
 	       strcmp(role, PGSC_ROLE_UNRELATED) != 0 &&
-	       strcmp(role, PGSC_ROLE_UNATTRIBUTED) != 0;
+	       strcmp(role, PGSC_ROLE_UNATTRIBUTED) != 0 &&
+	       strcmp(role, PGSC_ROLE_FOREIGN) != 0;
 }
 
 int
@@ -85,6 +86,7 @@ roles_provisional(const char *role)
 {
 	role = roles_ancestor(role);
 	return strcmp(role, PGSC_ROLE_UNATTRIBUTED) == 0 ||
+	       strcmp(role, PGSC_ROLE_FOREIGN) == 0 ||
 	       strcmp(role, PGSC_ROLE_BACKEND_UNKNOWN) == 0 ||
 	       strcmp(role, PGSC_ROLE_UNRELATED) == 0;
 }

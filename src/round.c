@@ -14,6 +14,7 @@ void
 round_tally_reset(struct store_round *r)
 {
 	r->attributed = r->unrelated = r->standalone = r->unattributed = 0;
+	r->foreign = 0;
 }
 
 /* Count @a in its role's tally of @r. */
@@ -28,6 +29,10 @@ round_tally(struct store_round *r, const struct role_agg *a)
 		r->standalone += a->count;
 	else
 		r->unattributed += a->count;
+	/* the store's unattributed column holds the foreign records too
+	 * (no column of their own); the report tells them apart by role */
+	if (strcmp(a->role, PGSC_ROLE_FOREIGN) == 0)
+		r->foreign += a->count;
 }
 
 /* Callbacks for proctree_each_agg(), _snapshot(), _each_proc() and

@@ -374,7 +374,83 @@ run_live(struct args *a)
 			(long long)ls.round, (unsigned long long)ls.records,
 			(unsigned long long)ls.lost,
 			(unsigned long long)ls.serial_gaps);
-	return ls.has_exit_status ? ls.exit_status : 0;
+	if (ls.has_exit_status && ls.exit_status != 0)
+		return ls.exit_status;
+	if (ls.records == 0 && !ls.store_has_data) {
+		/* said even with --quiet: the round is no evidence (issue 24) */
+		fprintf(stderr, "pgsc-collect: round %lld saw no SECCOMP "
+			"record and no earlier round holds one: nothing was "
+			"logged under a seccomp filter (is the server running "
+			"under a filter whose default action is log?); its "
+			"report has no data\n", (long long)ls.round);
+		return 1;
+	}
+	return 0;
+}
+
+/* A time of the audit clock as text (UTC). */
+static void
+when(char *buf, size_t size, double t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, size, "%.0f", t);
+}
+
+/*
+ * New input that gave no round (issue 24): every SECCOMP record outside
+ * --since/--until (ausearch's "<no matches>"), no SECCOMP record at all,
+ * or only empty inputs.  Said even with --quiet: it is the result.  Exit 1.
+ */
+static int
+import_nothing(const struct pgsc_import_stats *stats)
+{
+	char a[64], b[64];
+
+	if (stats->until_cut > 0) {
+		when(a, sizeof(a), stats->seen_first);
+		fprintf(stderr, "pgsc-collect: no matches: the input's "
+			"records begin at %s, after --until; no round "
+			"created\n", a);
+	} else if (stats->outside > 0) {
+		when(a, sizeof(a), stats->seen_first);
+		when(b, sizeof(b), stats->seen_last);
+		fprintf(stderr, "pgsc-collect: no matches: all %llu SECCOMP "
+			"records are outside --since/--until (the input's "
+			"records run from %s to %s); no round created\n",
+			(unsigned long long)stats->outside, a, b);
+	} else if (stats->lines > 0) {
+		fprintf(stderr, "pgsc-collect: no SECCOMP record in the "
+			"input (%llu lines read): nothing was logged under a "
+			"seccomp filter; run the server under a filter whose "
+			"default action is log (pgsc-exec --default log, or "
+			"the pgsc module with pgsc.default = log) and import "
+			"its audit log; no round created\n",
+			(unsigned long long)stats->lines);
+	} else {
+		fprintf(stderr, "pgsc-collect: the input is empty (%llu "
+			"input%s without a complete line); no round created\n",
+			(unsigned long long)stats->empty_files,
+			stats->empty_files == 1 ? "" : "s");
+	}
+	return 1;
+}
+
+/* A named FIFO gave nothing: no writer, or one that wrote nothing.
+ * Nothing was read, which is neither "nothing new" nor an empty log:
+ * refused, exit 2 (issue 24; it is never waited for, docs). */
+static int
+import_fifo(const struct pgsc_import_stats *stats)
+{
+	fprintf(stderr, "pgsc-collect: %llu FIFO%s had no writer; %s\n",
+		(unsigned long long)stats->fifo_no_writer,
+		stats->fifo_no_writer == 1 ? "" : "s",
+		stats->round != 0 ? "the other inputs are in the round"
+		: "no round created");
+	return 2;
 }
 
 /* What an import did, on stderr; the exit status. */
@@ -382,6 +458,15 @@ static int
 import_report(const struct pgsc_import_opts *io,
 	      const struct pgsc_import_stats *stats)
 {
+	/* the store's unattributed count holds the foreign records too */
+	uint64_t unattributed = stats->unattributed - stats->foreign;
+
+	if (stats->fifo_no_writer > 0 && stats->round == 0)
+		return import_fifo(stats);
+	if (stats->round == 0 && stats->refused_files == 0 &&
+	    (stats->outside > 0 || stats->lines > 0 || stats->empty_files > 0 ||
+	     stats->until_cut > 0))
+		return import_nothing(stats);
 	if (stats->round == 0 && !io->quiet && stats->refused_files == 0) {
 		fprintf(stderr, "pgsc-collect: nothing new to import (%llu file%s "
 			"already imported); no round created\n",
@@ -391,14 +476,18 @@ import_report(const struct pgsc_import_opts *io,
 		if (!io->quiet)
 			fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
 				"records (%llu attributed, %llu unrelated, %llu "
-				"standalone, %llu unattributed) from %llu lines, "
-				"%llu processes, %llu lines rejected\n",
+				"standalone, %llu unattributed%s%.0llu%s) from "
+				"%llu lines, %llu processes, %llu lines "
+				"rejected\n",
 				(long long)stats->round,
 				(unsigned long long)stats->seccomp,
 				(unsigned long long)stats->attributed,
 				(unsigned long long)stats->unrelated,
 				(unsigned long long)stats->standalone,
-				(unsigned long long)stats->unattributed,
+				(unsigned long long)unattributed,
+				stats->foreign ? ", " : "",
+				(unsigned long long)stats->foreign,
+				stats->foreign ? " foreign" : "",
 				(unsigned long long)stats->lines,
 				(unsigned long long)stats->processes,
 				(unsigned long long)stats->rejected);
@@ -412,13 +501,22 @@ import_report(const struct pgsc_import_opts *io,
 				"overflow, a rotated file not given); the round "
 				"is not complete (pgsc-report --check-complete)\n",
 				(unsigned long long)stats->serial_gaps);
-		if (stats->unattributed > 0)
+		if (unattributed > 0)
 			fprintf(stderr, "pgsc-collect: warning: %llu records "
 				"could not be attributed to a server (no "
 				"process tree: load examples/pgsc.rules while "
 				"collecting, or give --postmaster-pid/--pg-log)\n",
-				(unsigned long long)stats->unattributed);
+				(unsigned long long)unattributed);
+		if (stats->foreign > 0 && stats->attributed == 0 &&
+		    unattributed == 0)
+			fprintf(stderr, "pgsc-collect: warning: all %llu "
+				"records are foreign (other programs, other "
+				"uids, no parent: docs/roles.md); the input "
+				"holds no record of a server\n",
+				(unsigned long long)stats->foreign);
 	}
+	if (stats->fifo_no_writer > 0)
+		return import_fifo(stats);
 	if (stats->refused_files == 0)
 		return 0;
 	/* like grep or gzip: every operand is tried, and the exit status

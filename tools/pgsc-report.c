@@ -19,6 +19,7 @@ usage(FILE *f)
 		"                   [--default log|error|kill] [--node NAME]\n"
 		"                   [--per-type[=observed|routine]]\n"
 		"                   [--unknown-syscall-action enosys|default]\n"
+		"                   [--sort risk|rare|count|name|number] (html)\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"                   [--node NAME]\n"
@@ -174,6 +175,26 @@ parse_list_opt(struct args *A, int c)
 	return 0;
 }
 
+/* --sort KEY: the HTML page's rows (enum pgsc_sort). */
+static int
+parse_sort(const char *arg, int *sort)
+{
+	static const char *const keys[] = {
+		[PGSC_SORT_RISK] = "risk", [PGSC_SORT_RARE] = "rare",
+		[PGSC_SORT_COUNT] = "count", [PGSC_SORT_NAME] = "name",
+		[PGSC_SORT_NUMBER] = "number",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(arg, keys[i]) == 0) {
+			*sort = (int)i;
+			return 0;
+		}
+	}
+	bad_value("--sort takes risk, rare, count, name or number, not", arg);
+	return -1;
+}
+
 /* The options; -1 to go on, else the exit status. */
 static int
 parse_args(int argc, char **argv, struct args *A)
@@ -201,13 +222,15 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "per-type", optional_argument, NULL, 'Y' },
 		/* issue 14: ENOSYS for the calls newer than the lists */
 		{ "unknown-syscall-action", required_argument, NULL, 'U' },
+		/* issue 24: the HTML page's row order */
+		{ "sort", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -224,6 +247,10 @@ parse_args(int argc, char **argv, struct args *A)
 			break;
 		case 'S':
 			A->want_status = 1;
+			break;
+		case 'O':
+			if (parse_sort(optarg, &A->ro.sort) < 0)
+				return 2;
 			break;
 		case 'Y':
 			if (optarg == NULL || strcmp(optarg, "observed") == 0) {

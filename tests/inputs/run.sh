@@ -282,11 +282,13 @@ for args in "--since nonsense" "--until 2026-02-30" "--since 1800000500 --until 
 	rc=$?
 	[ $rc = 2 ] && ok "usage: $args: exit 2" || bad "usage: $args: exit $rc"
 done
-# a FIFO with no writer: no hang, nothing imported
+# a FIFO with no writer: no hang, refused with exit 2 and a message that
+# says nothing was read (issue 24; tests/usage/unusable.sh has more)
 mkfifo "$w/fifo"
 timeout 20 "$BIN/pgsc-collect" --db "$w/fifo.db" --import "$w/fifo" 2>"$w/fifo.err"
 rc=$?
-[ $rc = 0 ] && ok "a FIFO without a writer: no hang, nothing to import" || { bad "FIFO: exit $rc"; cat "$w/fifo.err"; }
+[ $rc = 2 ] && grep -q 'a FIFO with no writer (or one that wrote nothing): nothing was read; refused' "$w/fifo.err" &&
+	ok "a FIFO without a writer: no hang, refused (2)" || { bad "FIFO: exit $rc"; cat "$w/fifo.err"; }
 
 # 7. a checksum that fails at the end (issue 25 F2): every byte the
 # decoder produced before it is read, the damage is one reject

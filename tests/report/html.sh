@@ -10,7 +10,15 @@
 #      chart has two bars per round;
 #   2. headless Chromium (Debian's chromium, no network namespace) takes a
 #      screenshot that is not blank: many colours, and the chart's two bar
-#      colours present (a stdlib PNG reader).
+#      colours present (a stdlib PNG reader);
+#   3. the page tells one story (issue 24), asserted on the DOM the real
+#      browser laid out at 1280 px (a copy of the page with a probe script
+#      appended and the CSP line dropped, printed with --dump-dom): no
+#      horizontal overflow, the matrix within the window, one box colour
+#      per case (green: nothing lost, nothing unattributed; amber: records
+#      unattributed; red: not usable, and no green then), integer y ticks,
+#      one per integer at most; the rows sorted dangerous and rare first by
+#      default, --sort name by name.
 #   bash tests/report/html.sh BINDIR GOLDENDIR
 set -uo pipefail
 BIN=$1
@@ -80,7 +88,7 @@ p = P(); p.feed(page); p.close()
 check(not p.stack, "unclosed tags %s" % p.stack)
 check(not {"src", "href", "onerror", "onload"} & set(p.attrs), "fetching or script attributes: %s" % ({"src", "href", "onerror", "onload"} & set(p.attrs)))
 # the G column is the global list of the JSON report
-rows = re.findall(r'<tr><td class="n">([a-z0-9_]+)</td><td class="n">[^<]*</td><td( class="g")?>', page)
+rows = re.findall(r'<tr(?: class="risk")?><td class="n">([a-z0-9_]+)</td><td class="n">[^<]*</td><td( class="g")?>', page)
 g = sorted({n for n, cls in rows if cls})
 # (and the module's needs the records lacked, added by pgsc-report and named on the page)
 added = rep["module_needs_added"]
@@ -157,6 +165,97 @@ print("screenshot %dx%d: %d colours, %.1f%% not white, %d px of the global bar c
 ok = len(colours) >= 50 and share >= 0.05 and blue >= 500 and orange >= 500
 sys.exit(0 if ok else 1)
 PY
+# 3. the DOM in the real browser at 1280 px
+cat >"$T/probe.js" <<'JS'
+window.addEventListener('load', function () {
+  var r = {inner: window.innerWidth, scroll: document.documentElement.scrollWidth};
+  var m = document.querySelector('table.m');
+  r.matrix_right = m ? Math.ceil(m.getBoundingClientRect().right) : -1;
+  r.boxes = [];
+  document.querySelectorAll('div.ok, div.amber, div.warn').forEach(function (d) {
+    r.boxes.push([d.className, getComputedStyle(d).backgroundColor]);
+  });
+  r.ticks = [];
+  document.querySelectorAll('svg text.tick').forEach(function (t) { r.ticks.push(t.textContent); });
+  r.rows = [];
+  document.querySelectorAll('table.m tr').forEach(function (tr, i) {
+    if (i === 0) return;
+    r.rows.push([tr.className, tr.cells[0].textContent, Number(tr.cells[6].textContent)]);
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'pgsc-dom';
+  pre.textContent = JSON.stringify(r);
+  document.body.appendChild(pre);
+});
+JS
+# dom NAME PAGE: the probe's JSON of PAGE into $T/NAME.dom
+dom() {
+	sed '/Content-Security-Policy/d' "$2" >"$T/$1.probe.html"
+	printf '<script>%s</script>\n' "$(cat "$T/probe.js")" >>"$T/$1.probe.html"
+	timeout 120 "${net[@]}" chromium --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--no-first-run --user-data-dir="$T/profile" --window-size=1280,1800 \
+		--dump-dom "file://$T/$1.probe.html" 2>"$T/$1.chromium.log" |
+		sed -n 's/.*<pre id="pgsc-dom">\([^<]*\)<\/pre>.*/\1/p' >"$T/$1.dom"
+	[ -s "$T/$1.dom" ] || bad "$1: chromium --dump-dom gave no probe result: $(tail -3 "$T/$1.chromium.log")"
+}
+# a whole recording in one round: nothing lost, nothing unattributed
+"$BIN/pgsc-collect" -q --db "$T/g.db" --import "$T/raw.log"
+"$BIN/pgsc-report" --db "$T/g.db" --format=html >"$T/g.html" || bad "the page of the golden store: exit $?"
+"$BIN/pgsc-report" --db "$T/g.db" --format=html --sort name >"$T/gn.html" || bad "--sort name: exit $?"
+rc=0; "$BIN/pgsc-report" --db "$T/g.db" --format=html --sort bogus >/dev/null 2>"$T/sort.err" || rc=$?
+[ $rc = 2 ] && grep -q 'sort takes risk, rare, count, name or number' "$T/sort.err" || bad "--sort bogus: exit $rc: $(cat "$T/sort.err")"
+# max 1 on the chart: a postmaster and a backend, one syscall
+pm='auid=4294967295 uid=101 gid=104 ses=4294967295 pid=4000 comm="postgres" exe="/usr/lib/postgresql/15/bin/postgres" sig=0 arch=c000003e'
+{
+	echo "type=SECCOMP msg=audit(1796252190.001:1): $pm syscall=0 compat=0 ip=0x7f5670d054e7 code=0x7ffc0000"
+	echo "type=SYSCALL msg=audit(1796252190.002:2): arch=c000003e syscall=56 success=yes exit=4001 a0=0 a1=0 a2=0 a3=8 items=0 ppid=1 pid=4000 auid=4294967295 uid=101 gid=104 euid=101 suid=101 fsuid=101 egid=104 sgid=104 fsgid=104 tty=(none) ses=4294967295 comm=\"postgres\" exe=\"/usr/lib/postgresql/15/bin/postgres\" key=\"pgsc\""
+	echo "type=SECCOMP msg=audit(1796252190.003:3): ${pm/pid=4000/pid=4001} syscall=0 compat=0 ip=0x7f5670d054e7 code=0x7ffc0000"
+} >"$T/one.log"
+"$BIN/pgsc-collect" -q --db "$T/one.db" --postmaster-pid 4000 --import "$T/one.log"
+"$BIN/pgsc-report" --db "$T/one.db" --format=html >"$T/one.html" || bad "the page of one syscall: exit $?"
+dom golden "$T/g.html"; dom sorted "$T/gn.html"; dom three "$T/report.html"
+dom unusable "$T/n.html"; dom one "$T/one.html"
+python3 - "$T" <<'PY' || bad "the DOM: see above"
+import json, sys
+T = sys.argv[1]
+errors = []
+def check(cond, what):
+    if not cond:
+        errors.append(what)
+GREEN, AMBER, RED = "rgb(227, 244, 225)", "rgb(255, 243, 205)", "rgb(253, 226, 225)"
+want = {"golden": {GREEN}, "sorted": {GREEN}, "three": {AMBER}, "unusable": {RED}, "one": {GREEN}}
+for name, colours in want.items():
+    try:
+        d = json.load(open("%s/%s.dom" % (T, name)))
+    except (OSError, ValueError) as e:
+        errors.append("%s: no DOM result (%s)" % (name, e)); continue
+    check(d["inner"] == 1280, "%s: window %d px, want 1280" % (name, d["inner"]))
+    check(d["scroll"] <= d["inner"], "%s: the page overflows: %d px wide in a %d px window" % (name, d["scroll"], d["inner"]))
+    check(d["matrix_right"] <= d["inner"], "%s: the role table ends at %d px" % (name, d["matrix_right"]))
+    got = {c for k, c in d["boxes"]}
+    check(got == colours, "%s: box colours %s, want %s" % (name, d["boxes"], colours))
+    ticks = d["ticks"]
+    check(ticks and all(t.isdigit() for t in ticks), "%s: y ticks %s are not integers" % (name, ticks))
+    check(len(set(ticks)) == len(ticks) and len(ticks) <= 6, "%s: y ticks %s repeat or crowd" % (name, ticks))
+    print("%s: %d px of %d, matrix to %d px, boxes %s, ticks %s" % (name, d["scroll"], d["inner"], d["matrix_right"], [k for k, c in d["boxes"]], ticks))
+    if name == "one":
+        check(ticks == ["0", "1"], "one: y ticks %s, want 0, 1" % ticks)
+    if name == "golden":
+        rows = d["rows"]
+        risk = [r for r in rows if r[0] == "risk"]
+        check(risk and rows[:len(risk)] == risk, "golden: the security-relevant rows are not first")
+        rest = [r[2] for r in rows[len(risk):]]
+        check(rest == sorted(rest), "golden: the other rows are not rarest first")
+        check({r[1] for r in risk} >= {"execve", "socket", "kill"}, "golden: execve, socket or kill not marked: %s" % [r[1] for r in risk])
+    if name == "sorted":
+        names = [r[1] for r in d["rows"]]
+        check(names == sorted(names), "--sort name: rows not by name")
+for e in errors:
+    print("FAIL:", e)
+sys.exit(1 if errors else 0)
+PY
+
 # PGSC_HTML_SHOT=FILE keeps the screenshot (and FILE.html the page)
 if [ -n "${PGSC_HTML_SHOT:-}" ]; then
 	cp "$T/shot.png" "$PGSC_HTML_SHOT"; cp "$T/report.html" "$PGSC_HTML_SHOT.html"

@@ -67,7 +67,12 @@ zcat "$DIR/../golden/raw.log.gz" >raw.log
 	{ echo "FAIL: import of multiarch.log"; exit 1; }
 "$R" --db x.db >x.guc || { echo "FAIL: pgsc-report"; exit 1; }
 [ "$(list global x.guc | wc -l)" -gt 50 ] || { echo "FAIL: x.guc is short"; cat x.guc; exit 1; }
-"$R" --db m.db >m.guc || { echo "FAIL: pgsc-report m.db"; exit 1; }
+# m.db holds a postmaster and its 32-bit child only: its session list is
+# empty, so the report says so and exits 1 (issue 24); its global list is
+# what the tests below read
+"$R" --db m.db >m.guc 2>m.err
+[ $? = 1 ] && grep -q 'session list of rounds 1-1 is empty' m.err ||
+	{ echo "FAIL: pgsc-report m.db: not exit 1 with an empty session list"; cat m.err; exit 1; }
 
 # libseccomp's numbers for every name the outputs can hold (the lists and
 # every family member), per arch, in one process per arch: a few lines of
@@ -209,7 +214,7 @@ ok=1
 for s in _llseek lseek mmap mmap2 open openat unlinkat; do
 	list global m.p.guc | grep -cx "$s" >/dev/null || { ok=0; echo "missing $s"; }
 done
-[ -s m.p.err ] && ok=0
+grep -v 'session list of rounds 1-1 is empty' m.p.err | grep -q . && ok=0
 result "--portable alone: native and recorded arches" $ok
 # --arch and the table do not mix
 "$R" --db x.db --arch aarch64 --format table >/dev/null 2>t.err

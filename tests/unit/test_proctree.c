@@ -639,6 +639,60 @@ test_unattributed_and_hint(void **state)
 }
 
 /*
+ * Foreign (issue 24, docs/roles.md §2): another program, another uid than
+ * any postgres process ran as, no parent: no server's.  A program of a
+ * server's uid, or one linked to the server by a fork record, is not.
+ * The residual risk: a server's child that runs a setuid program as
+ * root, recorded without the rules (no fork record), is foreign, and its
+ * calls are in neither list; with the rules it is the backend's
+ * descendant and they are.
+ */
+static void
+run_foreign(int rules)
+{
+	start_postmaster();
+	if (rules)
+		fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
+	pg(101, 5600, NR_PREAD64, 2);
+	if (rules) {
+		fork_ev(102, NR_CLONE, PM, 5600, "postgres", PG_EXE, 5601,
+			NULL);
+		cur_uid = 0;
+		exec_ev(103, 5600, 5601, "passwd", "/usr/bin/passwd",
+			"argc=1 a0=\"passwd\"", NULL);
+	}
+	cur_uid = 0;
+	sc_n(104, 5601, "passwd", "/usr/bin/passwd", NR_MOUNT, 3);
+	/* noise: python3 as root, never a child of the server */
+	sc_n(105, 8000, "python3", "/usr/bin/python3", NR_PTRACE, 4);
+	/* a shell of the server's uid without a parent: could be its */
+	cur_uid = 101;
+	sc_n(106, 8100, "sh", DASH_EXE, NR_UNAME, 5);
+	if (rules)
+		exit_ev(107, PM, 5600, "postgres: alice db [local] idle");
+	finish();
+}
+
+static void
+test_foreign(void **state)
+{
+	run_foreign(0);
+	assert_int_equal(count(PGSC_ROLE_FOREIGN, NR_PTRACE), 4);
+	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_UNAME), 5);
+	/* the residual risk: the backend's setuid child, without rules */
+	assert_int_equal(count(PGSC_ROLE_FOREIGN, NR_MOUNT), 3);
+	assert_false(pgsc_role_in_server(PGSC_ROLE_FOREIGN));
+	assert_true(roles_provisional(PGSC_ROLE_FOREIGN));
+
+	rerun(state, NULL);
+	run_foreign(1);
+	assert_int_equal(count("descendant/client backend", NR_MOUNT), 3);
+	assert_int_equal(count(PGSC_ROLE_FOREIGN, NR_MOUNT), 0);
+	assert_int_equal(count(PGSC_ROLE_FOREIGN, NR_PTRACE), 4);
+	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_UNAME), 5);
+}
+
+/*
  * --server-user: a user's own postgres (a copied binary, its own cluster)
  * forms a tree like the server's; with the server's uid given, its
  * processes are not PostgreSQL's, so nothing of it reaches the lists.
@@ -872,10 +926,12 @@ test_unrelated(void **state)
 	finish();
 	assert_int_equal(count("unrelated", NR_READ), 2);
 	assert_string_equal(role_of_pid(7001, 0), "unrelated");
-	/* bash itself has no known parent */
-	assert_int_equal(count("unattributed", NR_WAIT4), 1);
+	/* bash itself has no known parent, and no postgres process (no
+	 * server uid) is in the stream: foreign */
+	assert_int_equal(count("foreign", NR_WAIT4), 1);
 	assert_false(pgsc_role_in_server("unrelated"));
 	assert_false(pgsc_role_in_server("unattributed"));
+	assert_false(pgsc_role_in_server("foreign"));
 	assert_false(pgsc_role_in_server("standalone"));
 	assert_true(pgsc_role_in_server("postmaster"));
 	assert_true(pgsc_role_in_server("descendant/client backend"));
@@ -1810,8 +1866,9 @@ test_restart_node(void **state)
 		finish();
 		assert_int_equal(count("unrelated", NR_BRK), 1);
 		assert_int_equal(count("unrelated", NR_UNAME), 1);
-		assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_READ), 1);
-		assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_FSYNC), 1);
+		/* no postgres in the stream: no server uid, foreign */
+		assert_int_equal(count(PGSC_ROLE_FOREIGN, NR_READ), 1);
+		assert_int_equal(count(PGSC_ROLE_FOREIGN, NR_FSYNC), 1);
 	}
 	saved_free(sv);
 	free(sv);
@@ -1944,6 +2001,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_postmaster_by_child, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_unrelated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_standalone, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_standalone_under_initdb,

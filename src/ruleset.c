@@ -254,10 +254,12 @@ pipe_read_all(int rfd, size_t cap, void **bpf, size_t *len)
 		return -ENOMEM;
 	while (got < max && (r = read(rfd, buf + got, max - got)) != 0) {
 		if (r < 0) {
-			if (errno == EINTR)
+			int err = errno;
+
+			if (err == EINTR)
 				continue;
 			free(buf);
-			return -errno;
+			return -err;
 		}
 		got += (size_t)r;
 	}

@@ -512,7 +512,21 @@ mapfile -t GL <"$GUC"
 errors=0
 bad() { echo "FAIL: $*" >&2; errors=$((errors + 1)); }
 
-[ "${#GL[@]}" = 4 ] || bad "pgsc-report --format=guc printed ${#GL[@]} lines, expected 4: $(cat "$GUC")"
+# line 4, when the records lacked some of the calls each backend makes
+# to load its session filter (ruleset_needs[] in src/ruleset.c; this
+# server ran under a launcher's filter, not the module): the names
+# pgsc-report added to the global list
+ADDED=$W/out/added
+: >"$ADDED"
+if [[ "${GL[3]:-}" == "# added to the global list, not seen in the records: "* ]]; then
+	a=${GL[3]#"# added to the global list, not seen in the records: "}
+	tr ',' '\n' <<<"${a%% (*}" | sort -u >"$ADDED"
+	GL=("${GL[@]:0:3}" "${GL[@]:4}")
+fi
+sed -n '/^const char \*const ruleset_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/ruleset.c" |
+	grep -o '"[a-z0-9_]*"' | tr -d '"' | sort -u >"$W/out/needs"
+[ -s "$W/out/needs" ] || bad "could not read ruleset_needs[] from src/ruleset.c"
+[ "${#GL[@]}" = 4 ] || bad "pgsc-report --format=guc printed ${#GL[@]} lines (but the added-names comment), expected 4: $(cat "$GUC")"
 # line 4: the highest syscall numbers the lists knew, as a comment (no
 # prefix: not the module's settings), as pgsc-exec's own libseccomp says
 km=$("$BINDIR/pgsc-exec" --print-known-max 2>/dev/null || echo '?')
@@ -540,7 +554,11 @@ if guc_list "${GL[2]:-}" session_syscall_allow >"$W/out/session.raw"; then
 else
 	bad "guc line 3 is not \"session_syscall_allow = '...'\": ${GL[2]:-<none>}"
 fi
-sort -u "$W/out/global.raw" >"$W/out/global"
+# the names pgsc-report added are exactly the module's needs the server's
+# own calls lacked; the rest of the global list is compared below
+comm -23 "$W/out/needs" "$E/global" | cmp -s - "$ADDED" ||
+	bad "the added names ($(tr '\n' ' ' <"$ADDED")) are not the module's needs the records lacked ($(comm -23 "$W/out/needs" "$E/global" | tr '\n' ' '))"
+sort -u "$W/out/global.raw" | comm -23 - "$ADDED" >"$W/out/global"
 sort -u "$W/out/session.raw" >"$W/out/session"
 
 # JSON: the top-level "global" and "session" arrays of names.
@@ -551,7 +569,8 @@ json_array() { # json_array KEY
 	[ -n "$a" ] && [ "$n" = 1 ] || return 1
 	printf '%s\n' "$a" | sed 's/^"[^"]*"[^[]*\[//; s/\]$//' | { grep -o '"[^"]*"' || true; } | tr -d '"' | sort -u
 }
-json_array global >"$W/out/json.global" || bad "pgsc-report --format=json has no single top-level \"global\" array"
+json_array global >"$W/out/json.global.all" || bad "pgsc-report --format=json has no single top-level \"global\" array"
+comm -23 "$W/out/json.global.all" "$ADDED" >"$W/out/json.global"
 json_array session >"$W/out/json.session" || bad "pgsc-report --format=json has no single top-level \"session\" array"
 
 same() { [ -z "$(comm -3 "$1" "$2")" ]; } # same SORTED-A SORTED-B

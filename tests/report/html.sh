@@ -199,7 +199,8 @@ dom() {
 		sed -n 's/.*<pre id="pgsc-dom">\([^<]*\)<\/pre>.*/\1/p' >"$T/$1.dom"
 	[ -s "$T/$1.dom" ] || bad "$1: chromium --dump-dom gave no probe result: $(tail -3 "$T/$1.chromium.log")"
 }
-# a whole recording in one round: nothing lost, nothing unattributed
+# a whole recording in one round: nothing unattributed, one serial
+# missing from the recording (issue 25 F4)
 "$BIN/pgsc-collect" -q --db "$T/g.db" --import "$T/raw.log"
 "$BIN/pgsc-report" --db "$T/g.db" --format=html >"$T/g.html" || bad "the page of the golden store: exit $?"
 "$BIN/pgsc-report" --db "$T/g.db" --format=html --sort name >"$T/gn.html" || bad "--sort name: exit $?"
@@ -224,7 +225,9 @@ def check(cond, what):
     if not cond:
         errors.append(what)
 GREEN, AMBER, RED = "rgb(227, 244, 225)", "rgb(255, 243, 205)", "rgb(253, 226, 225)"
-want = {"golden": {GREEN}, "sorted": {GREEN}, "three": {AMBER}, "unusable": {RED}, "one": {GREEN}}
+# the golden recording misses one serial (issue 25 F4): amber; "one" is
+# whole and attributed: green
+want = {"golden": {AMBER}, "sorted": {AMBER}, "three": {AMBER}, "unusable": {RED}, "one": {GREEN}}
 for name, colours in want.items():
     try:
         d = json.load(open("%s/%s.dom" % (T, name)))

@@ -135,14 +135,17 @@ has node-none-diff err 'no such node'
 run node-noise 1 "$BIN/pgsc-report" --db "$T/node.db" --node noise
 has node-noise err 'no data: all 400 records of rounds 1-1 of node noise are foreign'
 run node-noise-complete 1 "$BIN/pgsc-report" --db "$T/node.db" --node noise --check-complete
-has node-noise-complete out 'not usable'
+# (the round's loss, the recording's missing serial, is said first)
+has node-noise-complete out 'unattributed 0 of 400, foreign 400: '
 run node-noise-diff 2 "$BIN/pgsc-diff" --node noise "$T/node.db" "$T/good.guc"
 has node-noise-diff err 'no data'
 run node-golden 0 "$BIN/pgsc-report" --db "$T/node.db" --node pgsc-golden
 run node-all 0 "$BIN/pgsc-report" --db "$T/node.db" --format=json
 has node-all out '"foreign": 400'
-run node-complete 0 "$BIN/pgsc-report" --db "$T/node.db" --check-complete
-has node-complete out 'foreign 400: complete$'
+# the recording misses one serial (issue 25 F4): incomplete for that
+# alone; the foreign records add no loss
+run node-complete 1 "$BIN/pgsc-report" --db "$T/node.db" --check-complete
+has node-complete out 'kernel lost 0, serial gaps 1, rotation gaps 0, drain timeouts 0, unattributed 0 of 5812, foreign 400: records may be missing$'
 
 # 6. --per-type with no typed process: a postmaster and a child whose
 # type nothing tells (no title, no server log): the lists are usable, the
@@ -202,7 +205,10 @@ has proof-collect err 'round 2: 0 SECCOMP records'
 run proof-report 0 "$BIN/pgsc-report" --db "$T/proof.db"
 run proof-status 0 "$BIN/pgsc-report" --db "$T/proof.db" --status
 has proof-status out '^converged'
-run proof-complete 0 "$BIN/pgsc-report" --db "$T/proof.db" --check-complete
+# the recording's missing serial, and the synthetic proof log's serials,
+# which do not follow the recording's (issue 25 F4): incomplete
+run proof-complete 1 "$BIN/pgsc-report" --db "$T/proof.db" --check-complete
+has proof-complete out 'records may be missing$'
 run proof-round2 1 "$BIN/pgsc-report" --db "$T/proof.db" --round 2
 has proof-round2 err 'no data: rounds 2-2 hold no SECCOMP record.*proof round.*--rounds 1-1'
 
@@ -215,10 +221,12 @@ has proof-round2 err 'no data: rounds 2-2 hold no SECCOMP record.*proof round.*-
 zcat "$GOLDEN/norules-pglog.log.gz" >"$T/pg.audit"
 zcat "$GOLDEN/norules-pglog.pglog.gz" >"$T/pg.log"
 t0=$(head -1 "$T/pg.audit" | sed -n 's/.*msg=audit(\([0-9]*\)\..*/\1/p')
-awk -v t0="$t0" 'BEGIN { split("python3 cat seq sh", p, " ");
+# the noise's serials follow the recording's, as the kernel's would
+s0=$(sed -n 's/.*msg=audit([0-9.]*:\([0-9]*\)).*/\1/p' "$T/pg.audit" | sort -n | tail -n 1)
+awk -v t0="$t0" -v s0="$s0" 'BEGIN { split("python3 cat seq sh", p, " ");
 	for (i = 0; i < 11000; i++) {
 		c = p[i % 4 + 1];
-		printf "type=SECCOMP msg=audit(%d.%03d:%d): auid=0 uid=0 gid=0 ses=3 pid=%d comm=\"%s\" exe=\"/usr/bin/%s\" sig=0 arch=c000003e syscall=%d compat=0 ip=0x7f5670d054e7 code=0x7ffc0000\n", t0, i % 1000, 90000000 + i, 30000 + i % 50, c, c, (i % 3 == 0) ? 101 : 165
+		printf "type=SECCOMP msg=audit(%d.%03d:%d): auid=0 uid=0 gid=0 ses=3 pid=%d comm=\"%s\" exe=\"/usr/bin/%s\" sig=0 arch=c000003e syscall=%d compat=0 ip=0x7f5670d054e7 code=0x7ffc0000\n", t0, i % 1000, s0 + 1 + i, 30000 + i % 50, c, c, (i % 3 == 0) ? 101 : 165
 	} }' >"$T/noise.log"
 "$BIN/pgsc-collect" -q --db "$T/clean.db" --pg-log "$T/pg.log" --import "$T/pg.audit" 2>/dev/null
 cat "$T/pg.audit" "$T/noise.log" >"$T/noisy.audit"

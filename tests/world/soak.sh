@@ -74,6 +74,8 @@ trap 'exit 143' TERM
 
 python3 "$HERE/../lib/auditmon.py" "$OUT/pms" "$OUT/audit.log" 2>"$OUT/auditmon.err" &
 MON=$!
+sleep 1
+kill -0 "$MON" 2>/dev/null || fail "tests/lib/auditmon.py did not start: $(cat "$OUT/auditmon.err")"
 
 # the global list of a GUC file (pgsc. or no prefix)
 global_of() { sed -n "s/^\(pgsc\.\)\{0,1\}global_syscall_allow = '\(.*\)'$/\2/p" "$1" | head -n 1; }

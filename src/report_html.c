@@ -282,8 +282,8 @@ shade(FILE *out, uint64_t v, uint64_t max)
 }
 
 static const char *const sort_words[] = {
-	[PGSC_SORT_RISK] = "security-relevant calls (src/sensitive.def, "
-		"marked red) first, then the rarest first",
+	[PGSC_SORT_RISK] = ("security-relevant calls (src/sensitive.def, "
+			    "marked red) first, then the rarest first"),
 	[PGSC_SORT_RARE] = "the rarest first",
 	[PGSC_SORT_COUNT] = "the most frequent first",
 	[PGSC_SORT_NAME] = "by name",
@@ -365,9 +365,10 @@ sc_cmp(const void *a, const void *b, void *arg)
 
 	switch (*(const int *)arg) {
 	case PGSC_SORT_RISK:
-		c = y->sensitive - x->sensitive;
-		/* fall through */
 	case PGSC_SORT_RARE:
+		/* risk: the security-relevant first, then as rare */
+		if (*(const int *)arg == PGSC_SORT_RISK)
+			c = y->sensitive - x->sensitive;
 		if (c == 0)
 			c = (x->all > y->all) - (x->all < y->all);
 		break;

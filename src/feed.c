@@ -287,6 +287,13 @@ do_line(struct feed *f, const char *line, size_t len)
 
 		if (rc != 0) {
 			reject_line(f, rc, line, len);
+			/* it came, and is counted as rejected: its serial is
+			 * no gap (a syscall number with no name, syscall(1023),
+			 * counted twice as damage and as loss) */
+			if (f->ops->serial &&
+			    decode_header(line, len, &type_num, &tname, &tlen,
+					  &sec, &msec, &serial) >= 0)
+				feed_serial(f, serial, type_num, line, len);
 			return;
 		}
 		if (f->ops->serial)

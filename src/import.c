@@ -36,6 +36,7 @@ struct infile {
 	uint64_t start, lines0;     /* where this import begins */
 	int skip;
 	uint64_t end_offset, end_lines;
+	char end_hash[24];          /* the prefix hash at end_offset */
 	uint64_t last_serial;
 	double last_event;
 	int64_t seed_round;         /* round that last read it */
@@ -282,7 +283,21 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	  struct pgsc_import_stats *stats, char **cause)
 {
 	int rc = 0;
+	char *err = NULL;
 
+	/* a file waits closed until it is read (logsrc_suspend()) */
+	rc = logsrc_reopen(f->ls, &err);
+	if (rc == -ENOMEM) {
+		free(err);
+		return rc;
+	}
+	if (rc < 0) {
+		fprintf(im->diag, "pgsc: %s\n", err ? err : f->path);
+		free(err);
+		f->skip = 1;
+		stats->refused_files++;
+		return 0;
+	}
 	im->cur = f;
 	im->file_rejects = 0;
 	serials_file(&im->ser);
@@ -326,6 +341,10 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	feed_end_source(im->feed);
 	f->end_offset = feed_offset(im->feed);
 	f->end_lines = feed_lines(im->feed);
+	if (logsrc_prefix_hash(f->ls, f->end_offset, f->end_hash) < 0) {
+		util_cause(cause, "%s: cannot re-read", f->path);
+		return -EIO;
+	}
 	if (im->file_rejects > (im->opts->max_diagnostics ?
 				im->opts->max_diagnostics : 20) &&
 	    !im->opts->quiet)
@@ -384,11 +403,7 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 
 		if (f->skip)
 			continue;
-		rc = logsrc_prefix_hash(f->ls, f->end_offset, src.prefix_hash);
-		if (rc < 0) {
-			util_cause(cause, "%s: cannot re-read", f->path);
-			break;
-		}
+		memcpy(src.prefix_hash, f->end_hash, sizeof(src.prefix_hash));
 		memcpy(src.head_hash, f->head, sizeof(src.head_hash));
 		rc = store_source_put(st, f->key, &src, round, cause);
 		stats->lines += f->end_lines - f->lines0;
@@ -803,6 +818,10 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 				    stats, cause);
 		if (rc < 0)
 			goto out;
+		/* skipped or not, it waits closed: a call may name more
+		 * files than there are descriptors */
+		if (files[i].ls != NULL)
+			logsrc_suspend(files[i].ls);
 		todo += (size_t)rc;
 		rc = 0;
 	}

@@ -22,11 +22,13 @@
 struct logsrc {
 	char *path;                 /* NULL: standard input */
 	char *name;                 /* for messages and the store */
-	int fd;
+	int fd;                     /* -1 while suspended: one input
+				     * open at a time (logsrc_suspend()) */
 	int stream;                 /* stdin or a pipe: read once */
 	int seekable;               /* a plain regular file: pread() */
 	int fmt;                    /* enum logsrc_fmt */
 	uint64_t inode;
+	uint64_t dev;               /* with inode: the file opened again */
 	double mtime;
 	int suspended;              /* decoder freed until the next read */
 	int empty;                  /* nothing to import: empty, or an

@@ -118,6 +118,8 @@ hash_from(const struct logsrc *ls, uint64_t off, const char *win,
 int
 logsrc_prefix_hash(struct logsrc *ls, uint64_t off, char out[24])
 {
+	if (ls->seekable && ls->fd < 0)
+		return -EBADF;	/* suspended: hashed before (import.c) */
 	if (ls->seekable)
 		return util_prefix_hash(ls->fd, off, out);
 	if (off <= SPAN && ls->head_len >= off)
@@ -463,6 +465,7 @@ logsrc_open(const char *path, struct logsrc **out, char **cause)
 		}
 	}
 	ls->inode = (uint64_t)sb.st_ino;
+	ls->dev = (uint64_t)sb.st_dev;
 	ls->mtime = (double)sb.st_mtime;
 	rc = start(ls, cause);
 	if (rc == 0)
@@ -586,6 +589,47 @@ logsrc_suspend(struct logsrc *ls)
 	free(ls->err_msg);
 	ls->err_msg = NULL;
 	ls->suspended = 1;
+	/* a call may name more files than there are descriptors: a file
+	 * waits closed, and is opened again when read (reopen()) */
+	if (ls->path != NULL && ls->fd >= 0) {
+		close(ls->fd);
+		ls->fd = -1;
+	}
+}
+
+/*
+ * A suspended file opened again by its name: it must be the very file
+ * (device and inode) that was identified, else it was replaced since,
+ * by a rotation perhaps, and is not read (-ESTALE): its name now holds
+ * other bytes, which the next import identifies on their own.
+ */
+int
+logsrc_reopen(struct logsrc *ls, char **cause)
+{
+	struct stat sb;
+	int fd;
+
+	if (ls->fd >= 0)
+		return 0;
+	fd = util_open_regular(ls->path, cause);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &sb) < 0) {
+		int e = errno;
+
+		close(fd);
+		util_cause(cause, "%s: %s", ls->name, strerror(e));
+		return -e;
+	}
+	if ((uint64_t)sb.st_ino != ls->inode || (uint64_t)sb.st_dev != ls->dev) {
+		close(fd);
+		util_cause(cause, "%s: replaced by another file while the "
+			   "import ran (a rotation?); not read: import it "
+			   "again", ls->name);
+		return -ESTALE;
+	}
+	ls->fd = fd;
+	return 0;
 }
 
 /* A suspended file from its start again, up to its resume offset. */
@@ -594,6 +638,9 @@ restart(struct logsrc *ls, char **cause)
 {
 	int rc;
 
+	rc = logsrc_reopen(ls, cause);
+	if (rc < 0)
+		return rc;
 	ls->suspended = 0;
 	ls->eof = 0;
 	if (ls->seekable) {

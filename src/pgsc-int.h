@@ -143,6 +143,9 @@ int logsrc_resume(struct logsrc *ls, uint64_t off, const char *hash,
 		  char **cause);
 /* Free the decoder until the next read (a file is read again then). */
 void logsrc_suspend(struct logsrc *ls);
+/* A suspended file opened again: 0, -ESTALE when its name holds another
+ * file now, or a negative errno. */
+int logsrc_reopen(struct logsrc *ls, char **cause);
 /* Stop at the first line whose record is later than @until (seconds). */
 void logsrc_set_until(struct logsrc *ls, int64_t until);
 ssize_t logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause);

@@ -208,7 +208,11 @@ done <"$W/types"
 note "per-type proof: $(grep -c . "$W/types") types under their own lists ($(tr '\n' ' ' <"$W/types")), $built built by the installcheck postmaster at error"
 
 # The proof store: nothing lost while it was collected.
+# A proof that logged nothing is "no data" there (exit 1, as for any store
+# without records); "records may be missing" wins over it, so "no data"
+# says that nothing was lost.
 "$BINDIR/pgsc-report" --db "$W/it/proof.db" --check-complete >"$W/proof.complete" 2>&1 ||
+	grep -qE '^rounds [0-9]+-[0-9]+: .*: no data$' "$W/proof.complete" ||
 	fail "the proof rounds may have lost records: $(cat "$W/proof.complete")"
 T_LOOP=$(date +%s)
 note "loop: converged after round $n ($nsteps steps a round); proof: $total tests, identical to the baseline, 0 denials ($((T_LOOP - T_LOCKED)) s)"

@@ -92,7 +92,7 @@ int report_roles_known(pgsc_store *st, const struct strset *roles,
 		       char **cause);
 int report_round_range(struct rep *r, int64_t from, int64_t to);
 int report_load(struct rep *r);
-void report_free(struct rep *r);
+void rep_close(struct rep *r);
 void report_arch_list(const struct rep *r, struct strset *out);
 void report_print_joined(FILE *out, const struct strset *s, const char *sep);
 void report_header_line(FILE *out, const struct rep *r);
@@ -102,7 +102,7 @@ void report_lists_comment(FILE *out, const struct lists *L);
 int report_missing(const struct rep *r);
 /* The loss figures, "kernel lost N, ..." as text or as JSON members. */
 void report_loss_write(FILE *out, const struct rep *r, int json);
-int report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
+int rep_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
 		     struct strset *to);
 void report_json_str(FILE *out, const char *s);
 void report_json_list(FILE *out, const struct strset *s);

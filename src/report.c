@@ -51,7 +51,7 @@ report_roles_known(pgsc_store *st, const struct strset *roles, char **cause)
 
 
 void
-report_free(struct rep *r)
+rep_close(struct rep *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->e[i].example_exe);
@@ -240,7 +240,7 @@ lists_note(struct lists *L, int k, const char *name, const struct strset *to)
  * docs/portability.md.
  */
 int
-report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
+rep_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
 		 struct strset *to)
 {
 	uint32_t t[2];
@@ -289,7 +289,7 @@ lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 
 			if (e->name == NULL || !(k ? e->session : e->global))
 				continue;
-			rc = report_map_entry(e, o, &to);
+			rc = rep_map_entry(e, o, &to);
 			if (rc < 0)
 				goto out;
 			if (to.n == 0) {
@@ -567,7 +567,7 @@ json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
 			fputc('}', out);
 		}
 		lists_free(&L);
-		report_free(&n);
+		rep_close(&n);
 	}
 	fprintf(out, "\n  }");
 	return rc;
@@ -882,7 +882,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 out:
 	report_types_free(&T);
 	lists_free(&L);
-	report_free(&r);
+	rep_close(&r);
 	return rc;
 }
 
@@ -920,6 +920,6 @@ report_lists(pgsc_store *st, int64_t from, int64_t to,
 		rc = list_names(&r, 1, session);
 	if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
-	report_free(&r);
+	rep_close(&r);
 	return rc;
 }

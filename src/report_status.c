@@ -232,7 +232,7 @@ out:
 	free(why);
 	free(verdict);
 	report_status_rows_free(v, n);
-	report_free(&tot);
+	rep_close(&tot);
 	return rc;
 }
 

@@ -184,7 +184,7 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	if (rc == -ENOENT) {
 		/* no rounds: no data, not an error */
 		fprintf(out, "%s\n", *cause);
-		report_free(&r);
+		rep_close(&r);
 		return 1;
 	}
 	if (rc == 0)
@@ -214,6 +214,6 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 		free(why);
 		rc = missing || !usable;
 	}
-	report_free(&r);
+	rep_close(&r);
 	return rc;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* report-int.h - what the report's files share and nothing else
  * includes: a range of rounds loaded from the store (struct rep), the two
- * lists built from it (struct lists), the rows of --status, and the
- * helpers every format uses.  report.c loads and builds and writes the
- * GUC, JSON and table formats; report_filter.c the systemd, OCI and
- * effective filters; report_status.c --status and the HTML page's data. */
+ * lists built from it (struct lists), what a writer is given (struct
+ * rep_out), and the helpers every format uses.  The files call down
+ * only: report.c (the format table) -> the writers (report_guc.c,
+ * report_json.c, report_table.c, report_filter.c, report_status.c,
+ * report_types.c) -> report_usable.c -> report_model.c (rep_open(), the
+ * lists) -> report_needs.c -> report_print.c -> report_nodes.c. */
 #ifndef PGSC_REPORT_INT_H
 #define PGSC_REPORT_INT_H
 
@@ -71,12 +73,61 @@ struct lists {
 	struct strset startup;          /* the postmaster's start-up, added */
 };
 
-struct status_row {
-	int64_t id, records, loss, nnew, nnew_sess;
-	double started, first, last, span;
-	int finished;
-	char *label, *mode;
+/* What rep_open() opens. */
+enum rep_range {
+	REP_RANGE_FINISHED,     /* from-to within the finished rounds, 0 the
+				 * first or the last of them */
+	REP_RANGE_GIVEN,        /* from-to as given, or as ready() sets them */
 };
+
+struct rep_spec {
+	const char *session_roles;      /* --session-roles; NULL the preset */
+	const char *node;               /* --node; NULL every node's rows */
+	enum rep_range range;
+	int64_t from, to;
+	/* Called with the session roles known and the rounds set, before
+	 * anything is loaded (NULL: none): 0 goes on, 1 stops with nothing
+	 * loaded, -errno fails.  It may set r->from and r->to. */
+	int (*ready)(struct rep *r, void *arg);
+	void *arg;
+};
+
+struct types;
+
+/* What a writer of report.c's format table is given; its cause is
+ * r->cause. */
+struct rep_out {
+	FILE *out;
+	struct rep *r;
+	struct lists *L;                /* empty if the format needs none */
+	const struct types *T;          /* --per-type, or NULL */
+	const struct pgsc_report_opts *o;
+	enum pgsc_action def;           /* --default, else error */
+};
+
+/* report_model.c */
+int rep_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
+	     char **cause);
+void rep_close(struct rep *r);
+int rep_list_names(const struct rep *r, int session, struct strset *out);
+int rep_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
+		    struct lists *L);
+void rep_lists_free(struct lists *L);
+int rep_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
+		  struct strset *to);
+
+/* report_print.c */
+void report_print_joined(FILE *out, const struct strset *s, const char *sep);
+void report_json_str(FILE *out, const char *s);
+void report_json_list(FILE *out, const struct strset *s);
+void report_arch_list(const struct rep *r, struct strset *out);
+/* Records may be missing from the rounds of @r (loss, gaps). */
+int report_missing(const struct rep *r);
+/* The loss figures, "kernel lost N, ..." as text or as JSON members. */
+void report_loss_write(FILE *out, const struct rep *r, int json);
+void report_header_line(FILE *out, const struct rep *r);
+/* The "# ..." lines that say what --arch/--portable mapped or left out. */
+void report_lists_comment(FILE *out, const struct lists *L);
 
 /* report_needs.c */
 int report_needs_add(struct strset *global, struct strset *added,
@@ -87,26 +138,6 @@ int report_needs_startup(struct lists *L);
 void report_needs_startup_note(FILE *out, const struct lists *L,
 			       const char *lead);
 
-/* report.c */
-int report_roles_known(pgsc_store *st, const struct strset *roles,
-		       char **cause);
-int report_round_range(struct rep *r, int64_t from, int64_t to);
-int report_load(struct rep *r);
-void report_free(struct rep *r);
-void report_arch_list(const struct rep *r, struct strset *out);
-void report_print_joined(FILE *out, const struct strset *s, const char *sep);
-void report_header_line(FILE *out, const struct rep *r);
-/* The "# ..." lines that say what --arch/--portable mapped or left out. */
-void report_lists_comment(FILE *out, const struct lists *L);
-/* Records may be missing from the rounds of @r (loss, gaps). */
-int report_missing(const struct rep *r);
-/* The loss figures, "kernel lost N, ..." as text or as JSON members. */
-void report_loss_write(FILE *out, const struct rep *r, int json);
-int report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
-		     struct strset *to);
-void report_json_str(FILE *out, const char *s);
-void report_json_list(FILE *out, const struct strset *s);
-
 /* report_nodes.c */
 int report_nodes_load(struct rep *r);
 /* Does @r hold another host's records (node=)?  Only then do the header
@@ -116,17 +147,20 @@ int report_fleet(const struct rep *r);
 void report_node_name(FILE *out, const char *node);
 void report_nodes_header(FILE *out, const struct rep *r);
 
+/* report_guc.c, report_json.c, report_table.c: the writers of those
+ * formats */
+int report_guc(const struct rep_out *w);
+int report_json(const struct rep_out *w);
+int report_table(const struct rep_out *w);
+
 /* report_filter.c */
-int report_systemd(FILE *out, struct rep *r, struct lists *L,
-		   enum pgsc_action def, char **cause);
-int report_oci(FILE *out, struct rep *r, struct lists *L,
-	       enum pgsc_action def, int enosys, char **cause);
+int report_systemd(const struct rep_out *w);
+int report_oci(const struct rep_out *w);
 void report_known_max_guc(FILE *out, const struct rep *r,
 			  const struct lists *L, const char *prefix);
 void report_known_max_json(FILE *out, const struct rep *r,
 			   const struct lists *L);
-int report_effective(FILE *out, struct rep *r, const struct lists *L,
-		     enum pgsc_action def, char **cause);
+int report_effective(const struct rep_out *w);
 
 /* report_types.c: a list per backend type (--per-type) */
 struct typelist {
@@ -162,11 +196,7 @@ int report_usable(const struct rep *r, char **cause);
 int report_usable_types(const struct rep *r, const struct types *T,
 			char **cause);
 
-/* report_status.c */
-int report_status_rows(pgsc_store *st, struct strset *session,
-		       struct status_row **v, size_t *n, char **cause);
-void report_status_rows_free(struct status_row *v, size_t n);
-int report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
-		char **cause);
+/* report_status.c: --status, and the writer of the HTML page's data */
+int report_html(const struct rep_out *w);
 
 #endif /* PGSC_REPORT_INT_H */

@@ -128,17 +128,19 @@ report_known_max_json(FILE *out, const struct rep *r, const struct lists *L)
  * no systemd PID 1 here can test it.  docs/module.md.
  */
 int
-report_systemd(FILE *out, struct rep *r, struct lists *L,
-	       enum pgsc_action def, char **cause)
+report_systemd(const struct rep_out *w)
 {
+	FILE *out = w->out;
+	struct lists *L = w->L;
+	enum pgsc_action def = w->def;
 	uint32_t arches[FILTER_ARCH_MAX];
-	int na = filter_setup(r, L, arches, cause);
+	int na = filter_setup(w->r, L, arches, w->r->cause);
 
 	if (na < 0)
 		return na;
 	if (report_needs_startup(L) < 0)
 		return -ENOMEM;
-	report_header_line(out, r);
+	report_header_line(out, w->r);
 	report_lists_comment(out, L);
 	report_needs_startup_note(out, L, "# ");
 	fprintf(out, "# A drop-in for the server's unit, e.g.\n"
@@ -252,12 +254,15 @@ oci_rule(FILE *out, const struct strset *names, const char *action,
  * already ENOSYS.  pgsc-report(1), "oci".
  */
 int
-report_oci(FILE *out, struct rep *r, struct lists *L,
-	   enum pgsc_action def, int enosys, char **cause)
+report_oci(const struct rep_out *w)
 {
+	FILE *out = w->out;
+	struct lists *L = w->L;
+	enum pgsc_action def = w->def;
+	int enosys = !w->o->unknown_default;
 	uint32_t arches[FILTER_ARCH_MAX];
 	struct strset deny = { 0 };
-	int na = filter_setup(r, L, arches, cause);
+	int na = filter_setup(w->r, L, arches, w->r->cause);
 
 	if (na < 0)
 		return na;
@@ -305,9 +310,11 @@ report_oci(FILE *out, struct rep *r, struct lists *L,
  * shows it; a backend runs under both, the strictest action winning.
  */
 int
-report_effective(FILE *out, struct rep *r, const struct lists *L,
-		 enum pgsc_action def, char **cause)
+report_effective(const struct rep_out *w)
 {
+	FILE *out = w->out;
+	const struct lists *L = w->L;
+	char **cause = w->r->cause;
 	uint32_t arch = L->target ? L->target : pgsc_native_arch();
 	pgsc_effective *eff[2] = { NULL, NULL };
 	char *joined[2] = { NULL, NULL };
@@ -329,13 +336,13 @@ report_effective(FILE *out, struct rep *r, const struct lists *L,
 		}
 		joined[k] = sb.buf;
 		memset(&spec, 0, sizeof(spec));
-		spec.def = def;
+		spec.def = w->def;
 		spec.list[PGSC_ACT_ALLOW] = joined[k] ? joined[k] : "";
 		rc = pgsc_effective_new(&spec, arch, &eff[k], cause);
 		if (rc < 0)
 			goto out;
 	}
-	report_header_line(out, r);
+	report_header_line(out, w->r);
 	report_lists_comment(out, L);
 	for (int k = 0; k < 2; k++) {
 		const struct pgsc_effective_entry *v;

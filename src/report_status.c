@@ -11,6 +11,19 @@
 
 #include "report-int.h"
 
+struct status_row {
+	int64_t id, records, loss, nnew, nnew_sess;
+	double started, first, last, span;
+	int finished;
+	char *label, *mode;
+};
+
+/* The rows of --status, oldest first. */
+struct status_rows {
+	struct status_row *v;
+	size_t n;
+};
+
 static void
 status_text(FILE *out, const struct status_row *v, size_t n, double now)
 {
@@ -134,62 +147,80 @@ status_row(void *arg, const struct store_status_row *row)
 	return 0;
 }
 
-/* The rows of --status, oldest first, in *@v (the caller frees them). */
-int
-report_status_rows(pgsc_store *st, struct strset *session, struct status_row **v,
-	    size_t *n, char **cause)
+/* The rows of --status, oldest first, in @rows (rows_free() them). */
+static int
+rows_read(pgsc_store *st, struct strset *session, struct status_rows *rows,
+	  char **cause)
 {
 	struct status_acc acc = { NULL, 0, 0 };
 	int rc;
 
 	rc = store_status_rows(st, status_session, session, status_row, &acc,
 			       cause);
-	*v = acc.v;
-	*n = acc.n;
+	rows->v = acc.v;
+	rows->n = acc.n;
 	return rc;
 }
 
-void
-report_status_rows_free(struct status_row *v, size_t n)
+static void
+rows_free(struct status_rows *rows)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].label);
-		free(v[i].mode);
+	for (size_t i = 0; i < rows->n; i++) {
+		free(rows->v[i].label);
+		free(rows->v[i].mode);
 	}
-	free(v);
+	free(rows->v);
+	rows->v = NULL;
+	rows->n = 0;
+}
+
+/*
+ * rep_open()'s ready() for --status: every round's row, oldest first, in
+ * @arg, and the rounds to load are all of them, finished or not (the
+ * totals for report_usable()).  Returns 1 when there is no round yet.
+ */
+static int
+status_ready(struct rep *r, void *arg)
+{
+	struct status_rows *rows = arg;
+	int rc;
+
+	rc = rows_read(r->st, &r->session, rows, r->cause);
+	if (rc < 0)
+		return rc;
+	if (rows->n == 0)
+		return 1;
+	r->from = rows->v[0].id;
+	r->to = rows->v[rows->n - 1].id;
+	return 0;
 }
 
 int
 pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	    int *converged, char **cause)
 {
+	struct status_rows rows = { NULL, 0 };
+	struct rep_spec spec = {
+		.session_roles = opts ? opts->session_roles : NULL,
+		.range = REP_RANGE_GIVEN,
+		.ready = status_ready,
+		.arg = &rows,
+	};
 	struct status_row *v = NULL;
 	struct rep tot;
 	size_t n = 0;
 	char *why = NULL, *verdict = NULL;
 	int rc, usable = 0;
 
-	memset(&tot, 0, sizeof(tot));
-	tot.st = st;
-	tot.cause = cause;
 	*converged = 0;
-	rc = report_session_roles(opts ? opts->session_roles : NULL,
-				  &tot.session, cause);
-	if (rc == 0)
-		rc = report_roles_known(st, &tot.session, cause);
-	if (rc == 0)
-		rc = report_status_rows(st, &tot.session, &v, &n, cause);
+	rc = rep_open(st, &spec, &tot, cause);
 	if (rc < 0)
 		goto out;
-	if (n > 0) {
-		/* the totals of every round, for report_usable() */
-		tot.from = v[0].id;
-		tot.to = v[n - 1].id;
-		rc = report_load(&tot);
-		if (rc < 0)
-			goto out;
+	rc = 0;
+	v = rows.v;
+	n = rows.n;
+	if (n > 0)
 		usable = report_usable(&tot, &why);
-	}
 	if (n == 0) {
 		verdict = strdup("no data: no rounds yet");
 	} else if (!usable && why != NULL && strncmp(why, "no data", 7) == 0) {
@@ -231,8 +262,8 @@ out:
 		util_cause(cause, "out of memory");
 	free(why);
 	free(verdict);
-	report_status_rows_free(v, n);
-	report_free(&tot);
+	rows_free(&rows);
+	rep_close(&tot);
 	return rc;
 }
 
@@ -240,23 +271,27 @@ out:
 /* HTML (report_html.c draws it)                                     */
 
 int
-report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
-	    char **cause)
+report_html(const struct rep_out *w)
 {
+	FILE *out = w->out;
+	struct rep *r = w->r;
+	const struct lists *L = w->L;
+	int sort = w->o->sort;
+	char **cause = r->cause;
+	struct status_rows rows = { NULL, 0 };
 	struct html_page pg;
 	struct html_syscall *sc = NULL;
 	struct html_round *hr = NULL;
-	struct status_row *rows = NULL;
 	struct strset arches = { 0 };
 	const char **cols = NULL;
 	uint64_t *counts = NULL;
 	struct html_node *nodes = NULL;
-	size_t nrows = 0, ncols = r->roles.n, nsc = 0;
+	size_t ncols = r->roles.n, nsc = 0;
 	char *why = NULL;
 	int rc;
 
 	memset(&pg, 0, sizeof(pg));
-	rc = report_status_rows(r->st, &r->session, &rows, &nrows, cause);
+	rc = rows_read(r->st, &r->session, &rows, cause);
 	if (rc < 0)
 		goto out;
 	report_arch_list(r, &arches);
@@ -264,7 +299,7 @@ report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
 	sc = calloc(r->n ? r->n : 1, sizeof(*sc));
 	counts = calloc((r->n ? r->n : 1) * (ncols ? ncols : 1),
 			sizeof(*counts));
-	hr = calloc(nrows ? nrows : 1, sizeof(*hr));
+	hr = calloc(rows.n ? rows.n : 1, sizeof(*hr));
 	nodes = calloc(r->nnodes ? r->nnodes : 1, sizeof(*nodes));
 	if (cols == NULL || sc == NULL || counts == NULL || hr == NULL ||
 	    nodes == NULL) {
@@ -296,15 +331,15 @@ report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
 	}
 	html_sort(sc, nsc, sort);
 	pg.sort = sort;
-	for (size_t i = 0; i < nrows; i++) {
-		struct status_row *w = &rows[i];
+	for (size_t i = 0; i < rows.n; i++) {
+		const struct status_row *row = &rows.v[i];
 
-		if (w->id < r->from || w->id > r->to)
+		if (row->id < r->from || row->id > r->to)
 			continue;
 		hr[pg.nrounds++] = (struct html_round){
-			.id = w->id, .records = w->records, .nnew = w->nnew,
-			.nnew_sess = w->nnew_sess, .loss = w->loss,
-			.label = w->label,
+			.id = row->id, .records = row->records,
+			.nnew = row->nnew, .nnew_sess = row->nnew_sess,
+			.loss = row->loss, .label = row->label,
 		};
 	}
 	pg.from = r->from;
@@ -343,6 +378,6 @@ out:
 	free(hr);
 	free(nodes);
 	strset_free(&arches);
-	report_status_rows_free(rows, nrows);
+	rows_free(&rows);
 	return rc;
 }

@@ -173,24 +173,22 @@ int
 pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 		    FILE *out, char **cause)
 {
+	struct rep_spec spec = {
+		.node = opts->node,
+		.range = REP_RANGE_FINISHED,
+		.from = opts->round_from,
+		.to = opts->round_to,
+	};
 	struct rep r;
 	int rc;
 
-	memset(&r, 0, sizeof(r));
-	r.st = st;
-	r.cause = cause;
-	r.node = opts->node;
-	rc = report_round_range(&r, opts->round_from, opts->round_to);
-	if (rc == -ENOENT) {
+	rc = rep_open(st, &spec, &r, cause);
+	if (rc == 1) {
 		/* no rounds: no data, not an error */
 		fprintf(out, "%s\n", *cause);
-		report_free(&r);
+		rep_close(&r);
 		return 1;
 	}
-	if (rc == 0)
-		rc = report_session_roles(NULL, &r.session, cause);
-	if (rc == 0)
-		rc = report_load(&r);
 	if (rc == 0) {
 		int missing = report_missing(&r);
 		char *why = NULL;
@@ -214,6 +212,6 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 		free(why);
 		rc = missing || !usable;
 	}
-	report_free(&r);
+	rep_close(&r);
 	return rc;
 }

@@ -283,7 +283,7 @@ for args in "--since nonsense" "--until 2026-02-30" "--since 1800000500 --until 
 	[ $rc = 2 ] && ok "usage: $args: exit 2" || bad "usage: $args: exit $rc"
 done
 # a FIFO with no writer: no hang, refused with exit 2 and a message that
-# says nothing was read (issue 24; tests/usage/unusable.sh has more)
+# says nothing was read (issue 24; tests/cases/unusable has more)
 mkfifo "$w/fifo"
 timeout 20 "$BIN/pgsc-collect" --db "$w/fifo.db" --import "$w/fifo" 2>"$w/fifo.err"
 rc=$?

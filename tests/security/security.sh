@@ -178,7 +178,7 @@ if [ -s "$W/self.guc" ]; then
 	if PGSC_SELF_FILTER=$W/self.guc PGSC_SELF_FILTER_ACTION=error \
 		bash "$TOP/tests/golden/run.sh" "$BIN" "$TOP/tests/golden" >"$W/golden.out" 2>&1 &&
 		PGSC_SELF_FILTER=$W/self.guc PGSC_SELF_FILTER_ACTION=error \
-			bash "$TOP/tests/bad/run.sh" "$BIN" "$TOP/tests/fixtures/bad" >"$W/bad.out" 2>&1 &&
+			bash "$TOP/tests/cases/run.sh" "$BIN" "$TOP/tests/cases/bad" >"$W/bad.out" 2>&1 &&
 		PGSC_SELF_FILTER=$W/self.guc PGSC_SELF_FILTER_ACTION=error \
 			bash "$TOP/tests/inputs/run.sh" "$BIN" "$TOP/tests/golden" >"$W/inputs.out" 2>&1; then
 		ok "self-golden (golden, bad-input and input tests with the self-filter in error mode)"

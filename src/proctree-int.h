@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* proctree-int.h - the process tree's own types, shared by proctree*.c. */
 /*
- * proctree.c (roles, titles, seeding), proctree_index.c (the processes
- * and their (node, pid) index), proctree_event.c (the audit events) and
- * proctree_agg.c (aggregates and iterators) share struct proctree; no
- * other file sees it (pgsc-int.h has the API).
+ * proctree_index.c (the processes, their (node, pid) index and the
+ * aggregates), proctree.c (roles, titles, seeding), proctree_event.c
+ * (the audit events) and proctree_agg.c (pruning, the end, the
+ * iterators) share struct proctree; no other file sees it (pgsc-int.h
+ * has the API).
  */
 #ifndef PGSC_PROCTREE_INT_H
 #define PGSC_PROCTREE_INT_H
@@ -129,10 +130,15 @@ struct proctree {
 	int finished;
 };
 
+/*
+ * The files call downwards only: proctree_index.c (the data) <-
+ * proctree.c (roles) <- proctree_event.c (events) <- proctree_agg.c
+ * (pruning, the end, the iterators).
+ */
+
 /* proctree_index.c */
 const char *intern(struct proctree *t, const char *s);
 void set_str(struct proctree *t, char **dst, const char *s);
-uint64_t pid_hash(int64_t pid);
 struct proc *map_get(struct proctree *t, const char *node, int64_t pid);
 const char *node_intern(struct proctree *t, const char *name);
 struct proc *proc_new(struct proctree *t, const char *node, int64_t pid,
@@ -144,24 +150,21 @@ void settle(struct proctree *t, struct proc *p);
 void settle_old(struct proctree *t);
 struct proc *current(struct proctree *t, const char *node, int64_t pid,
 		     double when);
+int is_pg(const struct proc *p);
 void note_uid(struct proctree *t, struct proc *p, int64_t uid);
 int proctree_uid_is_server(const struct proctree *t, int64_t uid);
 void note_ppid(struct proc *p, int64_t ppid);
 void note_exe(struct proctree *t, struct proc *p, const char *exe,
 	      const char *comm, double when);
+void fold(struct proctree *t, struct proc *p, const char *role);
+void pt_forget(struct proctree *t, struct proc *p);
+void ev_clear(struct event *e);
 int maybe_thread(const struct proc *p);
 
-/* proctree_event.c */
-void ev_clear(struct event *e);
-
 /* proctree.c */
-int is_pg(const struct proc *p);
 const char *role_of(struct proctree *t, struct proc *p, int memo, int depth);
 void try_rollup(struct proctree *t, struct proc *p);
 void title_set(struct proctree *t, struct proc *p, const char *title);
 double proc_birth(const struct proc *p);
-
-/* proctree_agg.c */
-void fold(struct proctree *t, struct proc *p, const char *role);
 
 #endif

@@ -26,18 +26,6 @@ static const char *title_role_in(const char *title, const char *cluster,
 /* ---------------------------------------------------------------- */
 /* Roles                                                              */
 
-int
-is_pg(const struct proc *p)
-{
-	const char *b;
-
-	if (p == NULL || p->exe == NULL || p->foreign)
-		return 0;
-	b = strrchr(p->exe, '/');
-	b = b ? b + 1 : p->exe;
-	return util_exe_is(b, "postgres") || util_exe_is(b, "postmaster");
-}
-
 static int
 exe_is(const struct proc *p, const char *name)
 {

@@ -85,16 +85,6 @@ counted:
 /* ---------------------------------------------------------------- */
 /* Events                                                             */
 
-void
-ev_clear(struct event *e)
-{
-	free(e->exe);
-	free(e->comm);
-	free(e->title);
-	free(e->argv);
-	memset(e, 0, sizeof(*e));
-}
-
 /* The live process an event's SYSCALL record is of, told what the
  * record says of it. */
 static struct proc *

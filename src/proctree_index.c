@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* proctree_index.c - the process tree: its processes, their index, lifetime. */
+/* proctree_index.c - the process tree's data: processes, index, aggregates. */
 /*
- * A process is kept under its node and pid in an open-addressing index
- * that always holds the live process of a pid; its syscalls are counted
- * per (arch, nr), or kept one by one while it is provisional (a child
- * whose fork record has not come yet, proctree_event.c).  Processes long
- * gone are folded into the aggregates and forgotten (proctree_prune()).
+ * The bottom of the process tree, calling no other proctree*.c file (the
+ * order is index, roles in proctree.c, events, then proctree_agg.c; a
+ * file calls only those before it).  A process is kept under its node
+ * and pid in an open-addressing index that always holds the live process
+ * of a pid; its syscalls are counted per (arch, nr), or kept one by one
+ * while it is provisional (a child whose fork record has not come yet,
+ * proctree_event.c).  fold() moves a process's counts into the
+ * aggregates of a role, given by the callers above (proctree.c's
+ * early rollup, proctree_agg.c's prune and finish), and pt_forget()
+ * drops a process already folded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +51,7 @@ set_str(struct proctree *t, char **dst, const char *s)
 	*dst = n;
 }
 
-uint64_t
+static uint64_t
 pid_hash(int64_t pid)
 {
 	uint64_t k = (uint64_t)pid;
@@ -307,6 +312,20 @@ current(struct proctree *t, const char *node, int64_t pid, double when)
 	return p;
 }
 
+/* Does @p run a postgres binary (and not as another uid than the
+ * server's, --server-user)? */
+int
+is_pg(const struct proc *p)
+{
+	const char *b;
+
+	if (p == NULL || p->exe == NULL || p->foreign)
+		return 0;
+	b = strrchr(p->exe, '/');
+	b = b ? b + 1 : p->exe;
+	return util_exe_is(b, "postgres") || util_exe_is(b, "postmaster");
+}
+
 /* A postgres process's uid is a server's uid: remembered, so that a
  * process of another program, another uid and no parent can be told to be
  * no server's (role foreign, docs/roles.md). */
@@ -382,7 +401,88 @@ note_exe(struct proctree *t, struct proc *p, const char *exe,
 }
 
 /* ---------------------------------------------------------------- */
-/* Lifetime: new, free, prune                                         */
+/* Aggregates per (role, arch, nr)                                    */
+
+static uint64_t
+agg_hash(const char *node, const char *role, uint32_t arch, int32_t nr)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)role ^ (uint64_t)(uintptr_t)node) *
+		     0x9e3779b97f4a7c15ULL;
+
+	k ^= ((uint64_t)arch << 20) ^ (uint64_t)(uint32_t)nr;
+	return pid_hash((int64_t)k);
+}
+
+/* The slot of (@node, @role, @arch, @nr) in @v of @cap (a power of two)
+ * slots: its aggregate, or the empty slot where it goes. */
+static inline struct role_agg *
+agg_slot(struct role_agg *v, size_t cap, const char *node, const char *role,
+	 uint32_t arch, int32_t nr)
+{
+	size_t j = agg_hash(node, role, arch, nr) & (cap - 1);
+
+	while (v[j].role != NULL &&
+	       (v[j].role != role || v[j].arch != arch || v[j].nr != nr ||
+		v[j].node != node))
+		j = (j + 1) & (cap - 1);
+	return &v[j];
+}
+
+static void
+agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
+	uint64_t count, double first, double last, const struct proc *p)
+{
+	struct role_agg *a;
+
+	if ((t->aggn + 1) * 2 > t->aggcap) {
+		size_t ncap = t->aggcap ? t->aggcap * 2 : 512;
+		struct role_agg *na = calloc(ncap, sizeof(*na));
+
+		if (na == NULL) {
+			t->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < t->aggcap; i++)
+			if (t->aggs[i].role != NULL)
+				*agg_slot(na, ncap, t->aggs[i].node,
+					  t->aggs[i].role, t->aggs[i].arch,
+					  t->aggs[i].nr) = t->aggs[i];
+		free(t->aggs);
+		t->aggs = na;
+		t->aggcap = ncap;
+	}
+	a = agg_slot(t->aggs, t->aggcap, p->node, role, arch, nr);
+	if (a->role != NULL) {
+		a->count += count;
+		util_widen_span(&a->first, &a->last, first, last);
+		return;
+	}
+	/* interned: the process may be pruned before the aggregate goes */
+	*a = (struct role_agg){ role, arch, nr, count, first, last, p->pid,
+				p->exe ? strset_intern(&t->exes, p->exe) : NULL,
+				p->node };
+	if (p->exe != NULL && a->example_exe == NULL)
+		t->oom = 1;
+	t->aggn++;
+}
+
+/* Fold @p's counts into the aggregates of @role, for good: from now on
+ * @role is its role (->rolled). */
+void
+fold(struct proctree *t, struct proc *p, const char *role)
+{
+	role = intern(t, role);
+	for (size_t i = 0; i < p->nsys; i++)
+		agg_add(t, role, p->sys[i].arch, p->sys[i].nr, p->sys[i].count,
+			p->sys[i].first, p->sys[i].last, p);
+	free(p->sys);
+	p->sys = NULL;
+	p->nsys = p->capsys = 0;
+	p->rolled = role;
+}
+
+/* ---------------------------------------------------------------- */
+/* Lifetime: new, forget, free                                        */
 
 int
 proctree_new(const struct proctree_hints *hints, struct proctree **out)
@@ -405,6 +505,31 @@ proc_free(struct proc *p)
 
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		free(owned[i]);
+}
+
+/* Forget @p, whose counts were folded (proctree_prune()): its parent no
+ * longer counts it, its pid no longer finds it. */
+void
+pt_forget(struct proctree *t, struct proc *p)
+{
+	if (p->parent != NULL)
+		p->parent->nkids--;
+	if (map_get(t, p->node, p->pid) == p)
+		map_del(t, p->node, p->pid);
+	if (t->exit_p == p)
+		t->exit_p = NULL;
+	proc_free(p);
+}
+
+/* Free the strings of the event being put together (proctree_event.c). */
+void
+ev_clear(struct event *e)
+{
+	free(e->exe);
+	free(e->comm);
+	free(e->title);
+	free(e->argv);
+	memset(e, 0, sizeof(*e));
 }
 
 void
@@ -440,100 +565,6 @@ maybe_thread(const struct proc *p)
 	       p->nkids == 0 && !p->provisional && p->npend == 0 &&
 	       p->nsys == 0 && p->title == NULL && !p->has_pg_child &&
 	       !p->seeded;
-}
-
-/*
- * A process that is not seen to exit but has made no record for
- * FORGET_SECS of stream time, outside the servers (not a postgres
- * program, no role in a server, no child in memory), is taken as gone:
- * processes killed by a signal make no exit_group record, and those that
- * ran before collection started may exit unseen, so without this every
- * such pid ever seen would stay in memory (2M distinct pids took 1.68 GB,
- * issue 10).  It is marked exited, so that the next commit stores it so
- * (a restart must not seed it as live: it would take the pid), and goes
- * at the prune after that.  A later record of its pid starts a new
- * process, as after an exit.  Postgres processes are never forgotten:
- * their roles are read through them; an entry of one that died unseen
- * goes when the kernel gives its pid to a new process (do_fork()).
- */
-static int
-forgettable(struct proctree *t, struct proc *p)
-{
-	return !p->exited && !p->provisional && !p->in_fifo &&
-	       p->nkids == 0 && p->npend == 0 && !p->role_busy &&
-	       !is_pg(p) && !p->has_pg_child &&
-	       p->last_t + FORGET_SECS < t->now &&
-	       !pgsc_role_in_server(role_of(t, p, 0, 0));
-}
-
-/*
- * Forget processes that exited more than @keep seconds of stream time ago,
- * after folding their counts into the aggregates under the role they have
- * now.  A live collector calls this right after a commit, which wrote each
- * of them to the processes table as exited with that same role, so memory
- * stays bounded by the live processes and a window of recent exits, not by
- * every process of a day of churn.
- *
- * Kept whatever their age: processes still provisional or waiting to be
- * settled (child-before-parent records), and parents of processes still in
- * memory (their roles are read through ->parent).  @keep should be well
- * above SETTLE_SECS: a late fork record must still find its parent.
- * A pruned pid starts afresh at its next record, as after an exit.
- * Entries taken for threads (maybe_thread()) go after @keep too, and
- * processes taken as gone (forgettable()) at the prune after the one that
- * marked them.  Returns how many processes were forgotten.
- */
-size_t
-proctree_prune(struct proctree *t, double keep)
-{
-	size_t k = 0, n = 0;
-
-	if (t->finished)
-		return 0;
-	for (size_t i = 0; i < t->nall; i++) {
-		struct proc *p = t->all[i];
-
-		if (forgettable(t, p)) {
-			p->exited = 1;
-			t->all[k++] = p;
-			continue;
-		}
-		if ((!p->exited && !maybe_thread(p)) || p->provisional ||
-		    p->in_fifo || p->nkids > 0 || p->npend > 0 ||
-		    p->role_busy || p->last_t + keep >= t->now) {
-			t->all[k++] = p;
-			continue;
-		}
-		if (p->nsys > 0)
-			fold(t, p, role_of(t, p, 0, 0));
-		if (p->parent != NULL)
-			p->parent->nkids--;
-		if (map_get(t, p->node, p->pid) == p)
-			map_del(t, p->node, p->pid);
-		if (t->exit_p == p)
-			t->exit_p = NULL;
-		proc_free(p);
-		n++;
-	}
-	t->nall = k;
-	t->nall_pruned = k;
-	return n;
-}
-
-/*
- * Is a commit (and the prune after it) due for memory's sake?  A live
- * collector far behind (a file: source catching up, a burst) reads a lot
- * of stream time per commit interval, and prunes only after a commit,
- * since whatever it forgets must be stored first: 200,000 distinct pids
- * were all in memory at once before the first commit of a catching-up
- * collector.  So it commits as soon as PRUNE_GROWTH processes were made
- * since the last prune: memory is bounded by what the stream holds
- * (tests/bench/bench-pids.sh), not by how fast it is read.
- */
-int
-proctree_prune_due(const struct proctree *t)
-{
-	return t->nall >= t->nall_pruned + PRUNE_GROWTH;
 }
 
 /* Processes in memory (for tests and diagnostics). */

@@ -73,6 +73,8 @@ util_widen_span(double *first, double *last, double lo, double hi)
 int util_append(void *v, size_t *cap, size_t *n, const void *elem, size_t size,
 		size_t first);
 
+/* strbuf.c - a growing string; out of memory is remembered in ->oom and
+ * later additions do nothing. */
 struct strbuf {
 	char *buf;
 	size_t len, cap;
@@ -83,7 +85,8 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PGSC_PRINTF(2, 3);
 void strbuf_free(struct strbuf *sb);
 
-/* A set of strings kept sorted (small; used for lists and role sets). */
+/* strset.c - a set of strings kept sorted (small; used for lists and
+ * role sets). */
 struct strset {
 	char **v;
 	size_t n, cap;

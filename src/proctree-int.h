@@ -67,7 +67,7 @@ struct proc {
 	const char *role;           /* interned; set at finish or rollup */
 	const char *fixed;          /* role carried over from an earlier round */
 	unsigned seeded : 1;
-	unsigned stored : 1;        /* written under key_birth (proc_birth()) */
+	unsigned stored : 1;        /* written under key_birth (pt_proc_birth()) */
 	unsigned fork_known : 1;    /* seeded from a row whose fork record was
 				     * seen, whether its parent is in memory
 				     * or not */
@@ -137,34 +137,34 @@ struct proctree {
  */
 
 /* proctree_index.c */
-const char *intern(struct proctree *t, const char *s);
-void set_str(struct proctree *t, char **dst, const char *s);
-struct proc *map_get(struct proctree *t, const char *node, int64_t pid);
-const char *node_intern(struct proctree *t, const char *name);
-struct proc *proc_new(struct proctree *t, const char *node, int64_t pid,
+const char *pt_intern(struct proctree *t, const char *s);
+void pt_set_str(struct proctree *t, char **dst, const char *s);
+struct proc *pt_map_get(struct proctree *t, const char *node, int64_t pid);
+const char *pt_node_intern(struct proctree *t, const char *name);
+struct proc *pt_proc_new(struct proctree *t, const char *node, int64_t pid,
 		      double when);
-void fifo_push(struct proctree *t, struct proc *p);
-void sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
+void pt_fifo_push(struct proctree *t, struct proc *p);
+void pt_sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
 	     uint64_t count, double first, double last);
-void settle(struct proctree *t, struct proc *p);
-void settle_old(struct proctree *t);
-struct proc *current(struct proctree *t, const char *node, int64_t pid,
+void pt_settle(struct proctree *t, struct proc *p);
+void pt_settle_old(struct proctree *t);
+struct proc *pt_current(struct proctree *t, const char *node, int64_t pid,
 		     double when);
-int is_pg(const struct proc *p);
-void note_uid(struct proctree *t, struct proc *p, int64_t uid);
+int pt_is_pg(const struct proc *p);
+void pt_note_uid(struct proctree *t, struct proc *p, int64_t uid);
 int proctree_uid_is_server(const struct proctree *t, int64_t uid);
-void note_ppid(struct proc *p, int64_t ppid);
-void note_exe(struct proctree *t, struct proc *p, const char *exe,
+void pt_note_ppid(struct proc *p, int64_t ppid);
+void pt_note_exe(struct proctree *t, struct proc *p, const char *exe,
 	      const char *comm, double when);
-void fold(struct proctree *t, struct proc *p, const char *role);
+void pt_fold(struct proctree *t, struct proc *p, const char *role);
 void pt_forget(struct proctree *t, struct proc *p);
-void ev_clear(struct event *e);
-int maybe_thread(const struct proc *p);
+void pt_ev_clear(struct event *e);
+int pt_maybe_thread(const struct proc *p);
 
 /* proctree.c */
-const char *role_of(struct proctree *t, struct proc *p, int memo, int depth);
-void try_rollup(struct proctree *t, struct proc *p);
-void title_set(struct proctree *t, struct proc *p, const char *title);
-double proc_birth(const struct proc *p);
+const char *pt_role_of(struct proctree *t, struct proc *p, int memo, int depth);
+void pt_try_rollup(struct proctree *t, struct proc *p);
+void pt_title_set(struct proctree *t, struct proc *p, const char *title);
+double pt_proc_birth(const struct proc *p);
 
 #endif

@@ -40,9 +40,9 @@ forgettable(struct proctree *t, struct proc *p)
 {
 	return !p->exited && !p->provisional && !p->in_fifo &&
 	       p->nkids == 0 && p->npend == 0 && !p->role_busy &&
-	       !is_pg(p) && !p->has_pg_child &&
+	       !pt_is_pg(p) && !p->has_pg_child &&
 	       p->last_t + FORGET_SECS < t->now &&
-	       !pgsc_role_in_server(role_of(t, p, 0, 0));
+	       !pgsc_role_in_server(pt_role_of(t, p, 0, 0));
 }
 
 /*
@@ -58,7 +58,7 @@ forgettable(struct proctree *t, struct proc *p)
  * memory (their roles are read through ->parent).  @keep should be well
  * above SETTLE_SECS: a late fork record must still find its parent.
  * A pruned pid starts afresh at its next record, as after an exit.
- * Entries taken for threads (maybe_thread()) go after @keep too, and
+ * Entries taken for threads (pt_maybe_thread()) go after @keep too, and
  * processes taken as gone (forgettable()) at the prune after the one that
  * marked them.  Returns how many processes were forgotten.
  */
@@ -77,14 +77,14 @@ proctree_prune(struct proctree *t, double keep)
 			t->all[k++] = p;
 			continue;
 		}
-		if ((!p->exited && !maybe_thread(p)) || p->provisional ||
+		if ((!p->exited && !pt_maybe_thread(p)) || p->provisional ||
 		    p->in_fifo || p->nkids > 0 || p->npend > 0 ||
 		    p->role_busy || p->last_t + keep >= t->now) {
 			t->all[k++] = p;
 			continue;
 		}
 		if (p->nsys > 0)
-			fold(t, p, role_of(t, p, 0, 0));
+			pt_fold(t, p, pt_role_of(t, p, 0, 0));
 		pt_forget(t, p);
 		n++;
 	}
@@ -117,19 +117,19 @@ proctree_finish(struct proctree *t)
 	proctree_event_end(t);
 	for (size_t i = 0; i < t->nall; i++)
 		if (t->all[i]->provisional)
-			settle(t, t->all[i]);
+			pt_settle(t, t->all[i]);
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
 
-		if (p->parent != NULL && is_pg(p) && is_pg(p->parent))
+		if (p->parent != NULL && pt_is_pg(p) && pt_is_pg(p->parent))
 			p->parent->has_pg_child = 1;
 	}
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
-		const char *r = role_of(t, p, 1, 0);
+		const char *r = pt_role_of(t, p, 1, 0);
 
 		if (p->nsys > 0 || p->rolled == NULL)
-			fold(t, p, r);
+			pt_fold(t, p, r);
 		p->role = p->rolled;
 	}
 	t->finished = 1;
@@ -149,8 +149,8 @@ open_counts(struct proctree *t, struct proc *p,
 
 	c.pid = p->pid;
 	c.node = p->node;
-	c.birth = proc_birth(p);
-	c.role = intern(t, role_of(t, p, 0, 0));
+	c.birth = pt_proc_birth(p);
+	c.role = pt_intern(t, pt_role_of(t, p, 0, 0));
 	c.pending = 0;
 	for (size_t k = 0; rc == 0 && k < p->nsys; k++) {
 		c.arch = p->sys[k].arch;
@@ -288,14 +288,14 @@ each_proc(struct proctree *t, int changed,
 		 */
 		if (p->records == 0 && !p->has_pg_child && p->title == NULL &&
 		    p->argv == NULL && !p->seeded &&
-		    !(p->forked && !p->exited && !maybe_thread(p)))
+		    !(p->forked && !p->exited && !pt_maybe_thread(p)))
 			continue;
 		pi.pid = p->pid;
 		pi.node = p->node;
 		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;
 		pi.parent_known = p->parent != NULL;
-		pi.birth = proc_birth(p);
-		/* from now on the process is this row (proc_birth()) */
+		pi.birth = pt_proc_birth(p);
+		/* from now on the process is this row (pt_proc_birth()) */
 		p->key_birth = pi.birth;
 		p->stored = 1;
 		pi.birth_serial = p->forked ? p->birth_serial : 0;
@@ -305,7 +305,7 @@ each_proc(struct proctree *t, int changed,
 		pi.title = p->title ? p->title : p->argv;
 		pi.role = p->role ? p->role
 				  : p->rolled ? p->rolled
-				  : role_of(t, t->all[i], 0, 0);
+				  : pt_role_of(t, t->all[i], 0, 0);
 		pi.records = p->records;
 		pi.exited = p->exited;
 		pi.uid = p->uid;

@@ -7,7 +7,7 @@
  * and pid in an open-addressing index that always holds the live process
  * of a pid; its syscalls are counted per (arch, nr), or kept one by one
  * while it is provisional (a child whose fork record has not come yet,
- * proctree_event.c).  fold() moves a process's counts into the
+ * proctree_event.c).  pt_fold() moves a process's counts into the
  * aggregates of a role, given by the callers above (proctree.c's
  * early rollup, proctree_agg.c's prune and finish), and pt_forget()
  * drops a process already folded.
@@ -22,7 +22,7 @@
 #include "proctree-int.h"
 
 const char *
-intern(struct proctree *t, const char *s)
+pt_intern(struct proctree *t, const char *s)
 {
 	const char *r = strset_intern(&t->roles, s);
 
@@ -34,7 +34,7 @@ intern(struct proctree *t, const char *s)
 }
 
 void
-set_str(struct proctree *t, char **dst, const char *s)
+pt_set_str(struct proctree *t, char **dst, const char *s)
 {
 	char *n;
 
@@ -91,7 +91,7 @@ map_slot(struct pid_slot *map, size_t cap, const char *node, int64_t pid)
 }
 
 struct proc *
-map_get(struct proctree *t, const char *node, int64_t pid)
+pt_map_get(struct proctree *t, const char *node, int64_t pid)
 {
 	if (t->mapcap == 0)
 		return NULL;
@@ -159,7 +159,7 @@ map_del(struct proctree *t, const char *node, int64_t pid)
 
 /* The interned node @name, NULL for the local host (NULL or ""). */
 const char *
-node_intern(struct proctree *t, const char *name)
+pt_node_intern(struct proctree *t, const char *name)
 {
 	const char *n;
 
@@ -172,7 +172,7 @@ node_intern(struct proctree *t, const char *name)
 }
 
 struct proc *
-proc_new(struct proctree *t, const char *node, int64_t pid, double when)
+pt_proc_new(struct proctree *t, const char *node, int64_t pid, double when)
 {
 	struct proc *p;
 
@@ -206,7 +206,7 @@ oom:
 }
 
 void
-fifo_push(struct proctree *t, struct proc *p)
+pt_fifo_push(struct proctree *t, struct proc *p)
 {
 	if (t->fifo_head + t->fifo_n == t->fifo_cap) {
 		if (t->fifo_head > 0) {
@@ -231,7 +231,7 @@ fifo_push(struct proctree *t, struct proc *p)
 }
 
 void
-sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
+pt_sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
 	uint64_t count, double first, double last)
 {
 	size_t lo = 0, hi = p->nsys;
@@ -269,10 +269,10 @@ sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
 
 /* Fold a provisional process's kept records into its counts. */
 void
-settle(struct proctree *t, struct proc *p)
+pt_settle(struct proctree *t, struct proc *p)
 {
 	for (size_t i = 0; i < p->npend; i++)
-		sys_add(t, p, p->pend[i].arch, p->pend[i].nr, 1, p->pend[i].t,
+		pt_sys_add(t, p, p->pend[i].arch, p->pend[i].nr, 1, p->pend[i].t,
 			p->pend[i].t);
 	free(p->pend);
 	p->pend = NULL;
@@ -281,7 +281,7 @@ settle(struct proctree *t, struct proc *p)
 }
 
 void
-settle_old(struct proctree *t)
+pt_settle_old(struct proctree *t)
 {
 	while (t->fifo_n > 0) {
 		struct proc *p = t->fifo[t->fifo_head];
@@ -289,7 +289,7 @@ settle_old(struct proctree *t)
 		if (p->provisional && p->first_t + SETTLE_SECS > t->now)
 			break;
 		if (p->provisional)
-			settle(t, p);
+			pt_settle(t, p);
 		p->in_fifo = 0;
 		t->fifo_head++;
 		t->fifo_n--;
@@ -298,24 +298,24 @@ settle_old(struct proctree *t)
 
 /* The live process for @pid, or a new provisional one. */
 struct proc *
-current(struct proctree *t, const char *node, int64_t pid, double when)
+pt_current(struct proctree *t, const char *node, int64_t pid, double when)
 {
-	struct proc *p = map_get(t, node, pid);
+	struct proc *p = pt_map_get(t, node, pid);
 
 	if (p != NULL && !p->exited)
 		return p;
-	p = proc_new(t, node, pid, when);
+	p = pt_proc_new(t, node, pid, when);
 	if (p == NULL)
 		return NULL;
 	p->provisional = 1;
-	fifo_push(t, p);
+	pt_fifo_push(t, p);
 	return p;
 }
 
 /* Does @p run a postgres binary (and not as another uid than the
  * server's, --server-user)? */
 int
-is_pg(const struct proc *p)
+pt_is_pg(const struct proc *p)
 {
 	const char *b;
 
@@ -332,7 +332,7 @@ is_pg(const struct proc *p)
 static void
 note_server_uid(struct proctree *t, const struct proc *p)
 {
-	if (p->uid < 0 || !is_pg(p) || t->pg_uids_full)
+	if (p->uid < 0 || !pt_is_pg(p) || t->pg_uids_full)
 		return;
 	for (size_t i = 0; i < t->npg_uids; i++)
 		if (t->pg_uids[i] == p->uid)
@@ -362,7 +362,7 @@ proctree_uid_is_server(const struct proctree *t, int64_t uid)
 /* --server-user: a postgres binary run by another uid is not a server's
  * (docs/security.md); the last uid a record gave counts. */
 void
-note_uid(struct proctree *t, struct proc *p, int64_t uid)
+pt_note_uid(struct proctree *t, struct proc *p, int64_t uid)
 {
 	if (uid < 0)
 		return;
@@ -377,7 +377,7 @@ note_uid(struct proctree *t, struct proc *p, int64_t uid)
  * process only when every parent observed is that server's postmaster
  * (title_parent_ok()). */
 void
-note_ppid(struct proc *p, int64_t ppid)
+pt_note_ppid(struct proc *p, int64_t ppid)
 {
 	if (ppid < 0)
 		return;
@@ -388,16 +388,16 @@ note_ppid(struct proc *p, int64_t ppid)
 }
 
 void
-note_exe(struct proctree *t, struct proc *p, const char *exe,
+pt_note_exe(struct proctree *t, struct proc *p, const char *exe,
 	 const char *comm, double when)
 {
 	if (exe != NULL && *exe != '\0' && (p->exe == NULL || when >= p->exe_t)) {
-		set_str(t, &p->exe, exe);
+		pt_set_str(t, &p->exe, exe);
 		p->exe_t = when;
 		note_server_uid(t, p);
 	}
 	if (comm != NULL && *comm != '\0' && (p->comm == NULL || when >= p->exe_t))
-		set_str(t, &p->comm, comm);
+		pt_set_str(t, &p->comm, comm);
 }
 
 /* ---------------------------------------------------------------- */
@@ -469,9 +469,9 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 /* Fold @p's counts into the aggregates of @role, for good: from now on
  * @role is its role (->rolled). */
 void
-fold(struct proctree *t, struct proc *p, const char *role)
+pt_fold(struct proctree *t, struct proc *p, const char *role)
 {
-	role = intern(t, role);
+	role = pt_intern(t, role);
 	for (size_t i = 0; i < p->nsys; i++)
 		agg_add(t, role, p->sys[i].arch, p->sys[i].nr, p->sys[i].count,
 			p->sys[i].first, p->sys[i].last, p);
@@ -514,7 +514,7 @@ pt_forget(struct proctree *t, struct proc *p)
 {
 	if (p->parent != NULL)
 		p->parent->nkids--;
-	if (map_get(t, p->node, p->pid) == p)
+	if (pt_map_get(t, p->node, p->pid) == p)
 		map_del(t, p->node, p->pid);
 	if (t->exit_p == p)
 		t->exit_p = NULL;
@@ -523,7 +523,7 @@ pt_forget(struct proctree *t, struct proc *p)
 
 /* Free the strings of the event being put together (proctree_event.c). */
 void
-ev_clear(struct event *e)
+pt_ev_clear(struct event *e)
 {
 	free(e->exe);
 	free(e->comm);
@@ -539,7 +539,7 @@ proctree_free(struct proctree *t)
 		return;
 	for (size_t i = 0; i < t->nall; i++)
 		proc_free(t->all[i]);
-	ev_clear(&t->ev);
+	pt_ev_clear(&t->ev);
 	strset_free(&t->roles);
 	strset_free(&t->exes);
 	strset_free(&t->nodes);
@@ -559,7 +559,7 @@ proctree_free(struct proctree *t)
  * process and makes records later starts afresh, as after a prune.
  */
 int
-maybe_thread(const struct proc *p)
+pt_maybe_thread(const struct proc *p)
 {
 	return p->clone3 && !p->execd && !p->exited && p->records == 0 &&
 	       p->nkids == 0 && !p->provisional && p->npend == 0 &&

@@ -789,7 +789,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	r.st = st;
 	r.cause = cause;
 	r.node = opts->node;
-	rc = report_session_roles(opts->session_roles, &r.session, cause);
+	rc = roles_session_parse(opts->session_roles, &r.session, cause);
 	if (rc < 0)
 		goto out;
 	rc = report_roles_known(st, &r.session, cause);
@@ -903,7 +903,7 @@ report_lists(pgsc_store *st, int64_t from, int64_t to,
 	r.st = st;
 	r.cause = cause;
 	r.node = node;
-	rc = report_session_roles(session_roles, &r.session, cause);
+	rc = roles_session_parse(session_roles, &r.session, cause);
 	if (rc == 0)
 		rc = report_roles_known(st, &r.session, cause);
 	if (rc == 0)

@@ -173,7 +173,7 @@ pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	tot.st = st;
 	tot.cause = cause;
 	*converged = 0;
-	rc = report_session_roles(opts ? opts->session_roles : NULL,
+	rc = roles_session_parse(opts ? opts->session_roles : NULL,
 				  &tot.session, cause);
 	if (rc == 0)
 		rc = report_roles_known(st, &tot.session, cause);
@@ -294,7 +294,7 @@ report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
 			.nr = (uint32_t)e->nr,
 		};
 	}
-	html_sort(sc, nsc, sort);
+	report_html_sort(sc, nsc, sort);
 	pg.sort = sort;
 	for (size_t i = 0; i < nrows; i++) {
 		struct status_row *w = &rows[i];
@@ -332,7 +332,7 @@ report_html(FILE *out, struct rep *r, const struct lists *L, int sort,
 	pg.nsession = L->l[1].n;
 	if (!report_usable(r, &why))
 		pg.warning = why;
-	rc = html_write(out, &pg);
+	rc = report_html_write(out, &pg);
 out:
 	if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");

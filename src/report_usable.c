@@ -188,7 +188,7 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 		return 1;
 	}
 	if (rc == 0)
-		rc = report_session_roles(NULL, &r.session, cause);
+		rc = roles_session_parse(NULL, &r.session, cause);
 	if (rc == 0)
 		rc = report_load(&r);
 	if (rc == 0) {

@@ -94,7 +94,7 @@ pgsc_compat_arch(uint32_t native)
 #define ARCH_SCAN_END 8192
 
 int
-pgsc_arch_known_max(uint32_t arch)
+arch_known_max(uint32_t arch)
 {
 	int max = -1;
 
@@ -126,11 +126,11 @@ arch_cause(char **cause, const char *why, const char *s, size_t len)
  * The known max of @arch in @spec ("x86_64:450,i386:462"; an arch is
  * named as pgsc prints it or as libseccomp does, "x86"), in *max; with
  * @arch 0, only check @spec.  An arch @spec does not name, or an empty
- * or NULL @spec, gives this libseccomp's pgsc_arch_known_max().
+ * or NULL @spec, gives this libseccomp's arch_known_max().
  * Returns 0, or -EINVAL with *cause (malloc'd).
  */
 int
-pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
+arch_known_max_spec(const char *spec, uint32_t arch, int *max,
 			 char **cause)
 {
 	const char *p = spec, *t;
@@ -170,7 +170,7 @@ pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
 		}
 	}
 	if (arch != 0 && !found)
-		*max = pgsc_arch_known_max(arch);
+		*max = arch_known_max(arch);
 	return 0;
 }
 
@@ -184,7 +184,7 @@ pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
  * for the whole text.
  */
 int
-pgsc_arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
+arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
 			 size_t n, int json)
 {
 	uint32_t seen[2 * ARCH_LIST_MAX];
@@ -206,7 +206,7 @@ pgsc_arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
 			if (a[j] == 0 || name == NULL || k < ns)
 				continue;
 			seen[ns++] = a[j];
-			if ((max = pgsc_arch_known_max(a[j])) < 0)
+			if ((max = arch_known_max(a[j])) < 0)
 				continue;
 			w = snprintf(buf + off, size - off,
 				     json ? "%s\"%s\": %d" : "%s%s:%d",
@@ -225,11 +225,11 @@ pgsc_arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
  * Returns what snprintf returns.
  */
 int
-pgsc_arch_known_max_text(char *buf, size_t size)
+arch_known_max_text(char *buf, size_t size)
 {
 	uint32_t native = seccomp_arch_native();
 
 	if (pgsc_arch_name(native) == NULL)
 		return snprintf(buf, size, "%s", "");
-	return pgsc_arch_known_max_list(buf, size, &native, 1, 0);
+	return arch_known_max_list(buf, size, &native, 1, 0);
 }

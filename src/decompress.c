@@ -27,7 +27,7 @@
  * with *what naming a format that is known and not read.
  */
 int
-logsrc_magic(const unsigned char *b, size_t n, const char **what)
+decompress_magic(const unsigned char *b, size_t n, const char **what)
 {
 	*what = NULL;
 	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)

@@ -104,7 +104,7 @@ live_line(void *arg, const char *line, size_t len)
 {
 	struct live *lv = arg;
 
-	drain_marker_line(&lv->marker, line, len);
+	live_drain_marker_line(&lv->marker, line, len);
 }
 
 static const struct feed_ops live_ops = {
@@ -119,7 +119,7 @@ static const struct feed_ops live_ops = {
 /* The drain marker                                                   */
 
 void
-drain_marker_arm(struct drain_marker *m, uint64_t nonce)
+live_drain_marker_arm(struct drain_marker *m, uint64_t nonce)
 {
 	snprintf(m->text, sizeof(m->text), "pgsc-drain-%d-%016llx",
 		 (int)getpid(), (unsigned long long)nonce);
@@ -128,7 +128,7 @@ drain_marker_arm(struct drain_marker *m, uint64_t nonce)
 
 /* A whole line as the feed found it: the marker cannot be split here. */
 void
-drain_marker_line(struct drain_marker *m, const char *line, size_t len)
+live_drain_marker_line(struct drain_marker *m, const char *line, size_t len)
 {
 	if (m->text[0] && !m->seen &&
 	    memmem(line, len, m->text, strlen(m->text)) != NULL)
@@ -322,7 +322,7 @@ live_open(struct run *ru)
 			      ru->command, &lv->round, &ru->continued,
 			      lv->cause);
 	if (rc == 0 && ru->continued)
-		rc = live_resume(lv);
+		rc = resume_round(lv);
 	if (rc == 0 && lv->src->start != NULL)
 		rc = lv->src->start(lv);
 	if (rc < 0)
@@ -489,7 +489,7 @@ drain_begin(struct run *ru, double now)
 		ru->drain_until = now + 5.0;
 		return;
 	}
-	drain_marker_arm(&lv->marker, lv->nonce);
+	live_drain_marker_arm(&lv->marker, lv->nonce);
 	kreq_send_marker(lv->kreq, lv->marker.text);
 	ru->drain_until = now + (ru->child > 0 ? DRAIN_TIMEOUT : 5.0);
 }

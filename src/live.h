@@ -34,8 +34,8 @@ struct drain_marker {
 	char text[64];
 	int seen;
 };
-void drain_marker_arm(struct drain_marker *m, uint64_t nonce);
-void drain_marker_line(struct drain_marker *m, const char *line, size_t len);
+void live_drain_marker_arm(struct drain_marker *m, uint64_t nonce);
+void live_drain_marker_line(struct drain_marker *m, const char *line, size_t len);
 
 /* live_tail.c - file:PATH, followed across rotations. */
 struct tail {
@@ -120,12 +120,12 @@ struct live {
 };
 
 /* resume.c */
-int live_resume(struct live *lv);
+int resume_round(struct live *lv);
 
 /* live_commit.c */
 int live_commit(struct live *lv, int finished);
 
 /* live_tail.c */
-void tail_fingerprint(int fd, char out[24]);
+void live_tail_fingerprint(int fd, char out[24]);
 
 #endif

@@ -12,7 +12,7 @@
 #include "live.h"
 
 void
-tail_fingerprint(int fd, char out[24])
+live_tail_fingerprint(int fd, char out[24])
 {
 	char buf[64 * 1024];
 	ssize_t n = pread(fd, buf, sizeof(buf), 0);
@@ -61,7 +61,7 @@ tail_use(struct tail *t, int fd, uint64_t offset)
 	t->inode = (uint64_t)sb.st_ino;
 	t->read_off = offset;
 	t->final_read = 0;
-	tail_fingerprint(fd, t->fingerprint);
+	live_tail_fingerprint(fd, t->fingerprint);
 	return 0;
 }
 
@@ -156,7 +156,7 @@ tail_locate(struct live *lv)
 					break;
 				continue;
 			}
-			tail_fingerprint(fd, cand);
+			live_tail_fingerprint(fd, cand);
 			close(fd);
 			if (strcmp(cand, fp) == 0) {
 				found = k;
@@ -236,7 +236,7 @@ tail_truncated(struct live *lv)
 	if (t->fingerprint[0] == '\0' || fstat(t->fd, &sb) < 0)
 		return 0;
 	if ((uint64_t)sb.st_size >= t->read_off) {
-		tail_fingerprint(t->fd, fp);
+		live_tail_fingerprint(t->fd, fp);
 		if (fp[0] == '\0' || strcmp(fp, t->fingerprint) == 0)
 			return 0;
 	}
@@ -247,7 +247,7 @@ tail_truncated(struct live *lv)
 	free(name);
 	feed_end_source(lv->feed);
 	if (fd >= 0) {
-		tail_fingerprint(fd, fp);
+		live_tail_fingerprint(fd, fp);
 		if (strcmp(fp, t->fingerprint) == 0 && fstat(fd, &sb) == 0 &&
 		    (uint64_t)sb.st_size >= off) {
 			int rc = tail_queue(t, t->path);
@@ -270,7 +270,7 @@ tail_truncated(struct live *lv)
 	tail_gap(lv, detail);
 	t->read_off = 0;
 	t->final_read = 0;
-	tail_fingerprint(t->fd, t->fingerprint);
+	live_tail_fingerprint(t->fd, t->fingerprint);
 	feed_set_source(lv->feed, t->path, 0, 0);
 	return 1;
 }
@@ -316,7 +316,7 @@ tail_read(struct live *lv, short revents, double deadline)
 			if (rc > 0)
 				continue;
 			if (t->fingerprint[0] == '\0')
-				tail_fingerprint(t->fd, t->fingerprint);
+				live_tail_fingerprint(t->fd, t->fingerprint);
 			t->read_off += (uint64_t)n;
 			got = 1;
 			rc = feed_bytes(lv->feed, lv->buf, (size_t)n);
@@ -418,7 +418,7 @@ tail_position(struct live *lv)
 	struct store_source src = { 0 };
 
 	if (t->fingerprint[0] == '\0' && t->fd >= 0)
-		tail_fingerprint(t->fd, t->fingerprint);
+		live_tail_fingerprint(t->fd, t->fingerprint);
 	if (t->fingerprint[0] == '\0')
 		return 0;
 	src.path = t->path;

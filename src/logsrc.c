@@ -343,7 +343,7 @@ start(struct logsrc *ls, char **cause)
 			break;
 	}
 	memcpy(m, ls->raw, n);
-	ls->fmt = logsrc_magic(m, n, &what);
+	ls->fmt = decompress_magic(m, n, &what);
 	if (ls->fmt < 0) {
 		util_cause(cause, "%s: not an audit log (%s%s)", ls->name, what,
 			   strcmp(what, "bzip2-compressed data") == 0 ?

@@ -181,7 +181,7 @@ pairs_grow(struct pglog *l)
 
 /* The pglog's own copy of backend type @s (@len bytes), NULL if OOM. */
 static const char *
-intern(struct pglog *l, const char *s, size_t len)
+type_intern(struct pglog *l, const char *s, size_t len)
 {
 	size_t mask, i;
 
@@ -234,7 +234,7 @@ pglog_add(struct pglog *l, int64_t pid, const char *type, size_t tlen,
 	 * becomes a client backend or a walsender: that says nothing. */
 	if (tlen == 15 && memcmp(type, "not initialized", 15) == 0)
 		return 0;
-	t = intern(l, type, tlen);
+	t = type_intern(l, type, tlen);
 	if (t == NULL)
 		return -ENOMEM;
 	if ((l->n + 1) * 2 > l->pairs_cap && pairs_grow(l) < 0)

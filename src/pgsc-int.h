@@ -73,6 +73,8 @@ util_widen_span(double *first, double *last, double lo, double hi)
 int util_append(void *v, size_t *cap, size_t *n, const void *elem, size_t size,
 		size_t first);
 
+/* strbuf.c - a growing string; out of memory is remembered in ->oom and
+ * later additions do nothing. */
 struct strbuf {
 	char *buf;
 	size_t len, cap;
@@ -83,7 +85,8 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PGSC_PRINTF(2, 3);
 void strbuf_free(struct strbuf *sb);
 
-/* A set of strings kept sorted (small; used for lists and role sets). */
+/* strset.c - a set of strings kept sorted (small; used for lists and
+ * role sets). */
 struct strset {
 	char **v;
 	size_t n, cap;
@@ -116,7 +119,7 @@ void serials_file(struct serials *s);
 uint64_t serials_gaps(const struct serials *s, int settled);
 void serials_free(struct serials *s);
 
-/* logsrc.c (logsrc_magic() in decompress.c, logsrc_log_name() in
+/* logsrc.c (decompress_magic() in decompress.c, logsrc_log_name() in
  * logsrc_dir.c) */
 enum logsrc_fmt { LOGSRC_PLAIN, LOGSRC_GZIP, LOGSRC_XZ, LOGSRC_ZSTD };
 /* What logsrc_resume() found at the stored offset. */
@@ -152,7 +155,7 @@ ssize_t logsrc_read(struct logsrc *ls, char *buf, size_t cap, char **cause);
 /* util_prefix_hash() of what was read: at 0, the resume offset, the end
  * of the last whole line read, or the end of what was read. */
 int logsrc_prefix_hash(struct logsrc *ls, uint64_t off, char out[24]);
-int logsrc_magic(const unsigned char *b, size_t n, const char **what);
+int decompress_magic(const unsigned char *b, size_t n, const char **what);
 #ifdef PGSC_UNITTEST
 int logsrc_log_name(const char *name, size_t *base_len, int *cls,
 		    unsigned long long *num);
@@ -230,9 +233,9 @@ struct html_page {
 	const char *warning;            /* why the lists are not usable */
 	int sort;                       /* enum pgsc_sort: the matrix's rows */
 };
-int html_write(FILE *out, const struct html_page *p);
+int report_html_write(FILE *out, const struct html_page *p);
 /* The matrix's rows in the order of @sort (enum pgsc_sort). */
-void html_sort(struct html_syscall *sc, size_t n, int sort);
+void report_html_sort(struct html_syscall *sc, size_t n, int sort);
 
 /* names.c */
 void names_reset_cache(void);
@@ -621,7 +624,7 @@ int report_lists(pgsc_store *st, int64_t from, int64_t to,
 		 const char *session_roles, const char *node,
 		 struct strset *global, struct strset *session, char **cause);
 /* The roles of a --session-roles spec (a preset or a list) into @roles. */
-int report_session_roles(const char *spec, struct strset *roles,
+int roles_session_parse(const char *spec, struct strset *roles,
 			 char **cause);
 
 /* portable.c */
@@ -752,8 +755,8 @@ long scandis_func_at(const struct scan_obj *o, uint64_t addr);
 
 /* scangraph.c */
 struct scan;                 /* every object and the reachability */
-int scan_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause);
-void scan_free(struct scan *s);
+int scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause);
+void scangraph_free(struct scan *s);
 /* Candidate syscalls, sorted by name. */
 struct scan_cand {
 	const char *name;
@@ -764,7 +767,7 @@ struct scan_cand {
 				    * entries cut off / from the child
 				    * entries (-1: no phase split) */
 };
-size_t scan_candidates(const struct scan *s, const struct scan_cand **out);
+size_t scangraph_candidates(const struct scan *s, const struct scan_cand **out);
 /* Figures for the summary. */
 struct scan_stats {
 	size_t objects, modules, libs, funcs, reached;
@@ -774,22 +777,22 @@ struct scan_stats {
 				     * number is not a constant */
 	int phases;               /* the phase split was computed */
 };
-void scan_get_stats(const struct scan *s, struct scan_stats *st);
-size_t scan_objects(const struct scan *s, const struct scan_obj *const **out);
-int scan_indirect(const struct scan *s);
+void scangraph_get_stats(const struct scan *s, struct scan_stats *st);
+size_t scangraph_objects(const struct scan *s, const struct scan_obj *const **out);
+int scangraph_indirect(const struct scan *s);
 /* Objects left out ("PATH: reason"): pkglibdir files that are not x86-64
  * ELF objects, libraries of modules that cannot be found or read. */
-size_t scan_skipped(const struct scan *s, const char *const **out);
+size_t scangraph_skipped(const struct scan *s, const char *const **out);
 /* Did the server's reachability reach function @func of object @obj? */
-int scan_func_reached(const struct scan *s, size_t obj, size_t func);
+int scangraph_func_reached(const struct scan *s, size_t obj, size_t func);
 /* Reached calls of syscall(2) with an unknown number made by function
  * @func of object @obj. */
-unsigned scan_func_unknown_calls(const struct scan *s, size_t obj,
+unsigned scangraph_func_unknown_calls(const struct scan *s, size_t obj,
 				 size_t func);
 
 /* scanjson.c */
 int scanjson_write(const struct scan *s, FILE *out);
-int scantext_write(const struct scan *s, FILE *out);
+int scanjson_text_write(const struct scan *s, FILE *out);
 
 /* candidates.c - pgsc-report --candidates */
 struct cand_list;
@@ -860,12 +863,12 @@ struct arch_info {
 	uint32_t compat;        /* the 32-bit arch that runs on it, or 0 */
 };
 const struct arch_info *arch_find(uint32_t token);
-int pgsc_arch_known_max(uint32_t arch);
-int pgsc_arch_known_max_spec(const char *spec, uint32_t arch, int *max,
+int arch_known_max(uint32_t arch);
+int arch_known_max_spec(const char *spec, uint32_t arch, int *max,
 			     char **cause);
-int pgsc_arch_known_max_text(char *buf, size_t size);
-#define ARCH_LIST_MAX 16        /* arches pgsc_arch_known_max_list() takes */
-int pgsc_arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
+int arch_known_max_text(char *buf, size_t size);
+#define ARCH_LIST_MAX 16        /* arches arch_known_max_list() takes */
+int arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
 			     size_t n, int json);
 
 /* rules.c - pgsc's audit rules (key "pgsc"), loaded through auditctl */

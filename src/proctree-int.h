@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* proctree-int.h - the process tree's own types, shared by proctree*.c. */
 /*
- * proctree.c (roles, titles, seeding), proctree_index.c (the processes
- * and their (node, pid) index), proctree_event.c (the audit events) and
- * proctree_agg.c (aggregates and iterators) share struct proctree; no
- * other file sees it (pgsc-int.h has the API).
+ * proctree_index.c (the processes, their (node, pid) index and the
+ * aggregates), proctree.c (roles, titles, seeding), proctree_event.c
+ * (the audit events) and proctree_agg.c (pruning, the end, the
+ * iterators) share struct proctree; no other file sees it (pgsc-int.h
+ * has the API).
  */
 #ifndef PGSC_PROCTREE_INT_H
 #define PGSC_PROCTREE_INT_H
@@ -66,7 +67,7 @@ struct proc {
 	const char *role;           /* interned; set at finish or rollup */
 	const char *fixed;          /* role carried over from an earlier round */
 	unsigned seeded : 1;
-	unsigned stored : 1;        /* written under key_birth (proc_birth()) */
+	unsigned stored : 1;        /* written under key_birth (pt_proc_birth()) */
 	unsigned fork_known : 1;    /* seeded from a row whose fork record was
 				     * seen, whether its parent is in memory
 				     * or not */
@@ -129,39 +130,41 @@ struct proctree {
 	int finished;
 };
 
-/* proctree_index.c */
-const char *intern(struct proctree *t, const char *s);
-void set_str(struct proctree *t, char **dst, const char *s);
-uint64_t pid_hash(int64_t pid);
-struct proc *map_get(struct proctree *t, const char *node, int64_t pid);
-const char *node_intern(struct proctree *t, const char *name);
-struct proc *proc_new(struct proctree *t, const char *node, int64_t pid,
-		      double when);
-void fifo_push(struct proctree *t, struct proc *p);
-void sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
-	     uint64_t count, double first, double last);
-void settle(struct proctree *t, struct proc *p);
-void settle_old(struct proctree *t);
-struct proc *current(struct proctree *t, const char *node, int64_t pid,
-		     double when);
-void note_uid(struct proctree *t, struct proc *p, int64_t uid);
-int proctree_uid_is_server(const struct proctree *t, int64_t uid);
-void note_ppid(struct proc *p, int64_t ppid);
-void note_exe(struct proctree *t, struct proc *p, const char *exe,
-	      const char *comm, double when);
-int maybe_thread(const struct proc *p);
+/*
+ * The files call downwards only: proctree_index.c (the data) <-
+ * proctree.c (roles) <- proctree_event.c (events) <- proctree_agg.c
+ * (pruning, the end, the iterators).
+ */
 
-/* proctree_event.c */
-void ev_clear(struct event *e);
+/* proctree_index.c */
+const char *pt_intern(struct proctree *t, const char *s);
+void pt_set_str(struct proctree *t, char **dst, const char *s);
+struct proc *pt_map_get(struct proctree *t, const char *node, int64_t pid);
+const char *pt_node_intern(struct proctree *t, const char *name);
+struct proc *pt_proc_new(struct proctree *t, const char *node, int64_t pid,
+		      double when);
+void pt_fifo_push(struct proctree *t, struct proc *p);
+void pt_sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
+	     uint64_t count, double first, double last);
+void pt_settle(struct proctree *t, struct proc *p);
+void pt_settle_old(struct proctree *t);
+struct proc *pt_current(struct proctree *t, const char *node, int64_t pid,
+		     double when);
+int pt_is_pg(const struct proc *p);
+void pt_note_uid(struct proctree *t, struct proc *p, int64_t uid);
+int proctree_uid_is_server(const struct proctree *t, int64_t uid);
+void pt_note_ppid(struct proc *p, int64_t ppid);
+void pt_note_exe(struct proctree *t, struct proc *p, const char *exe,
+	      const char *comm, double when);
+void pt_fold(struct proctree *t, struct proc *p, const char *role);
+void pt_forget(struct proctree *t, struct proc *p);
+void pt_ev_clear(struct event *e);
+int pt_maybe_thread(const struct proc *p);
 
 /* proctree.c */
-int is_pg(const struct proc *p);
-const char *role_of(struct proctree *t, struct proc *p, int memo, int depth);
-void try_rollup(struct proctree *t, struct proc *p);
-void title_set(struct proctree *t, struct proc *p, const char *title);
-double proc_birth(const struct proc *p);
-
-/* proctree_agg.c */
-void fold(struct proctree *t, struct proc *p, const char *role);
+const char *pt_role_of(struct proctree *t, struct proc *p, int memo, int depth);
+void pt_try_rollup(struct proctree *t, struct proc *p);
+void pt_title_set(struct proctree *t, struct proc *p, const char *title);
+double pt_proc_birth(const struct proc *p);
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* proctree.c - the roles of processes, the titles that name them, seeding. */
 /*
- * role_of() gives a process of the tree (proctree_index.c) its role from
+ * pt_role_of() gives a process of the tree (proctree_index.c) its role from
  * its program, its parents and its title (docs/roles.md); a postgres
- * child whose role can no longer change is folded early (try_rollup()).
+ * child whose role can no longer change is folded early (pt_try_rollup()).
  * The ps titles are parsed here with the cluster name a server's
  * auxiliary processes teach.  A round that continues an earlier one seeds
  * the tree with the processes and open counts the last commit stored
@@ -25,18 +25,6 @@ static const char *title_role_in(const char *title, const char *cluster,
 
 /* ---------------------------------------------------------------- */
 /* Roles                                                              */
-
-int
-is_pg(const struct proc *p)
-{
-	const char *b;
-
-	if (p == NULL || p->exe == NULL || p->foreign)
-		return 0;
-	b = strrchr(p->exe, '/');
-	b = b ? b + 1 : p->exe;
-	return util_exe_is(b, "postgres") || util_exe_is(b, "postmaster");
-}
 
 static int
 exe_is(const struct proc *p, const char *name)
@@ -131,7 +119,7 @@ descendant_of(struct proctree *t, const char *ar)
 		return ar;
 	if (roles_descendant(buf, sizeof(buf), ar) < 0)
 		return ar;
-	return intern(t, buf);
+	return pt_intern(t, buf);
 }
 
 /*
@@ -146,7 +134,7 @@ learn_cluster(struct proctree *t, struct proc *p)
 	size_t n = 0;
 
 	if (p->title == NULL || p->parent == NULL || p->parent->cluster != NULL ||
-	    !is_pg(p) || !is_pg(p->parent))
+	    !pt_is_pg(p) || !pt_is_pg(p->parent))
 		return;
 	c = title_cluster(title_rest(p->title), &n);
 	if (c == NULL)
@@ -192,9 +180,9 @@ title_parent_ok(struct proctree *t, struct proc *p, int depth)
 			continue;
 		if (p->node == NULL && hinted_pid(t, pp[k]))
 			continue;
-		q = map_get(t, p->node, pp[k]);
-		if (q == NULL || q == p || !is_pg(q) ||
-		    strcmp(role_of(t, q, 0, depth + 1), PGSC_ROLE_POSTMASTER) != 0)
+		q = pt_map_get(t, p->node, pp[k]);
+		if (q == NULL || q == p || !pt_is_pg(q) ||
+		    strcmp(pt_role_of(t, q, 0, depth + 1), PGSC_ROLE_POSTMASTER) != 0)
 			return 0;
 	}
 	return 1;
@@ -214,7 +202,7 @@ backend_type(struct proctree *t, struct proc *p)
 		r = PGSC_ROLE_STANDALONE;
 	if (r == NULL || strcmp(r, "postmaster") == 0)
 		r = PGSC_ROLE_BACKEND_UNKNOWN;
-	return intern(t, r);
+	return pt_intern(t, r);
 }
 
 /*
@@ -222,7 +210,7 @@ backend_type(struct proctree *t, struct proc *p)
  * process; without it the role is computed afresh, for early rollup.
  */
 const char *
-role_of(struct proctree *t, struct proc *p, int memo, int depth)
+pt_role_of(struct proctree *t, struct proc *p, int memo, int depth)
 {
 	const char *r;
 	struct proc *par = p->parent, *a;
@@ -236,9 +224,9 @@ role_of(struct proctree *t, struct proc *p, int memo, int depth)
 	if (depth > MAX_DEPTH || p->role_busy)
 		return PGSC_ROLE_UNATTRIBUTED;
 	p->role_busy = 1;
-	if (is_pg(p)) {
-		if (par != NULL && is_pg(par)) {
-			const char *pr = role_of(t, par, memo, depth + 1);
+	if (pt_is_pg(p)) {
+		if (par != NULL && pt_is_pg(par)) {
+			const char *pr = pt_role_of(t, par, memo, depth + 1);
 
 			if (strcmp(pr, PGSC_ROLE_POSTMASTER) == 0)
 				r = backend_type(t, p);
@@ -255,20 +243,20 @@ role_of(struct proctree *t, struct proc *p, int memo, int depth)
 			if (lt != NULL && strcmp(lt, "standalone backend") == 0)
 				r = PGSC_ROLE_STANDALONE;
 			else if (lt != NULL)
-				r = intern(t, lt);
+				r = pt_intern(t, lt);
 			else if (p->title != NULL && pgsc_title_role(p->title) &&
 				 title_parent_ok(t, p, depth))
-				r = intern(t, pgsc_title_role(p->title));
+				r = pt_intern(t, pgsc_title_role(p->title));
 			else
 				r = PGSC_ROLE_UNATTRIBUTED;
 		}
 	} else {
 		int d = 0;
 
-		for (a = par; a != NULL && !is_pg(a) && d < MAX_DEPTH; a = a->parent)
+		for (a = par; a != NULL && !pt_is_pg(a) && d < MAX_DEPTH; a = a->parent)
 			d++;
-		if (a != NULL && is_pg(a))
-			r = descendant_of(t, role_of(t, a, memo, depth + 1));
+		if (a != NULL && pt_is_pg(a))
+			r = descendant_of(t, pt_role_of(t, a, memo, depth + 1));
 		else if (par != NULL)
 			r = PGSC_ROLE_UNRELATED;
 		else if (p->uid >= 0 && !proctree_uid_is_server(t, p->uid))
@@ -290,15 +278,15 @@ role_of(struct proctree *t, struct proc *p, int memo, int depth)
  * bounded by the live processes, not by every backend of a long run.
  */
 void
-try_rollup(struct proctree *t, struct proc *p)
+pt_try_rollup(struct proctree *t, struct proc *p)
 {
 	const char *r;
 
 	if (!p->exited || !p->forked || p->provisional || p->title == NULL ||
-	    !is_pg(p) || !is_pg(p->parent))
+	    !pt_is_pg(p) || !pt_is_pg(p->parent))
 		return;
 	p->parent->has_pg_child = 1;
-	if (strcmp(role_of(t, p->parent, 0, 0), PGSC_ROLE_POSTMASTER) != 0)
+	if (strcmp(pt_role_of(t, p->parent, 0, 0), PGSC_ROLE_POSTMASTER) != 0)
 		return;
 	r = child_title_role(t, p);
 	if (r == NULL)
@@ -312,15 +300,15 @@ try_rollup(struct proctree *t, struct proc *p)
 		if (sp != NULL && sp > w && sp[-1] == ':')
 			return;
 	}
-	fold(t, p, intern(t, r));
+	pt_fold(t, p, pt_intern(t, r));
 }
 
 /* Set @p's title (when @title is not empty) and learn its server's
  * cluster name from it. */
 void
-title_set(struct proctree *t, struct proc *p, const char *title)
+pt_title_set(struct proctree *t, struct proc *p, const char *title)
 {
-	set_str(t, &p->title, title);
+	pt_set_str(t, &p->title, title);
 	learn_cluster(t, p);
 }
 
@@ -331,11 +319,11 @@ int
 proctree_seed(struct proctree *t, const struct proc_info *pi)
 {
 	struct proc *p, *par = NULL;
-	const char *node = node_intern(t, pi->node);
+	const char *node = pt_node_intern(t, pi->node);
 
 	if (pi->parent_known && pi->ppid >= 0)
-		par = map_get(t, node, pi->ppid);
-	p = proc_new(t, node, pi->pid, pi->birth);
+		par = pt_map_get(t, node, pi->ppid);
+	p = pt_proc_new(t, node, pi->pid, pi->birth);
 	if (p == NULL)
 		return -ENOMEM;
 	p->parent = par;
@@ -350,13 +338,13 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	p->seeded = 1;
 	p->stored = 1;
 	p->key_birth = pi->birth;
-	note_uid(t, p, pi->uid);
-	set_str(t, &p->exe, pi->exe);
-	set_str(t, &p->comm, pi->comm);
-	set_str(t, &p->title, pi->title);
+	pt_note_uid(t, p, pi->uid);
+	pt_set_str(t, &p->exe, pi->exe);
+	pt_set_str(t, &p->comm, pi->comm);
+	pt_set_str(t, &p->title, pi->title);
 	if (pi->role != NULL && strcmp(pi->role, PGSC_ROLE_UNATTRIBUTED) != 0 &&
 	    strcmp(pi->role, PGSC_ROLE_FOREIGN) != 0)
-		p->fixed = intern(t, pi->role);
+		p->fixed = pt_intern(t, pi->role);
 	return t->oom ? -ENOMEM : 0;
 }
 
@@ -378,7 +366,7 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
  * writes each process once, at the end: births there are fork times.
  */
 double
-proc_birth(const struct proc *p)
+pt_proc_birth(const struct proc *p)
 {
 	if (p->stored)
 		return p->key_birth;
@@ -395,7 +383,7 @@ proc_birth(const struct proc *p)
 int
 proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 {
-	struct proc *p, *q = map_get(t, node_intern(t, pi->node), pi->pid);
+	struct proc *p, *q = pt_map_get(t, pt_node_intern(t, pi->node), pi->pid);
 	int rc;
 
 	/*
@@ -413,7 +401,7 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	rc = proctree_seed(t, pi);
 	if (rc < 0)
 		return rc;
-	p = map_get(t, node_intern(t, pi->node), pi->pid);
+	p = pt_map_get(t, pt_node_intern(t, pi->node), pi->pid);
 	p->records = pi->records;
 	p->exited = pi->exited ? 1 : 0;
 	if (p->fixed != NULL && p->parent != NULL && roles_provisional(p->fixed))
@@ -429,9 +417,9 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 	 * ppid= may still revoke it (title_parent_ok()), as it does in an
 	 * uninterrupted run */
 	if (p->fixed != NULL && !pi->parent_known && p->title != NULL &&
-	    is_pg(p))
+	    pt_is_pg(p))
 		p->fixed = NULL;
-	if (p->parent != NULL && is_pg(p) && is_pg(p->parent))
+	if (p->parent != NULL && pt_is_pg(p) && pt_is_pg(p->parent))
 		p->parent->has_pg_child = 1;
 	learn_cluster(t, p);
 	return t->oom ? -ENOMEM : 0;
@@ -440,13 +428,13 @@ proctree_seed_open(struct proctree *t, const struct proc_info *pi)
 int
 proctree_seed_count(struct proctree *t, const struct proc_count *c)
 {
-	struct proc *p = map_get(t, node_intern(t, c->node), c->pid);
+	struct proc *p = pt_map_get(t, pt_node_intern(t, c->node), c->pid);
 
-	if (p == NULL || !p->seeded || proc_birth(p) != c->birth ||
+	if (p == NULL || !p->seeded || pt_proc_birth(p) != c->birth ||
 	    c->count == 0)
 		return 0;
 	if (!c->pending) {
-		sys_add(t, p, c->arch, c->nr, c->count, c->first, c->last);
+		pt_sys_add(t, p, c->arch, c->nr, c->count, c->first, c->last);
 		return t->oom ? -ENOMEM : 1;
 	}
 	if (p->forked || p->rolled != NULL || p->npend + c->count > PEND_MAX)
@@ -468,7 +456,7 @@ proctree_seed_count(struct proctree *t, const struct proc_count *c)
 	if (!p->provisional) {
 		p->provisional = 1;
 		if (!p->in_fifo)
-			fifo_push(t, p);
+			pt_fifo_push(t, p);
 	}
 	return t->oom ? -ENOMEM : 1;
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* proctree_agg.c - counts per (role, arch, nr), and the tree handed out. */
+/* proctree_agg.c - counts folded at prune and finish; the tree handed out. */
 /*
- * A process's counts are folded into the aggregate of its role once that
- * role is final (at its rollup, its prune, or proctree_finish()).  The
- * iterators hand the store the aggregates, the processes and the counts
- * of processes still open, for a commit or the end of an import.
+ * The top of the process tree: it calls the files below it (the data in
+ * proctree_index.c, the roles of proctree.c, the events) and none calls
+ * it.  A process's counts are folded into the aggregate of its role once
+ * that role is final: at its rollup (proctree.c), its prune or
+ * proctree_finish().  The iterators hand the store the aggregates, the
+ * processes and the counts of processes still open, for a commit or the
+ * end of an import.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,82 +19,94 @@
 #include "proctree-int.h"
 
 /* ---------------------------------------------------------------- */
-/* Aggregates per (role, arch, nr)                                    */
+/* Folding: pruning and the end                                       */
 
-static uint64_t
-agg_hash(const char *node, const char *role, uint32_t arch, int32_t nr)
+/*
+ * A process that is not seen to exit but has made no record for
+ * FORGET_SECS of stream time, outside the servers (not a postgres
+ * program, no role in a server, no child in memory), is taken as gone:
+ * processes killed by a signal make no exit_group record, and those that
+ * ran before collection started may exit unseen, so without this every
+ * such pid ever seen would stay in memory (2M distinct pids took 1.68 GB,
+ * issue 10).  It is marked exited, so that the next commit stores it so
+ * (a restart must not seed it as live: it would take the pid), and goes
+ * at the prune after that.  A later record of its pid starts a new
+ * process, as after an exit.  Postgres processes are never forgotten:
+ * their roles are read through them; an entry of one that died unseen
+ * goes when the kernel gives its pid to a new process (do_fork()).
+ */
+static int
+forgettable(struct proctree *t, struct proc *p)
 {
-	uint64_t k = ((uint64_t)(uintptr_t)role ^ (uint64_t)(uintptr_t)node) *
-		     0x9e3779b97f4a7c15ULL;
-
-	k ^= ((uint64_t)arch << 20) ^ (uint64_t)(uint32_t)nr;
-	return pid_hash((int64_t)k);
+	return !p->exited && !p->provisional && !p->in_fifo &&
+	       p->nkids == 0 && p->npend == 0 && !p->role_busy &&
+	       !pt_is_pg(p) && !p->has_pg_child &&
+	       p->last_t + FORGET_SECS < t->now &&
+	       !pgsc_role_in_server(pt_role_of(t, p, 0, 0));
 }
 
-/* The slot of (@node, @role, @arch, @nr) in @v of @cap (a power of two)
- * slots: its aggregate, or the empty slot where it goes. */
-static inline struct role_agg *
-agg_slot(struct role_agg *v, size_t cap, const char *node, const char *role,
-	 uint32_t arch, int32_t nr)
+/*
+ * Forget processes that exited more than @keep seconds of stream time ago,
+ * after folding their counts into the aggregates under the role they have
+ * now.  A live collector calls this right after a commit, which wrote each
+ * of them to the processes table as exited with that same role, so memory
+ * stays bounded by the live processes and a window of recent exits, not by
+ * every process of a day of churn.
+ *
+ * Kept whatever their age: processes still provisional or waiting to be
+ * settled (child-before-parent records), and parents of processes still in
+ * memory (their roles are read through ->parent).  @keep should be well
+ * above SETTLE_SECS: a late fork record must still find its parent.
+ * A pruned pid starts afresh at its next record, as after an exit.
+ * Entries taken for threads (pt_maybe_thread()) go after @keep too, and
+ * processes taken as gone (forgettable()) at the prune after the one that
+ * marked them.  Returns how many processes were forgotten.
+ */
+size_t
+proctree_prune(struct proctree *t, double keep)
 {
-	size_t j = agg_hash(node, role, arch, nr) & (cap - 1);
+	size_t k = 0, n = 0;
 
-	while (v[j].role != NULL &&
-	       (v[j].role != role || v[j].arch != arch || v[j].nr != nr ||
-		v[j].node != node))
-		j = (j + 1) & (cap - 1);
-	return &v[j];
-}
+	if (t->finished)
+		return 0;
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
 
-static void
-agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
-	uint64_t count, double first, double last, const struct proc *p)
-{
-	struct role_agg *a;
-
-	if ((t->aggn + 1) * 2 > t->aggcap) {
-		size_t ncap = t->aggcap ? t->aggcap * 2 : 512;
-		struct role_agg *na = calloc(ncap, sizeof(*na));
-
-		if (na == NULL) {
-			t->oom = 1;
-			return;
+		if (forgettable(t, p)) {
+			p->exited = 1;
+			t->all[k++] = p;
+			continue;
 		}
-		for (size_t i = 0; i < t->aggcap; i++)
-			if (t->aggs[i].role != NULL)
-				*agg_slot(na, ncap, t->aggs[i].node,
-					  t->aggs[i].role, t->aggs[i].arch,
-					  t->aggs[i].nr) = t->aggs[i];
-		free(t->aggs);
-		t->aggs = na;
-		t->aggcap = ncap;
+		if ((!p->exited && !pt_maybe_thread(p)) || p->provisional ||
+		    p->in_fifo || p->nkids > 0 || p->npend > 0 ||
+		    p->role_busy || p->last_t + keep >= t->now) {
+			t->all[k++] = p;
+			continue;
+		}
+		if (p->nsys > 0)
+			pt_fold(t, p, pt_role_of(t, p, 0, 0));
+		pt_forget(t, p);
+		n++;
 	}
-	a = agg_slot(t->aggs, t->aggcap, p->node, role, arch, nr);
-	if (a->role != NULL) {
-		a->count += count;
-		util_widen_span(&a->first, &a->last, first, last);
-		return;
-	}
-	/* interned: the process may be pruned before the aggregate goes */
-	*a = (struct role_agg){ role, arch, nr, count, first, last, p->pid,
-				p->exe ? strset_intern(&t->exes, p->exe) : NULL,
-				p->node };
-	if (p->exe != NULL && a->example_exe == NULL)
-		t->oom = 1;
-	t->aggn++;
+	t->nall = k;
+	t->nall_pruned = k;
+	return n;
 }
 
-void
-fold(struct proctree *t, struct proc *p, const char *role)
+/*
+ * Is a commit (and the prune after it) due for memory's sake?  A live
+ * collector far behind (a file: source catching up, a burst) reads a lot
+ * of stream time per commit interval, and prunes only after a commit,
+ * since whatever it forgets must be stored first: 200,000 distinct pids
+ * were all in memory at once before the first commit of a catching-up
+ * collector.  So it commits as soon as PRUNE_GROWTH processes were made
+ * since the last prune: memory is bounded by what the stream holds
+ * (tests/bench/bench-pids.sh), not by how fast it is read.
+ */
+int
+proctree_prune_due(const struct proctree *t)
 {
-	role = intern(t, role);
-	for (size_t i = 0; i < p->nsys; i++)
-		agg_add(t, role, p->sys[i].arch, p->sys[i].nr, p->sys[i].count,
-			p->sys[i].first, p->sys[i].last, p);
-	free(p->sys);
-	p->sys = NULL;
-	p->nsys = p->capsys = 0;
-	p->rolled = role;
+	return t->nall >= t->nall_pruned + PRUNE_GROWTH;
 }
 
 int
@@ -102,19 +117,19 @@ proctree_finish(struct proctree *t)
 	proctree_event_end(t);
 	for (size_t i = 0; i < t->nall; i++)
 		if (t->all[i]->provisional)
-			settle(t, t->all[i]);
+			pt_settle(t, t->all[i]);
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
 
-		if (p->parent != NULL && is_pg(p) && is_pg(p->parent))
+		if (p->parent != NULL && pt_is_pg(p) && pt_is_pg(p->parent))
 			p->parent->has_pg_child = 1;
 	}
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
-		const char *r = role_of(t, p, 1, 0);
+		const char *r = pt_role_of(t, p, 1, 0);
 
 		if (p->nsys > 0 || p->rolled == NULL)
-			fold(t, p, r);
+			pt_fold(t, p, r);
 		p->role = p->rolled;
 	}
 	t->finished = 1;
@@ -134,8 +149,8 @@ open_counts(struct proctree *t, struct proc *p,
 
 	c.pid = p->pid;
 	c.node = p->node;
-	c.birth = proc_birth(p);
-	c.role = intern(t, role_of(t, p, 0, 0));
+	c.birth = pt_proc_birth(p);
+	c.role = pt_intern(t, pt_role_of(t, p, 0, 0));
 	c.pending = 0;
 	for (size_t k = 0; rc == 0 && k < p->nsys; k++) {
 		c.arch = p->sys[k].arch;
@@ -273,14 +288,14 @@ each_proc(struct proctree *t, int changed,
 		 */
 		if (p->records == 0 && !p->has_pg_child && p->title == NULL &&
 		    p->argv == NULL && !p->seeded &&
-		    !(p->forked && !p->exited && !maybe_thread(p)))
+		    !(p->forked && !p->exited && !pt_maybe_thread(p)))
 			continue;
 		pi.pid = p->pid;
 		pi.node = p->node;
 		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;
 		pi.parent_known = p->parent != NULL;
-		pi.birth = proc_birth(p);
-		/* from now on the process is this row (proc_birth()) */
+		pi.birth = pt_proc_birth(p);
+		/* from now on the process is this row (pt_proc_birth()) */
 		p->key_birth = pi.birth;
 		p->stored = 1;
 		pi.birth_serial = p->forked ? p->birth_serial : 0;
@@ -290,7 +305,7 @@ each_proc(struct proctree *t, int changed,
 		pi.title = p->title ? p->title : p->argv;
 		pi.role = p->role ? p->role
 				  : p->rolled ? p->rolled
-				  : role_of(t, t->all[i], 0, 0);
+				  : pt_role_of(t, t->all[i], 0, 0);
 		pi.records = p->records;
 		pi.exited = p->exited;
 		pi.uid = p->uid;

@@ -39,14 +39,14 @@ rec_time(const struct pgsc_record *r)
 static const char *
 rec_node(struct proctree *t, const struct pgsc_record *r)
 {
-	return r->has_node ? node_intern(t, r->node) : NULL;
+	return r->has_node ? pt_node_intern(t, r->node) : NULL;
 }
 
 static void
 seccomp_record(struct proctree *t, const struct pgsc_record *r)
 {
 	double when = rec_time(r);
-	struct proc *p = current(t, rec_node(t, r), r->pid, when);
+	struct proc *p = pt_current(t, rec_node(t, r), r->pid, when);
 
 	if (p == NULL)
 		return;
@@ -55,15 +55,15 @@ seccomp_record(struct proctree *t, const struct pgsc_record *r)
 	if (when > p->last_t)
 		p->last_t = when;
 	p->records++;
-	note_exe(t, p, r->exe, r->comm, when);
-	note_uid(t, p, r->uid);
+	pt_note_exe(t, p, r->exe, r->comm, when);
+	pt_note_uid(t, p, r->uid);
 	if (p->provisional) {
 		if (p->npend == p->cappend) {
 			size_t ncap = p->cappend ? p->cappend * 2 : 8;
 			struct pend *np;
 
 			if (p->npend >= PEND_MAX) {
-				settle(t, p);
+				pt_settle(t, p);
 				goto counted;
 			}
 			np = realloc(p->pend, ncap * sizeof(*np));
@@ -79,34 +79,24 @@ seccomp_record(struct proctree *t, const struct pgsc_record *r)
 		return;
 	}
 counted:
-	sys_add(t, p, r->arch, (int32_t)r->syscall, 1, when, when);
+	pt_sys_add(t, p, r->arch, (int32_t)r->syscall, 1, when, when);
 }
 
 /* ---------------------------------------------------------------- */
 /* Events                                                             */
-
-void
-ev_clear(struct event *e)
-{
-	free(e->exe);
-	free(e->comm);
-	free(e->title);
-	free(e->argv);
-	memset(e, 0, sizeof(*e));
-}
 
 /* The live process an event's SYSCALL record is of, told what the
  * record says of it. */
 static struct proc *
 event_proc(struct proctree *t, const struct event *e)
 {
-	struct proc *p = current(t, e->node, e->pid, e->t);
+	struct proc *p = pt_current(t, e->node, e->pid, e->t);
 
 	if (p == NULL)
 		return NULL;
-	note_ppid(p, e->ppid);
-	note_exe(t, p, e->exe, e->comm, e->t);
-	note_uid(t, p, e->uid);
+	pt_note_ppid(p, e->ppid);
+	pt_note_exe(t, p, e->exe, e->comm, e->t);
+	pt_note_uid(t, p, e->uid);
 	return p;
 }
 
@@ -128,13 +118,13 @@ do_fork(struct proctree *t, struct event *e)
 	if (parent == NULL)
 		return;
 
-	cur = map_get(t, e->node, e->exit);
+	cur = pt_map_get(t, e->node, e->exit);
 	if (cur != NULL && !cur->forked && cur->first_t + 0.0005 >= e->t &&
 	    (cur->parent == NULL)) {
 		/* the child's records came first: adopt them */
 		child = cur;
 	} else {
-		child = proc_new(t, e->node, e->exit, e->t);
+		child = pt_proc_new(t, e->node, e->exit, e->t);
 		if (child == NULL)
 			return;
 		if (cur != NULL && cur->provisional && !cur->forked) {
@@ -146,7 +136,7 @@ do_fork(struct proctree *t, struct event *e)
 				struct pend *pe = &cur->pend[i];
 
 				if (pe->t + 0.0005 >= e->t) {
-					sys_add(t, child, pe->arch, pe->nr, 1,
+					pt_sys_add(t, child, pe->arch, pe->nr, 1,
 						pe->t, pe->t);
 					child->records++;
 					cur->records--;
@@ -182,11 +172,11 @@ do_fork(struct proctree *t, struct event *e)
 	if (e->t < child->first_t)
 		child->first_t = e->t;
 	if (child->provisional)
-		settle(t, child);
+		pt_settle(t, child);
 	/* Until it execs, a child runs its parent's program. */
 	if (child->exe == NULL)
-		note_exe(t, child, parent->exe, parent->comm, e->t - 1e-6);
-	try_rollup(t, child);
+		pt_note_exe(t, child, parent->exe, parent->comm, e->t - 1e-6);
+	pt_try_rollup(t, child);
 }
 
 static void
@@ -205,20 +195,20 @@ apply_event(struct proctree *t, struct event *e)
 	if (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0) {
 		if (e->success != 1)
 			return;
-		p = current(t, e->node, e->pid, e->t);
+		p = pt_current(t, e->node, e->pid, e->t);
 		if (p == NULL)
 			return;
-		note_ppid(p, e->ppid);
+		pt_note_ppid(p, e->ppid);
 		/* exe= of the execve record is the new program */
 		p->execd = 1;
-		set_str(t, &p->exe, e->exe);
-		set_str(t, &p->comm, e->comm);
+		pt_set_str(t, &p->exe, e->exe);
+		pt_set_str(t, &p->comm, e->comm);
 		p->exe_t = e->t;
 		/* the uid after the exec is the new program's (a setuid
 		 * one's is not a server's uid) */
-		note_uid(t, p, e->uid);
+		pt_note_uid(t, p, e->uid);
 		if (e->argv != NULL)
-			set_str(t, &p->argv, e->argv);
+			pt_set_str(t, &p->argv, e->argv);
 		return;
 	}
 	/* exit (a thread's) does not end the process: only exit_group */
@@ -227,7 +217,7 @@ apply_event(struct proctree *t, struct event *e)
 		if (p == NULL)
 			return;
 		if (e->title != NULL)
-			title_set(t, p, e->title);
+			pt_title_set(t, p, e->title);
 		if (e->t > p->last_t)
 			p->last_t = e->t;
 		p->exited = 1;
@@ -236,13 +226,13 @@ apply_event(struct proctree *t, struct event *e)
 			t->exit_serial = e->serial;
 			t->exit_node = e->node;
 		}
-		try_rollup(t, p);
+		pt_try_rollup(t, p);
 		return;
 	}
 	/* any other audited syscall still tells us who the caller is */
-	p = map_get(t, e->node, e->pid);
+	p = pt_map_get(t, e->node, e->pid);
 	if (p != NULL && !p->exited)
-		note_ppid(p, e->ppid);
+		pt_note_ppid(p, e->ppid);
 }
 
 /*
@@ -282,9 +272,9 @@ late_title(struct proctree *t, const struct pgsc_record *r)
 	}
 	if (p == NULL || p->title != NULL)
 		return;
-	title_set(t, p, r->title);
+	pt_title_set(t, p, r->title);
 	t->exit_p = NULL;
-	try_rollup(t, p);
+	pt_try_rollup(t, p);
 }
 
 void
@@ -296,7 +286,7 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 		return;
 	if (when > t->now) {
 		t->now = when;
-		settle_old(t);
+		pt_settle_old(t);
 	}
 	switch (r->type) {
 	case PGSC_REC_SECCOMP:
@@ -306,7 +296,7 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 		if (t->ev.has_syscall) {
 			/* two SYSCALL records in one event: apply the first */
 			apply_event(t, &t->ev);
-			ev_clear(&t->ev);
+			pt_ev_clear(&t->ev);
 		}
 		t->ev.has_syscall = 1;
 		t->ev.node = rec_node(t, r);
@@ -321,18 +311,18 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 		t->ev.a0 = r->a0;
 		t->ev.serial = r->serial;
 		t->ev.t = when;
-		set_str(t, &t->ev.exe, r->exe);
-		set_str(t, &t->ev.comm, r->comm);
+		pt_set_str(t, &t->ev.exe, r->exe);
+		pt_set_str(t, &t->ev.comm, r->comm);
 		break;
 	case PGSC_REC_EXECVE:
-		set_str(t, &t->ev.argv, r->title);
+		pt_set_str(t, &t->ev.argv, r->title);
 		break;
 	case PGSC_REC_PROCTITLE:
 		if (!t->ev.has_syscall) {
 			late_title(t, r);
 			break;
 		}
-		set_str(t, &t->ev.title, r->title);
+		pt_set_str(t, &t->ev.title, r->title);
 		break;
 	default:
 		break;
@@ -344,7 +334,7 @@ proctree_event_end(struct proctree *t)
 {
 	if (t->ev.has_syscall)
 		apply_event(t, &t->ev);
-	ev_clear(&t->ev);
+	pt_ev_clear(&t->ev);
 }
 
 /* Read at most @size - 1 bytes of /proc/@pid/@name; -1 when it cannot. */
@@ -395,7 +385,7 @@ proctree_proc_titles(struct proctree *t)
 		ssize_t n;
 		double start;
 
-		if (p->exited || p->title != NULL || !is_pg(p) ||
+		if (p->exited || p->title != NULL || !pt_is_pg(p) ||
 		    p->node != NULL)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%lld/exe", (long long)p->pid);
@@ -434,6 +424,6 @@ proctree_proc_titles(struct proctree *t)
 			n--;
 		buf[n] = '\0';
 		if (pgsc_title_role(buf) != NULL)
-			title_set(t, p, buf);
+			pt_title_set(t, p, buf);
 	}
 }

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* proctree_index.c - the process tree: its processes, their index, lifetime. */
+/* proctree_index.c - the process tree's data: processes, index, aggregates. */
 /*
- * A process is kept under its node and pid in an open-addressing index
- * that always holds the live process of a pid; its syscalls are counted
- * per (arch, nr), or kept one by one while it is provisional (a child
- * whose fork record has not come yet, proctree_event.c).  Processes long
- * gone are folded into the aggregates and forgotten (proctree_prune()).
+ * The bottom of the process tree, calling no other proctree*.c file (the
+ * order is index, roles in proctree.c, events, then proctree_agg.c; a
+ * file calls only those before it).  A process is kept under its node
+ * and pid in an open-addressing index that always holds the live process
+ * of a pid; its syscalls are counted per (arch, nr), or kept one by one
+ * while it is provisional (a child whose fork record has not come yet,
+ * proctree_event.c).  pt_fold() moves a process's counts into the
+ * aggregates of a role, given by the callers above (proctree.c's
+ * early rollup, proctree_agg.c's prune and finish), and pt_forget()
+ * drops a process already folded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +22,7 @@
 #include "proctree-int.h"
 
 const char *
-intern(struct proctree *t, const char *s)
+pt_intern(struct proctree *t, const char *s)
 {
 	const char *r = strset_intern(&t->roles, s);
 
@@ -29,7 +34,7 @@ intern(struct proctree *t, const char *s)
 }
 
 void
-set_str(struct proctree *t, char **dst, const char *s)
+pt_set_str(struct proctree *t, char **dst, const char *s)
 {
 	char *n;
 
@@ -46,7 +51,7 @@ set_str(struct proctree *t, char **dst, const char *s)
 	*dst = n;
 }
 
-uint64_t
+static uint64_t
 pid_hash(int64_t pid)
 {
 	uint64_t k = (uint64_t)pid;
@@ -86,7 +91,7 @@ map_slot(struct pid_slot *map, size_t cap, const char *node, int64_t pid)
 }
 
 struct proc *
-map_get(struct proctree *t, const char *node, int64_t pid)
+pt_map_get(struct proctree *t, const char *node, int64_t pid)
 {
 	if (t->mapcap == 0)
 		return NULL;
@@ -154,7 +159,7 @@ map_del(struct proctree *t, const char *node, int64_t pid)
 
 /* The interned node @name, NULL for the local host (NULL or ""). */
 const char *
-node_intern(struct proctree *t, const char *name)
+pt_node_intern(struct proctree *t, const char *name)
 {
 	const char *n;
 
@@ -167,7 +172,7 @@ node_intern(struct proctree *t, const char *name)
 }
 
 struct proc *
-proc_new(struct proctree *t, const char *node, int64_t pid, double when)
+pt_proc_new(struct proctree *t, const char *node, int64_t pid, double when)
 {
 	struct proc *p;
 
@@ -201,7 +206,7 @@ oom:
 }
 
 void
-fifo_push(struct proctree *t, struct proc *p)
+pt_fifo_push(struct proctree *t, struct proc *p)
 {
 	if (t->fifo_head + t->fifo_n == t->fifo_cap) {
 		if (t->fifo_head > 0) {
@@ -226,7 +231,7 @@ fifo_push(struct proctree *t, struct proc *p)
 }
 
 void
-sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
+pt_sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
 	uint64_t count, double first, double last)
 {
 	size_t lo = 0, hi = p->nsys;
@@ -264,10 +269,10 @@ sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
 
 /* Fold a provisional process's kept records into its counts. */
 void
-settle(struct proctree *t, struct proc *p)
+pt_settle(struct proctree *t, struct proc *p)
 {
 	for (size_t i = 0; i < p->npend; i++)
-		sys_add(t, p, p->pend[i].arch, p->pend[i].nr, 1, p->pend[i].t,
+		pt_sys_add(t, p, p->pend[i].arch, p->pend[i].nr, 1, p->pend[i].t,
 			p->pend[i].t);
 	free(p->pend);
 	p->pend = NULL;
@@ -276,7 +281,7 @@ settle(struct proctree *t, struct proc *p)
 }
 
 void
-settle_old(struct proctree *t)
+pt_settle_old(struct proctree *t)
 {
 	while (t->fifo_n > 0) {
 		struct proc *p = t->fifo[t->fifo_head];
@@ -284,7 +289,7 @@ settle_old(struct proctree *t)
 		if (p->provisional && p->first_t + SETTLE_SECS > t->now)
 			break;
 		if (p->provisional)
-			settle(t, p);
+			pt_settle(t, p);
 		p->in_fifo = 0;
 		t->fifo_head++;
 		t->fifo_n--;
@@ -293,18 +298,32 @@ settle_old(struct proctree *t)
 
 /* The live process for @pid, or a new provisional one. */
 struct proc *
-current(struct proctree *t, const char *node, int64_t pid, double when)
+pt_current(struct proctree *t, const char *node, int64_t pid, double when)
 {
-	struct proc *p = map_get(t, node, pid);
+	struct proc *p = pt_map_get(t, node, pid);
 
 	if (p != NULL && !p->exited)
 		return p;
-	p = proc_new(t, node, pid, when);
+	p = pt_proc_new(t, node, pid, when);
 	if (p == NULL)
 		return NULL;
 	p->provisional = 1;
-	fifo_push(t, p);
+	pt_fifo_push(t, p);
 	return p;
+}
+
+/* Does @p run a postgres binary (and not as another uid than the
+ * server's, --server-user)? */
+int
+pt_is_pg(const struct proc *p)
+{
+	const char *b;
+
+	if (p == NULL || p->exe == NULL || p->foreign)
+		return 0;
+	b = strrchr(p->exe, '/');
+	b = b ? b + 1 : p->exe;
+	return util_exe_is(b, "postgres") || util_exe_is(b, "postmaster");
 }
 
 /* A postgres process's uid is a server's uid: remembered, so that a
@@ -313,7 +332,7 @@ current(struct proctree *t, const char *node, int64_t pid, double when)
 static void
 note_server_uid(struct proctree *t, const struct proc *p)
 {
-	if (p->uid < 0 || !is_pg(p) || t->pg_uids_full)
+	if (p->uid < 0 || !pt_is_pg(p) || t->pg_uids_full)
 		return;
 	for (size_t i = 0; i < t->npg_uids; i++)
 		if (t->pg_uids[i] == p->uid)
@@ -343,7 +362,7 @@ proctree_uid_is_server(const struct proctree *t, int64_t uid)
 /* --server-user: a postgres binary run by another uid is not a server's
  * (docs/security.md); the last uid a record gave counts. */
 void
-note_uid(struct proctree *t, struct proc *p, int64_t uid)
+pt_note_uid(struct proctree *t, struct proc *p, int64_t uid)
 {
 	if (uid < 0)
 		return;
@@ -358,7 +377,7 @@ note_uid(struct proctree *t, struct proc *p, int64_t uid)
  * process only when every parent observed is that server's postmaster
  * (title_parent_ok()). */
 void
-note_ppid(struct proc *p, int64_t ppid)
+pt_note_ppid(struct proc *p, int64_t ppid)
 {
 	if (ppid < 0)
 		return;
@@ -369,20 +388,101 @@ note_ppid(struct proc *p, int64_t ppid)
 }
 
 void
-note_exe(struct proctree *t, struct proc *p, const char *exe,
+pt_note_exe(struct proctree *t, struct proc *p, const char *exe,
 	 const char *comm, double when)
 {
 	if (exe != NULL && *exe != '\0' && (p->exe == NULL || when >= p->exe_t)) {
-		set_str(t, &p->exe, exe);
+		pt_set_str(t, &p->exe, exe);
 		p->exe_t = when;
 		note_server_uid(t, p);
 	}
 	if (comm != NULL && *comm != '\0' && (p->comm == NULL || when >= p->exe_t))
-		set_str(t, &p->comm, comm);
+		pt_set_str(t, &p->comm, comm);
 }
 
 /* ---------------------------------------------------------------- */
-/* Lifetime: new, free, prune                                         */
+/* Aggregates per (role, arch, nr)                                    */
+
+static uint64_t
+agg_hash(const char *node, const char *role, uint32_t arch, int32_t nr)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)role ^ (uint64_t)(uintptr_t)node) *
+		     0x9e3779b97f4a7c15ULL;
+
+	k ^= ((uint64_t)arch << 20) ^ (uint64_t)(uint32_t)nr;
+	return pid_hash((int64_t)k);
+}
+
+/* The slot of (@node, @role, @arch, @nr) in @v of @cap (a power of two)
+ * slots: its aggregate, or the empty slot where it goes. */
+static inline struct role_agg *
+agg_slot(struct role_agg *v, size_t cap, const char *node, const char *role,
+	 uint32_t arch, int32_t nr)
+{
+	size_t j = agg_hash(node, role, arch, nr) & (cap - 1);
+
+	while (v[j].role != NULL &&
+	       (v[j].role != role || v[j].arch != arch || v[j].nr != nr ||
+		v[j].node != node))
+		j = (j + 1) & (cap - 1);
+	return &v[j];
+}
+
+static void
+agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
+	uint64_t count, double first, double last, const struct proc *p)
+{
+	struct role_agg *a;
+
+	if ((t->aggn + 1) * 2 > t->aggcap) {
+		size_t ncap = t->aggcap ? t->aggcap * 2 : 512;
+		struct role_agg *na = calloc(ncap, sizeof(*na));
+
+		if (na == NULL) {
+			t->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < t->aggcap; i++)
+			if (t->aggs[i].role != NULL)
+				*agg_slot(na, ncap, t->aggs[i].node,
+					  t->aggs[i].role, t->aggs[i].arch,
+					  t->aggs[i].nr) = t->aggs[i];
+		free(t->aggs);
+		t->aggs = na;
+		t->aggcap = ncap;
+	}
+	a = agg_slot(t->aggs, t->aggcap, p->node, role, arch, nr);
+	if (a->role != NULL) {
+		a->count += count;
+		util_widen_span(&a->first, &a->last, first, last);
+		return;
+	}
+	/* interned: the process may be pruned before the aggregate goes */
+	*a = (struct role_agg){ role, arch, nr, count, first, last, p->pid,
+				p->exe ? strset_intern(&t->exes, p->exe) : NULL,
+				p->node };
+	if (p->exe != NULL && a->example_exe == NULL)
+		t->oom = 1;
+	t->aggn++;
+}
+
+/* Fold @p's counts into the aggregates of @role, for good: from now on
+ * @role is its role (->rolled). */
+void
+pt_fold(struct proctree *t, struct proc *p, const char *role)
+{
+	role = pt_intern(t, role);
+	for (size_t i = 0; i < p->nsys; i++)
+		agg_add(t, role, p->sys[i].arch, p->sys[i].nr, p->sys[i].count,
+			p->sys[i].first, p->sys[i].last, p);
+	free(p->sys);
+	p->sys = NULL;
+	p->nsys = p->capsys = 0;
+	p->rolled = role;
+}
+
+/* ---------------------------------------------------------------- */
+/* Lifetime: new, forget, free                                        */
 
 int
 proctree_new(const struct proctree_hints *hints, struct proctree **out)
@@ -407,6 +507,31 @@ proc_free(struct proc *p)
 		free(owned[i]);
 }
 
+/* Forget @p, whose counts were folded (proctree_prune()): its parent no
+ * longer counts it, its pid no longer finds it. */
+void
+pt_forget(struct proctree *t, struct proc *p)
+{
+	if (p->parent != NULL)
+		p->parent->nkids--;
+	if (pt_map_get(t, p->node, p->pid) == p)
+		map_del(t, p->node, p->pid);
+	if (t->exit_p == p)
+		t->exit_p = NULL;
+	proc_free(p);
+}
+
+/* Free the strings of the event being put together (proctree_event.c). */
+void
+pt_ev_clear(struct event *e)
+{
+	free(e->exe);
+	free(e->comm);
+	free(e->title);
+	free(e->argv);
+	memset(e, 0, sizeof(*e));
+}
+
 void
 proctree_free(struct proctree *t)
 {
@@ -414,7 +539,7 @@ proctree_free(struct proctree *t)
 		return;
 	for (size_t i = 0; i < t->nall; i++)
 		proc_free(t->all[i]);
-	ev_clear(&t->ev);
+	pt_ev_clear(&t->ev);
 	strset_free(&t->roles);
 	strset_free(&t->exes);
 	strset_free(&t->nodes);
@@ -434,106 +559,12 @@ proctree_free(struct proctree *t)
  * process and makes records later starts afresh, as after a prune.
  */
 int
-maybe_thread(const struct proc *p)
+pt_maybe_thread(const struct proc *p)
 {
 	return p->clone3 && !p->execd && !p->exited && p->records == 0 &&
 	       p->nkids == 0 && !p->provisional && p->npend == 0 &&
 	       p->nsys == 0 && p->title == NULL && !p->has_pg_child &&
 	       !p->seeded;
-}
-
-/*
- * A process that is not seen to exit but has made no record for
- * FORGET_SECS of stream time, outside the servers (not a postgres
- * program, no role in a server, no child in memory), is taken as gone:
- * processes killed by a signal make no exit_group record, and those that
- * ran before collection started may exit unseen, so without this every
- * such pid ever seen would stay in memory (2M distinct pids took 1.68 GB,
- * issue 10).  It is marked exited, so that the next commit stores it so
- * (a restart must not seed it as live: it would take the pid), and goes
- * at the prune after that.  A later record of its pid starts a new
- * process, as after an exit.  Postgres processes are never forgotten:
- * their roles are read through them; an entry of one that died unseen
- * goes when the kernel gives its pid to a new process (do_fork()).
- */
-static int
-forgettable(struct proctree *t, struct proc *p)
-{
-	return !p->exited && !p->provisional && !p->in_fifo &&
-	       p->nkids == 0 && p->npend == 0 && !p->role_busy &&
-	       !is_pg(p) && !p->has_pg_child &&
-	       p->last_t + FORGET_SECS < t->now &&
-	       !pgsc_role_in_server(role_of(t, p, 0, 0));
-}
-
-/*
- * Forget processes that exited more than @keep seconds of stream time ago,
- * after folding their counts into the aggregates under the role they have
- * now.  A live collector calls this right after a commit, which wrote each
- * of them to the processes table as exited with that same role, so memory
- * stays bounded by the live processes and a window of recent exits, not by
- * every process of a day of churn.
- *
- * Kept whatever their age: processes still provisional or waiting to be
- * settled (child-before-parent records), and parents of processes still in
- * memory (their roles are read through ->parent).  @keep should be well
- * above SETTLE_SECS: a late fork record must still find its parent.
- * A pruned pid starts afresh at its next record, as after an exit.
- * Entries taken for threads (maybe_thread()) go after @keep too, and
- * processes taken as gone (forgettable()) at the prune after the one that
- * marked them.  Returns how many processes were forgotten.
- */
-size_t
-proctree_prune(struct proctree *t, double keep)
-{
-	size_t k = 0, n = 0;
-
-	if (t->finished)
-		return 0;
-	for (size_t i = 0; i < t->nall; i++) {
-		struct proc *p = t->all[i];
-
-		if (forgettable(t, p)) {
-			p->exited = 1;
-			t->all[k++] = p;
-			continue;
-		}
-		if ((!p->exited && !maybe_thread(p)) || p->provisional ||
-		    p->in_fifo || p->nkids > 0 || p->npend > 0 ||
-		    p->role_busy || p->last_t + keep >= t->now) {
-			t->all[k++] = p;
-			continue;
-		}
-		if (p->nsys > 0)
-			fold(t, p, role_of(t, p, 0, 0));
-		if (p->parent != NULL)
-			p->parent->nkids--;
-		if (map_get(t, p->node, p->pid) == p)
-			map_del(t, p->node, p->pid);
-		if (t->exit_p == p)
-			t->exit_p = NULL;
-		proc_free(p);
-		n++;
-	}
-	t->nall = k;
-	t->nall_pruned = k;
-	return n;
-}
-
-/*
- * Is a commit (and the prune after it) due for memory's sake?  A live
- * collector far behind (a file: source catching up, a burst) reads a lot
- * of stream time per commit interval, and prunes only after a commit,
- * since whatever it forgets must be stored first: 200,000 distinct pids
- * were all in memory at once before the first commit of a catching-up
- * collector.  So it commits as soon as PRUNE_GROWTH processes were made
- * since the last prune: memory is bounded by what the stream holds
- * (tests/bench/bench-pids.sh), not by how fast it is read.
- */
-int
-proctree_prune_due(const struct proctree *t)
-{
-	return t->nall >= t->nall_pruned + PRUNE_GROWTH;
 }
 
 /* Processes in memory (for tests and diagnostics). */

@@ -5,7 +5,7 @@
  * rep_out), and the helpers every format uses.  The files call down
  * only: report.c (the format table) -> the writers (report_guc.c,
  * report_json.c, report_table.c, report_filter.c, report_status.c,
- * report_types.c) -> report_usable.c -> report_model.c (rep_open(), the
+ * report_types.c) -> report_usable.c -> report_model.c (report_open(), the
  * lists) -> report_needs.c -> report_print.c -> report_nodes.c. */
 #ifndef PGSC_REPORT_INT_H
 #define PGSC_REPORT_INT_H
@@ -73,7 +73,7 @@ struct lists {
 	struct strset startup;          /* the postmaster's start-up, added */
 };
 
-/* What rep_open() opens. */
+/* What report_open() opens. */
 enum rep_range {
 	REP_RANGE_FINISHED,     /* from-to within the finished rounds, 0 the
 				 * first or the last of them */
@@ -106,14 +106,14 @@ struct rep_out {
 };
 
 /* report_model.c */
-int rep_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
+int report_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
 	     char **cause);
-void rep_close(struct rep *r);
-int rep_list_names(const struct rep *r, int session, struct strset *out);
-int rep_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
+void report_close(struct rep *r);
+int report_list_names(const struct rep *r, int session, struct strset *out);
+int report_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 		    struct lists *L);
-void rep_lists_free(struct lists *L);
-int rep_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
+void report_lists_free(struct lists *L);
+int report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
 		  struct strset *to);
 
 /* report_print.c */

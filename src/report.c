@@ -38,7 +38,7 @@ format_find(enum pgsc_format format)
 
 /*
  * The options that do not fit together, checked once the rounds are
- * known to be there (rep_open()'s ready(): a store without rounds says
+ * known to be there (report_open()'s ready(): a store without rounds says
  * "no data" first).  @arg is the writer's struct rep_out.
  */
 static int
@@ -120,11 +120,11 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	memset(&L, 0, sizeof(L));
 	memset(&T, 0, sizeof(T));
 	/* 1: no rounds, no data, not an error */
-	rc = rep_open(st, &spec, &r, cause);
+	rc = report_open(st, &spec, &r, cause);
 	if (rc != 0)
 		goto out;
 	if (f != NULL && (f->needs_lists || opts->per_type))
-		rc = rep_lists_build(&r, opts, &L);
+		rc = report_lists_build(&r, opts, &L);
 	if (rc == 0 && opts->per_type)
 		rc = report_types_build(&r, opts, &L, &T);
 	if (rc < 0)
@@ -151,8 +151,8 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = 1;
 out:
 	report_types_free(&T);
-	rep_lists_free(&L);
-	rep_close(&r);
+	report_lists_free(&L);
+	report_close(&r);
 	return rc;
 }
 
@@ -176,19 +176,19 @@ report_lists(pgsc_store *st, int64_t from, int64_t to,
 	struct rep r;
 	int rc;
 
-	rc = rep_open(st, &spec, &r, cause);
+	rc = report_open(st, &spec, &r, cause);
 	if (rc == 1)
 		rc = -ENOENT;   /* no rounds: as pgsc-diff has always been told */
 	if (rc == 0 && !report_usable(&r, cause))
 		rc = -ENODATA;
 	if (rc == 0)
-		rc = rep_list_names(&r, 0, global);
+		rc = report_list_names(&r, 0, global);
 	if (rc == 0)
 		rc = report_needs_add(global, NULL, 0);
 	if (rc == 0)
-		rc = rep_list_names(&r, 1, session);
+		rc = report_list_names(&r, 1, session);
 	if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
-	rep_close(&r);
+	report_close(&r);
 	return rc;
 }

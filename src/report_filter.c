@@ -71,7 +71,7 @@ known_max_text(const struct rep *r, const struct lists *L, char *buf,
 	uint32_t arches[FILTER_ARCH_MAX];
 	int na = filter_arches(r, L, arches, FILTER_ARCH_MAX);
 
-	if (pgsc_arch_known_max_list(buf, size, arches, (size_t)na,
+	if (arch_known_max_list(buf, size, arches, (size_t)na,
 				     json) < 0 && size > 0)
 		buf[0] = '\0';
 }
@@ -192,7 +192,7 @@ known_not_allowed(const struct lists *L, const uint32_t *arches, int na,
 		  struct strset *out)
 {
 	for (int i = 0; i < na; i++) {
-		int max = pgsc_arch_known_max(arches[i]);
+		int max = arch_known_max(arches[i]);
 
 		if (portable_oci_arch(arches[i]) == NULL)
 			continue;

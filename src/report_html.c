@@ -391,7 +391,7 @@ sc_cmp(const void *a, const void *b, void *arg)
 }
 
 void
-html_sort(struct html_syscall *sc, size_t n, int sort)
+report_html_sort(struct html_syscall *sc, size_t n, int sort)
 {
 	if (n > 1)
 		qsort_r(sc, n, sizeof(*sc), sc_cmp, &sort);
@@ -444,7 +444,7 @@ rounds_table(FILE *out, const struct html_page *p)
 }
 
 int
-html_write(FILE *out, const struct html_page *p)
+report_html_write(FILE *out, const struct html_page *p)
 {
 	head(out, p);
 	chart(out, p);

@@ -73,9 +73,9 @@ json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
 		struct lists L;
 
 		memset(&L, 0, sizeof(L));
-		rc = rep_open(r->st, &spec, &n, r->cause);
+		rc = report_open(r->st, &spec, &n, r->cause);
 		if (rc == 0)
-			rc = rep_lists_build(&n, o, &L);
+			rc = report_lists_build(&n, o, &L);
 		if (rc == 0) {
 			fprintf(out, "%s\n    ", i ? "," : "");
 			report_json_str(out, n.node);
@@ -87,8 +87,8 @@ json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
 			report_json_list(out, &L.l[1]);
 			fputc('}', out);
 		}
-		rep_lists_free(&L);
-		rep_close(&n);
+		report_lists_free(&L);
+		report_close(&n);
 	}
 	fprintf(out, "\n  }");
 	return rc;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* report_model.c - what every report stands on: a range of rounds opened
- * once (rep_open(): the session roles, the rounds, the counts loaded) and
- * the global and session lists built from it (rep_lists_build()).  It
+ * once (report_open(): the session roles, the rounds, the counts loaded) and
+ * the global and session lists built from it (report_lists_build()).  It
  * prints nothing; the writers and report_usable.c read what it built. */
 /*
  * Every name kept comes from libseccomp for the record's own arch and is
@@ -43,9 +43,9 @@ session_known(pgsc_store *st, const struct strset *roles, char **cause)
 	return 0;
 }
 
-/* What rep_open() filled in @r, freed; a zeroed @r is fine. */
+/* What report_open() filled in @r, freed; a zeroed @r is fine. */
 void
-rep_close(struct rep *r)
+report_close(struct rep *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->e[i].example_exe);
@@ -197,11 +197,11 @@ range_check(struct rep *r, int64_t from, int64_t to)
  * then the totals, the nodes and the counts loaded.  Every report, the
  * status, --check-complete and pgsc-diff's lists open here.
  * Returns 0; 1 when there is nothing to load (no rounds yet: *cause says
- * so; or ready() said so); or -errno with *cause.  rep_close(@r) in every
+ * so; or ready() said so); or -errno with *cause.  report_close(@r) in every
  * case.
  */
 int
-rep_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
+report_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
 	 char **cause)
 {
 	int rc;
@@ -210,7 +210,7 @@ rep_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
 	r->st = st;
 	r->cause = cause;
 	r->node = spec->node;
-	rc = report_session_roles(spec->session_roles, &r->session, cause);
+	rc = roles_session_parse(spec->session_roles, &r->session, cause);
 	if (rc == 0)
 		rc = session_known(st, &r->session, cause);
 	if (rc == 0 && spec->range == REP_RANGE_FINISHED)
@@ -229,7 +229,7 @@ rep_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
 /* The sorted, de-duplicated names of one list (names of several arches
  * merge into one list, as the GUCs take names). */
 int
-rep_list_names(const struct rep *r, int session, struct strset *out)
+report_list_names(const struct rep *r, int session, struct strset *out)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct entry *e = &r->e[i];
@@ -243,7 +243,7 @@ rep_list_names(const struct rep *r, int session, struct strset *out)
 }
 
 void
-rep_lists_free(struct lists *L)
+report_lists_free(struct lists *L)
 {
 	for (int k = 0; k < 2; k++) {
 		strset_free(&L->l[k]);
@@ -299,7 +299,7 @@ lists_note(struct lists *L, int k, const char *name, const struct strset *to)
  * docs/portability.md.
  */
 int
-rep_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
+report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
 	      struct strset *to)
 {
 	uint32_t t[2];
@@ -326,7 +326,7 @@ rep_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
 
 /* The two lists for @o, with what the mapping did to them. */
 int
-rep_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
+report_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 		struct lists *L)
 {
 	struct strset to = { 0 };
@@ -338,7 +338,7 @@ rep_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 	L->portable = o->portable;
 	for (int k = 0; k < 2; k++) {
 		if (!L->mapping) {
-			rc = rep_list_names(r, k, &L->l[k]);
+			rc = report_list_names(r, k, &L->l[k]);
 			if (rc < 0)
 				goto out;
 			continue;
@@ -348,7 +348,7 @@ rep_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 
 			if (e->name == NULL || !(k ? e->session : e->global))
 				continue;
-			rc = rep_map_entry(e, o, &to);
+			rc = report_map_entry(e, o, &to);
 			if (rc < 0)
 				goto out;
 			if (to.n == 0) {

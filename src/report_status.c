@@ -175,7 +175,7 @@ rows_free(struct status_rows *rows)
 }
 
 /*
- * rep_open()'s ready() for --status: every round's row, oldest first, in
+ * report_open()'s ready() for --status: every round's row, oldest first, in
  * @arg, and the rounds to load are all of them, finished or not (the
  * totals for report_usable()).  Returns 1 when there is no round yet.
  */
@@ -213,7 +213,7 @@ pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	int rc, usable = 0;
 
 	*converged = 0;
-	rc = rep_open(st, &spec, &tot, cause);
+	rc = report_open(st, &spec, &tot, cause);
 	if (rc < 0)
 		goto out;
 	rc = 0;
@@ -263,7 +263,7 @@ out:
 	free(why);
 	free(verdict);
 	rows_free(&rows);
-	rep_close(&tot);
+	report_close(&tot);
 	return rc;
 }
 
@@ -329,7 +329,7 @@ report_html(const struct rep_out *w)
 			.nr = (uint32_t)e->nr,
 		};
 	}
-	html_sort(sc, nsc, sort);
+	report_html_sort(sc, nsc, sort);
 	pg.sort = sort;
 	for (size_t i = 0; i < rows.n; i++) {
 		const struct status_row *row = &rows.v[i];
@@ -367,7 +367,7 @@ report_html(const struct rep_out *w)
 	pg.nsession = L->l[1].n;
 	if (!report_usable(r, &why))
 		pg.warning = why;
-	rc = html_write(out, &pg);
+	rc = report_html_write(out, &pg);
 out:
 	if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");

@@ -182,11 +182,11 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 	struct rep r;
 	int rc;
 
-	rc = rep_open(st, &spec, &r, cause);
+	rc = report_open(st, &spec, &r, cause);
 	if (rc == 1) {
 		/* no rounds: no data, not an error */
 		fprintf(out, "%s\n", *cause);
-		rep_close(&r);
+		report_close(&r);
 		return 1;
 	}
 	if (rc == 0) {
@@ -212,6 +212,6 @@ pgsc_check_complete(pgsc_store *st, const struct pgsc_report_opts *opts,
 		free(why);
 		rc = missing || !usable;
 	}
-	rep_close(&r);
+	report_close(&r);
 	return rc;
 }

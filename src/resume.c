@@ -135,7 +135,7 @@ base_compact(struct live *lv)
 
 /* Continue round lv->round, which an earlier run left unfinished. */
 int
-live_resume(struct live *lv)
+resume_round(struct live *lv)
 {
 	char **cause = lv->cause;
 	int rc;

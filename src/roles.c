@@ -102,7 +102,7 @@ roles_known(const char *role)
 }
 
 int
-report_session_roles(const char *spec, struct strset *roles, char **cause)
+roles_session_parse(const char *spec, struct strset *roles, char **cause)
 {
 	const char *const *preset = NULL;
 	char *copy, *tok, *save = NULL;
@@ -154,7 +154,7 @@ int
 pgsc_session_roles_check(const char *spec, char **cause)
 {
 	struct strset s = { 0 };
-	int rc = report_session_roles(spec, &s, cause);
+	int rc = roles_session_parse(spec, &s, cause);
 
 	strset_free(&s);
 	return rc;

@@ -60,7 +60,7 @@ grow(void *v, size_t *cap, size_t n, size_t size)
 }
 
 size_t
-scan_objects(const struct scan *s, const struct scan_obj *const **out)
+scangraph_objects(const struct scan *s, const struct scan_obj *const **out)
 {
 	*out = (const struct scan_obj *const *)s->objs;
 	return s->nobjs;
@@ -70,7 +70,7 @@ static const struct scan_func *node_func(const struct scan *s, uint32_t u,
 					 const struct scan_obj **po);
 
 unsigned
-scan_func_unknown_calls(const struct scan *s, size_t obj, size_t func)
+scangraph_func_unknown_calls(const struct scan *s, size_t obj, size_t func)
 {
 	uint32_t u = (uint32_t)(s->base[obj] + func);
 	unsigned n = 0;
@@ -88,32 +88,32 @@ scan_func_unknown_calls(const struct scan *s, size_t obj, size_t func)
 }
 
 int
-scan_func_reached(const struct scan *s, size_t obj, size_t func)
+scangraph_func_reached(const struct scan *s, size_t obj, size_t func)
 {
 	return s->reached[s->base[obj] + func];
 }
 
 int
-scan_indirect(const struct scan *s)
+scangraph_indirect(const struct scan *s)
 {
 	return s->indirect;
 }
 
 void
-scan_get_stats(const struct scan *s, struct scan_stats *st)
+scangraph_get_stats(const struct scan *s, struct scan_stats *st)
 {
 	*st = s->stats;
 }
 
 size_t
-scan_candidates(const struct scan *s, const struct scan_cand **out)
+scangraph_candidates(const struct scan *s, const struct scan_cand **out)
 {
 	*out = s->cands;
 	return s->ncands;
 }
 
 void
-scan_free(struct scan *s)
+scangraph_free(struct scan *s)
 {
 	if (s == NULL)
 		return;
@@ -134,7 +134,7 @@ scan_free(struct scan *s)
 }
 
 size_t
-scan_skipped(const struct scan *s, const char *const **out)
+scangraph_skipped(const struct scan *s, const char *const **out)
 {
 	*out = (const char *const *)s->skipped;
 	return s->nskipped;
@@ -768,7 +768,7 @@ out:
 }
 
 int
-scan_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
+scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
 {
 	struct scan *s = calloc(1, sizeof(*s));
 	struct best *b = NULL;
@@ -896,6 +896,6 @@ out:
 		util_cause(cause, "pgsc-scan: out of memory");
 	free(roots);
 	free(b);
-	scan_free(s);
+	scangraph_free(s);
 	return rc;
 }

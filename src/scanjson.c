@@ -49,14 +49,14 @@ scanjson_write(const struct scan *s, FILE *out)
 	struct scan_stats st;
 	size_t n, nobj;
 
-	scan_get_stats(s, &st);
-	nobj = scan_objects(s, &objs);
-	n = scan_candidates(s, &c);
+	scangraph_get_stats(s, &st);
+	nobj = scangraph_objects(s, &objs);
+	n = scangraph_candidates(s, &c);
 	fputs("{\n  \"pgsc_scan\": 1,\n  \"arch\": \"x86_64\",\n  \"server\": ",
 	      out);
 	jstr(out, objs[0]->path);
 	fprintf(out, ",\n  \"indirect\": \"%s\",\n",
-		scan_indirect(s) ? "address-taken" : "none");
+		scangraph_indirect(s) ? "address-taken" : "none");
 	fprintf(out, "  \"phases\": %s,\n", st.phases ? "true" : "false");
 	fprintf(out, "  \"stats\": {\"objects\": %zu, \"modules\": %zu, "
 		"\"libraries\": %zu, \"functions\": %zu, \"reached\": %zu, "
@@ -89,7 +89,7 @@ scanjson_write(const struct scan *s, FILE *out)
 	fputs("  ],\n  \"skipped\": [", out);
 	{
 		const char *const *sk;
-		size_t nsk = scan_skipped(s, &sk);
+		size_t nsk = scangraph_skipped(s, &sk);
 
 		for (size_t i = 0; i < nsk; i++) {
 			fputs(i ? ", " : "", out);
@@ -117,7 +117,7 @@ scanjson_write(const struct scan *s, FILE *out)
 
 		for (size_t k = 0; k < o->nfuncs; k++) {
 			const struct scan_func *f = &o->funcs[k];
-			unsigned calls = scan_func_unknown_calls(s, i, k);
+			unsigned calls = scangraph_func_unknown_calls(s, i, k);
 			char addr[32];
 
 			if (f->unresolved == 0 && calls == 0)
@@ -131,7 +131,7 @@ scanjson_write(const struct scan *s, FILE *out)
 			pgsc_json_escape(out, f->name ? f->name : addr);
 			fprintf(out, "\", \"sites\": %u, \"syscall_calls\": %u, "
 				"\"reached\": %s}", f->unresolved, calls,
-				scan_func_reached(s, i, k) ? "true" : "false");
+				scangraph_func_reached(s, i, k) ? "true" : "false");
 		}
 	}
 	fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
@@ -139,20 +139,20 @@ scanjson_write(const struct scan *s, FILE *out)
 }
 
 int
-scantext_write(const struct scan *s, FILE *out)
+scanjson_text_write(const struct scan *s, FILE *out)
 {
 	const struct scan_obj *const *objs;
 	const struct scan_cand *c;
 	struct scan_stats st;
 	size_t n, pm_only = 0, ch_only = 0;
 
-	scan_get_stats(s, &st);
-	scan_objects(s, &objs);
-	n = scan_candidates(s, &c);
+	scangraph_get_stats(s, &st);
+	scangraph_objects(s, &objs);
+	n = scangraph_candidates(s, &c);
 	fputs("# pgsc-scan of ", out);
 	pgsc_text_escape(out, objs[0]->path);
 	fprintf(out, " (x86_64, indirect calls: %s)\n",
-		scan_indirect(s) ? "address-taken" : "none");
+		scangraph_indirect(s) ? "address-taken" : "none");
 	fprintf(out, "# %zu objects (%zu modules, %zu libraries and the "
 		"loader), %zu functions, %zu reached, %llu instructions\n",
 		st.objects, st.modules, st.libs, st.funcs, st.reached,
@@ -173,7 +173,7 @@ scantext_write(const struct scan *s, FILE *out)
 	}
 	{
 		const char *const *sk;
-		size_t nsk = scan_skipped(s, &sk);
+		size_t nsk = scangraph_skipped(s, &sk);
 
 		for (size_t i = 0; i < nsk; i++) {
 			fputs("# skipped: ", out);
@@ -205,13 +205,13 @@ pgsc_scan(const struct pgsc_scan_opts *opts, enum pgsc_scan_format format,
 	struct scan *s;
 	int rc;
 
-	rc = scan_run(opts, &s, cause);
+	rc = scangraph_run(opts, &s, cause);
 	if (rc < 0)
 		return rc;
 	rc = format == PGSC_SCAN_JSON ? scanjson_write(s, out)
-				      : scantext_write(s, out);
+				      : scanjson_text_write(s, out);
 	if (rc < 0)
 		util_cause(cause, "write: %s", strerror(-rc));
-	scan_free(s);
+	scangraph_free(s);
 	return rc;
 }

@@ -95,9 +95,9 @@ known_max_get(const char *spec, struct ruleset_unknown *u)
 	int rc;
 
 	u->max_native = u->max_compat = -1;
-	rc = pgsc_arch_known_max_spec(spec, native, &u->max_native, &cause);
+	rc = arch_known_max_spec(spec, native, &u->max_native, &cause);
 	if (rc == 0 && compat != 0)
-		rc = pgsc_arch_known_max_spec(spec, compat, &u->max_compat,
+		rc = arch_known_max_spec(spec, compat, &u->max_compat,
 					      &cause);
 	if (rc == 0)
 		return 0;
@@ -113,7 +113,7 @@ print_known_max(void)
 {
 	char buf[128];
 
-	pgsc_arch_known_max_text(buf, sizeof(buf));
+	arch_known_max_text(buf, sizeof(buf));
 	printf("%s\n", buf);
 	return 0;
 }

@@ -172,7 +172,7 @@ check_known_max(char **newval, void **extra, GucSource source)
 
 	(void)extra;
 	(void)source;
-	if (pgsc_arch_known_max_spec(*newval, 0, &max, &cause) == 0)
+	if (arch_known_max_spec(*newval, 0, &max, &cause) == 0)
 		return true;
 	GUC_check_errdetail("%s", cause != NULL ? cause : "invalid value");
 	free(cause);
@@ -194,10 +194,10 @@ pgsc_known_max_get(void)
 		return &known_max;
 	known_max.max_native = known_max.max_compat = -1;
 	/* checked by check_known_max() */
-	(void)pgsc_arch_known_max_spec(known_max_spec, native,
+	(void)arch_known_max_spec(known_max_spec, native,
 				       &known_max.max_native, NULL);
 	if (compat != 0)
-		(void)pgsc_arch_known_max_spec(known_max_spec, compat,
+		(void)arch_known_max_spec(known_max_spec, compat,
 					       &known_max.max_compat, NULL);
 	known_max_ready = true;
 	return &known_max;
@@ -574,7 +574,7 @@ check_postmaster_values(void)
 		char *cause = NULL;
 		int max;
 
-		if (pgsc_arch_known_max_spec(v, 0, &max, &cause) < 0) {
+		if (arch_known_max_spec(v, 0, &max, &cause) < 0) {
 			char *msg = pstrdup(cause != NULL ? cause : "invalid");
 
 			free(cause);

@@ -30,7 +30,7 @@ on_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 static void
 on_line(void *arg, const char *line, size_t len)
 {
-	drain_marker_line(arg, line, len);
+	live_drain_marker_line(arg, line, len);
 }
 
 static const struct feed_ops ops = {
@@ -74,9 +74,9 @@ test_marker_split(void **state)
 	struct drain_marker m = { 0 };
 
 	(void)state;
-	drain_marker_arm(&m, 0x0123456789abcdefULL);
+	live_drain_marker_arm(&m, 0x0123456789abcdefULL);
 	assert_true(feed_split(&m, m.text, strlen(m.text) / 2));
-	drain_marker_arm(&m, 0x0123456789abcdefULL);
+	live_drain_marker_arm(&m, 0x0123456789abcdefULL);
 	assert_true(feed_split(&m, m.text, 1));
 }
 
@@ -86,8 +86,8 @@ test_marker_other_nonce(void **state)
 	struct drain_marker m = { 0 }, other = { 0 };
 
 	(void)state;
-	drain_marker_arm(&m, 1);
-	drain_marker_arm(&other, 2);
+	live_drain_marker_arm(&m, 1);
+	live_drain_marker_arm(&other, 2);
 	assert_false(feed_split(&m, other.text, 5));
 }
 
@@ -98,7 +98,7 @@ test_marker_unarmed(void **state)
 	const char line[] = "type=USER msg=audit(1.000:1): msg='x'";
 
 	(void)state;
-	drain_marker_line(&m, line, sizeof(line) - 1);
+	live_drain_marker_line(&m, line, sizeof(line) - 1);
 	assert_false(m.seen);
 }
 

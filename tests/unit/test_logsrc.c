@@ -107,28 +107,28 @@ test_magic(void **state)
 	const char *what;
 
 	(void)state;
-	assert_int_equal(logsrc_magic((const unsigned char *)"\x1f\x8b\x08", 3,
+	assert_int_equal(decompress_magic((const unsigned char *)"\x1f\x8b\x08", 3,
 				      &what), LOGSRC_GZIP);
-	assert_int_equal(logsrc_magic((const unsigned char *)"\xfd" "7zXZ\0",
+	assert_int_equal(decompress_magic((const unsigned char *)"\xfd" "7zXZ\0",
 				      6, &what), LOGSRC_XZ);
-	assert_int_equal(logsrc_magic((const unsigned char *)"\x28\xb5\x2f\xfd",
+	assert_int_equal(decompress_magic((const unsigned char *)"\x28\xb5\x2f\xfd",
 				      4, &what), LOGSRC_ZSTD);
-	assert_int_equal(logsrc_magic((const unsigned char *)"type=SYSCALL",
+	assert_int_equal(decompress_magic((const unsigned char *)"type=SYSCALL",
 				      12, &what), LOGSRC_PLAIN);
 	assert_null(what);
 	/* the start of a magic is not the magic */
-	assert_int_equal(logsrc_magic((const unsigned char *)"\xfd" "7zX", 4,
+	assert_int_equal(decompress_magic((const unsigned char *)"\xfd" "7zX", 4,
 				      &what), LOGSRC_PLAIN);
-	assert_int_equal(logsrc_magic((const unsigned char *)"BZh91AY", 7,
+	assert_int_equal(decompress_magic((const unsigned char *)"BZh91AY", 7,
 				      &what), -1);
 	assert_non_null(strstr(what, "bzip2"));
-	assert_int_equal(logsrc_magic((const unsigned char *)"\x7f" "ELF\2", 5,
+	assert_int_equal(decompress_magic((const unsigned char *)"\x7f" "ELF\2", 5,
 				      &what), -1);
-	assert_int_equal(logsrc_magic((const unsigned char *)"PK\3\4", 4,
+	assert_int_equal(decompress_magic((const unsigned char *)"PK\3\4", 4,
 				      &what), -1);
-	assert_int_equal(logsrc_magic((const unsigned char *)
+	assert_int_equal(decompress_magic((const unsigned char *)
 				      "SQLite format 3\0", 16, &what), -1);
-	assert_int_equal(logsrc_magic((const unsigned char *)"", 0, &what),
+	assert_int_equal(decompress_magic((const unsigned char *)"", 0, &what),
 			 LOGSRC_PLAIN);
 }
 

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: PostgreSQL
+# shellcheck shell=bash
 # tests/lib/auditd.sh - start and stop a private auditd for pgsc's tests.
 #
 # Sourced by the live tests, the demo and the benchmark.  Only one process

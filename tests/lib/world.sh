@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: PostgreSQL
+# shellcheck shell=bash
 # world.sh - the reduced PostgreSQL test world CI runs (sourced): the
 # steps of tests/world/world.sh and tests/lists/shipped.sh.
 # The regression suite (a few tests, write_parallel among them for

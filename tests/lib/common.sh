@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: PostgreSQL
+# shellcheck shell=bash
+# tests/lib/common.sh - what every shell test shares: its name in messages,
+# a private work directory, cleanups run at exit, and preconditions that
+# fail (a missing dependency is never a skip).
+#
+#   t_init NAME [PARENT]  set -u and pipefail (a script that stops at the
+#                         first error says set -e itself: many count their
+#                         failures and go on); NAME for the messages;
+#                         T_WORK, a new directory (mktemp -d in PARENT,
+#                         else ${TMPDIR:-/tmp}); at exit the cleanups run,
+#                         then T_WORK is removed unless PGSC_KEEP=1 or
+#                         T_KEEP=1 (a script sets T_KEEP from its own
+#                         knob, PGSC_WORLD_KEEP and the like).  INT and
+#                         TERM exit 130 and 143 through the same path.
+#   t_cleanup CMD [ARG...]
+#                         run CMD ARG... at exit, before every cleanup
+#                         registered earlier
+#   fail MSG              "FAIL: NAME: MSG" on stderr, exit 1
+#   note MSG              "NAME: MSG" on stderr
+#   need_root [WHY]       fail unless root
+#   need_progs PROG...    fail naming the PROGs that are not on PATH
+#   need_file PATH...     fail naming the PATHs that do not exist
+#   need_exec PATH...     fail naming the PATHs that are not executable
+#   ok [MSG]              count a check that passed; "ok: MSG" if given
+#   bad MSG               count a check that failed: "FAIL: MSG" (stdout,
+#                         among the ok lines; the test goes on)
+#   check MSG STATUS      ok MSG when STATUS is 0, else bad MSG
+#   expect MSG EXPR       ok MSG when the shell text EXPR (eval'd, so
+#                         quoted '...' it is evaluated late) is true
+#   t_done                "NAME: P passed, F failed"; its status is 0
+#                         when no check failed (a script's last command)
+#
+# T_SRCROOT is the source tree (this file's ../..); T_PASS and T_FAIL count
+# the checks.
+
+T_NAME=${T_NAME:-$(basename "$0" .sh)}
+T_WORK=
+T_KEEP=${T_KEEP:-0}
+# shellcheck disable=SC2034 # for the scripts that source this file
+T_SRCROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+T_PASS=0
+T_FAIL=0
+_t_cleanups=()
+
+t_init() {
+	T_NAME=$1
+	set -uo pipefail
+	T_WORK=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/pgsc-$1.XXXXXX") ||
+		fail "cannot create a work directory in ${2:-${TMPDIR:-/tmp}}"
+	trap _t_exit EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+t_cleanup() {
+	_t_cleanups+=("$(printf '%q ' "$@")")
+}
+
+# _t_exit: the EXIT trap; keeps the script's exit status.
+_t_exit() {
+	local rc=$? i
+	trap - EXIT INT TERM
+	set +eu
+	for ((i = ${#_t_cleanups[@]} - 1; i >= 0; i--)); do
+		eval "${_t_cleanups[i]}"
+	done
+	if [ -n "$T_WORK" ]; then
+		if [ "${PGSC_KEEP:-0}" = 1 ] || [ "$T_KEEP" = 1 ]; then
+			note "work directory kept: $T_WORK"
+		else
+			rm -rf "$T_WORK"
+		fi
+	fi
+	exit "$rc"
+}
+
+fail() {
+	echo "FAIL: $T_NAME: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "$T_NAME: $*" >&2
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || fail "must run as root${1:+ ($1)}"
+}
+
+need_progs() {
+	local p missing=
+	for p; do
+		command -v "$p" >/dev/null 2>&1 || missing="$missing $p"
+	done
+	[ -z "$missing" ] || fail "required programs missing:$missing"
+}
+
+need_file() {
+	local p missing=
+	for p; do
+		[ -e "$p" ] || missing="$missing $p"
+	done
+	[ -z "$missing" ] || fail "required files missing:$missing"
+}
+
+need_exec() {
+	local p missing=
+	for p; do
+		[ -x "$p" ] && [ -f "$p" ] || missing="$missing $p"
+	done
+	[ -z "$missing" ] || fail "required programs missing:$missing"
+}
+
+ok() {
+	T_PASS=$((T_PASS + 1))
+	[ $# = 0 ] || echo "ok: $*"
+}
+
+bad() {
+	T_FAIL=$((T_FAIL + 1))
+	echo "FAIL: $*"
+}
+
+check() {
+	if [ "$2" = 0 ]; then ok "$1"; else bad "$1"; fi
+}
+
+expect() {
+	if eval "$2"; then ok "$1"; else bad "$1"; fi
+}
+
+t_done() {
+	echo "$T_NAME: $T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" = 0 ]
+}

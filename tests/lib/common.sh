@@ -13,6 +13,8 @@
 #                         T_KEEP=1 (a script sets T_KEEP from its own
 #                         knob, PGSC_WORLD_KEEP and the like).  INT and
 #                         TERM exit 130 and 143 through the same path.
+#   t_traps NAME          t_init without a work directory (a script whose
+#                         output directory is its caller's)
 #   t_cleanup CMD [ARG...]
 #                         run CMD ARG... at exit, before every cleanup
 #                         registered earlier
@@ -44,10 +46,14 @@ T_FAIL=0
 _t_cleanups=()
 
 t_init() {
-	T_NAME=$1
-	set -uo pipefail
+	t_traps "$1"
 	T_WORK=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/pgsc-$1.XXXXXX") ||
 		fail "cannot create a work directory in ${2:-${TMPDIR:-/tmp}}"
+}
+
+t_traps() {
+	T_NAME=$1
+	set -uo pipefail
 	trap _t_exit EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM

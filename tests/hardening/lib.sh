@@ -12,8 +12,6 @@ HD_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HD_LIB/../lib/common.sh"
 export LC_ALL=C
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 # hd_init TESTNAME BINDIR: t_init TESTNAME; checks the programs; $W is
 # the work directory (kept when PGSC_HARDENING_KEEP=1); sets COLLECT

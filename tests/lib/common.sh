@@ -17,7 +17,7 @@
 #                         output directory is its caller's)
 #   t_cleanup CMD [ARG...]
 #                         run CMD ARG... at exit, before every cleanup
-#                         registered earlier
+#                         registered earlier; T_RC holds the exit status
 #   fail MSG              "FAIL: NAME: MSG" on stderr, exit 1
 #   note MSG              "NAME: MSG" on stderr
 #   need_root [WHY]       fail unless root
@@ -32,6 +32,8 @@
 #                         quoted '...' it is evaluated late) is true
 #   t_done                "NAME: P passed, F failed"; its status is 0
 #                         when no check failed (a script's last command)
+#   now                   seconds since the epoch, with nanoseconds
+#   elapsed A B           B - A, one decimal
 #
 # T_SRCROOT is the source tree (this file's ../..); T_PASS and T_FAIL count
 # the checks.
@@ -43,6 +45,8 @@ T_KEEP=${T_KEEP:-0}
 T_SRCROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 T_PASS=0
 T_FAIL=0
+# shellcheck disable=SC2034 # the exit status, for the cleanups
+T_RC=
 _t_cleanups=()
 
 t_init() {
@@ -68,6 +72,8 @@ _t_exit() {
 	local rc=$? i
 	trap - EXIT INT TERM
 	set +eu
+	# shellcheck disable=SC2034 # for the cleanups
+	T_RC=$rc
 	for ((i = ${#_t_cleanups[@]} - 1; i >= 0; i--)); do
 		eval "${_t_cleanups[i]}"
 	done
@@ -117,6 +123,9 @@ need_exec() {
 	done
 	[ -z "$missing" ] || fail "required programs missing:$missing"
 }
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 ok() {
 	T_PASS=$((T_PASS + 1))

@@ -11,8 +11,10 @@
 #   pg_need PROG...                root, x86_64, the user postgres and
 #                                  PGBIN's PROGs (tests/lib/common.sh)
 #   pg_module MODDIR PG_CONFIG     the module tests' preconditions; sets
-#                                  PGBIN and PKGLIB, installs MODDIR's
-#                                  module when the installed one differs
+#                                  PGBIN and PKGLIB
+#   pg_module_install MODDIR PG_CONFIG
+#                                  install MODDIR's module when the
+#                                  installed one differs
 #   pg_initdb DATA LOG [ARGS...]   initdb as postgres (trust, superuser
 #                                  postgres) into DATA, output in LOG
 #   pg_private_conf DATA SOCK [PORT]
@@ -31,12 +33,16 @@ pg_need() {
 }
 
 pg_module() {
-	local moddir=$1 pg_config=$2 src
-	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	local moddir=$1 pg_config=$2
 	need_exec "$pg_config"
 	need_file "$moddir/pgsc.so"
 	PGBIN=$("$pg_config" --bindir)
 	PKGLIB=$("$pg_config" --pkglibdir)
+}
+
+pg_module_install() {
+	local moddir=$1 pg_config=$2 src
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 	if ! cmp -s "$moddir/pgsc.so" "$PKGLIB/pgsc.so" ||
 		! cmp -s "$src/src/pgmodule/pgsc--1.0.sql" "$("$pg_config" --sharedir)/extension/pgsc--1.0.sql"; then
 		note "installing the module from $moddir into $PKGLIB"
@@ -44,24 +50,6 @@ pg_module() {
 			fail "make install of the module failed"
 	fi
 	cmp -s "$moddir/pgsc.so" "$PKGLIB/pgsc.so" || fail "$PKGLIB/pgsc.so is not the module built in $moddir"
-}
-
-# pg_traps FUNC: FUNC on exit; INT and TERM exit 130 and 143 (the module
-# tests, not yet on tests/lib/common.sh)
-pg_traps() {
-	# shellcheck disable=SC2064
-	trap "$1" EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
-}
-
-# pg_workdir_done DIR KEEP NAME: remove DIR, or say it is kept (KEEP 1)
-pg_workdir_done() {
-	if [ "$2" = 1 ]; then
-		echo "$3: work directory kept: $1" >&2
-	else
-		rm -rf "$1"
-	fi
 }
 
 pg_initdb() {

@@ -31,8 +31,7 @@ set -e
 T_NAME=iterate-test
 export LC_ALL=C
 
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: iterate.sh BINDIR (holding pgsc-collect and pgsc-report)"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "iterate.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$T_SRCROOT
 MAXR=${PGSC_ITERATE_MAX_ROUNDS:-5}

@@ -20,6 +20,9 @@
 #                         registered earlier; T_RC holds the exit status
 #   fail MSG              "FAIL: NAME: MSG" on stderr, exit 1
 #   note MSG              "NAME: MSG" on stderr
+#   t_bindir USAGE [ARG...]
+#                         BINDIR, the absolute path of ARG (the script's
+#                         first argument, a directory), or fail "usage: USAGE"
 #   need_root [WHY]       fail unless root
 #   need_progs PROG...    fail naming the PROGs that are not on PATH
 #   need_file PATH...     fail naming the PATHs that do not exist
@@ -94,6 +97,12 @@ fail() {
 
 note() {
 	echo "$T_NAME: $*" >&2
+}
+
+t_bindir() {
+	[ $# -ge 2 ] && [ -d "$2" ] || fail "usage: $1"
+	# shellcheck disable=SC2034 # for the script
+	BINDIR=$(cd "$2" && pwd)
 }
 
 need_root() {

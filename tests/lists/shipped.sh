@@ -33,8 +33,7 @@ set -e
 T_NAME=lists-test
 export LC_ALL=C
 
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: shipped.sh BINDIR"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "shipped.sh BINDIR" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$T_SRCROOT
 PGBIN=/usr/lib/postgresql/15/bin

@@ -27,8 +27,7 @@ export LC_ALL=C
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 T_NAME=scan-recall
 
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: recall.sh BINDIR"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "recall.sh BINDIR" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=/usr/lib/postgresql/15/bin

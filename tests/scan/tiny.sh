@@ -15,8 +15,7 @@ set -e
 t_init scan-tiny
 export LC_ALL=C
 
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: tiny.sh BINDIR"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "tiny.sh BINDIR" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 need_progs gcc python3 scmp_sys_resolver

@@ -59,8 +59,7 @@ set -e
 T_NAME=world-test
 export LC_ALL=C
 
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: world.sh BINDIR (holding pgsc-collect and pgsc-report)"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "world.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$T_SRCROOT
 MAXR=${PGSC_WORLD_MAX_ROUNDS:-5}

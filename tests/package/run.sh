@@ -126,7 +126,9 @@ mkdir -p "$T/pkg/src"
 (cd "$T/pkg/src" && dpkg-buildpackage -b -us -uc) >"$T/build.log" 2>&1 ||
 	{ tail -n 30 "$T/build.log"; die "dpkg-buildpackage -b -us -uc failed"; }
 took "dpkg-buildpackage" "$t0"
+# shellcheck disable=SC2012 # dpkg-buildpackage's own file names
 PGSC_DEB=$(ls "$T"/pkg/pgsc_*_*.deb 2>/dev/null | head -n 1)
+# shellcheck disable=SC2012
 MOD_DEB=$(ls "$T"/pkg/postgresql-15-pgsc_*_*.deb 2>/dev/null | head -n 1)
 [ -f "$PGSC_DEB" ] || die "no pgsc .deb built"
 [ -f "$MOD_DEB" ] || die "no postgresql-15-pgsc .deb built"
@@ -159,6 +161,7 @@ t0=$(now)
 inroot sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/debs/*.deb' \
 	>"$T/install.log" 2>&1 || { tail -n 20 "$T/install.log"; die "apt-get install of the two packages in the root failed"; }
 took "apt-get install in the root" "$t0"
+# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 inroot dpkg-query -W -f='${Package} ${Version} ${Status}\n' pgsc postgresql-15-pgsc >"$T/installed" 2>&1
 [ "$(grep -c 'install ok installed' "$T/installed")" = 2 ] || bad "not installed: $(cat "$T/installed")"
 

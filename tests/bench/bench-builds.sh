@@ -48,8 +48,8 @@ insns() {
 		awk '/Collected :/ { print $4 }'
 }
 best_wall() {
-	local best= w i
-	for i in 1 2 3; do
+	local best='' w
+	for _ in 1 2 3; do
 		rm -f "$T/w.db"*
 		/usr/bin/time -f '%e %M' -o "$T/time" "$@" >/dev/null 2>&1
 		read -r w r <"$T/time"

@@ -38,7 +38,7 @@ cmake --build "$T/nocheck" --target pgsc-report -j2 >/dev/null
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.4f\", $* }"; }
 best() { # CMD... -> the best of 5 wall times, in seconds
-	local b=999 s e d
+	local b=999 s e
 	for _ in 1 2 3 4 5; do
 		s=$(now); "$@" >/dev/null 2>&1; e=$(now)
 		b=$(awk -v s="$s" -v e="$e" -v b="$b" 'BEGIN { d = e - s; printf "%.4f", d < b ? d : b }')

@@ -52,9 +52,9 @@ echo "input: $recs SECCOMP records, $lines lines, $mib MiB (a recording of $per 
 
 # run LABEL CMD...: best wall/CPU/RSS of REPS runs into $W $C $R
 run() {
-	local label=$1 i best_w= best_c= best_r= out n
+	local label=$1 best_w='' best_c='' best_r='' n
 	shift
-	for i in $(seq "$REPS"); do
+	for _ in $(seq "$REPS"); do
 		rm -f "$T/s.db" "$T/s.db-wal" "$T/s.db-shm"
 		/usr/bin/time -f '%e %U %S %M' -o "$T/time" bash -c "$*" >/dev/null 2>"$T/err" || {
 			echo "bench-inputs: $label failed:" >&2; cat "$T/err" >&2; exit 1; }

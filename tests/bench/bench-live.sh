@@ -304,6 +304,7 @@ cpu_stop() {
 declare -A R_STORM R_DONE R_LOST R_BW R_N R_STATUS R_GAPS R_REC R_CPU R_OVF
 
 finish_mode() { # finish_MODE M LOST0 BW0: record the figures of a storm mode
+	# shellcheck disable=SC2034 # recorded for a rerun's reading, not printed
 	R_STORM[$1]=$(sub "$ST1" "$ST0")
 	R_LOST[$1]=$(($(kstat lost) - $2))
 	R_BW[$1]=$(($(kstat backlog_wait_time_actual) - $3))
@@ -320,7 +321,7 @@ T_P1=$(now)
 
 # (a) auditd alone, writing its log.
 mode_a() {
-	note "(a) auditd writing its log: storm of $(fmt_int $TOTAL) records"
+	note "(a) auditd writing its log: storm of $(fmt_int "$TOTAL") records"
 	audit_begin "$T/a/audit" || die "could not start the private auditd"
 	KB_LIMIT=$(kstat backlog_limit); KB_WAIT=$(kstat backlog_wait_time)
 	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
@@ -395,7 +396,7 @@ mode_b() {
 		R_STATUS[b]=ok
 		R_DONE[b]=$(sub "$DONE" "$ST0")
 	else
-		R_STATUS[b]="store held $(fmt_int "${GOT:-0}") of $(fmt_int $TOTAL) after $WAIT_MAX s"
+		R_STATUS[b]="store held $(fmt_int "${GOT:-0}") of $(fmt_int "$TOTAL") after $WAIT_MAX s"
 	fi
 	cpu_stop b
 	finish_mode b "$l0" "$b0"
@@ -404,6 +405,7 @@ mode_b() {
 	pid_wait_gone "$PPID_B" 15 || note "warning: the pgsc plugin (pid $PPID_B) did not exit after auditd stopped"
 	R_N[b]=$(store_nstorm "$DB")
 	R_GAPS[b]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+	# shellcheck disable=SC2034 # recorded, not printed
 	R_REC[b]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
 	rm -rf "$T/b"
 }
@@ -442,6 +444,7 @@ mode_c() {
 	fi
 	R_N[c]=$(store_nstorm "$DB")
 	R_GAPS[c]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+	# shellcheck disable=SC2034 # recorded, not printed
 	R_REC[c]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
 	rm -rf "$T/c"
 }
@@ -463,7 +466,7 @@ mode_d() {
 		R_STATUS[d]=ok
 		R_DONE[d]=$(sub "$DONE" "$ST0")
 	else
-		R_STATUS[d]="store held $(fmt_int "${GOT:-0}") of $(fmt_int $TOTAL) after $WAIT_MAX s"
+		R_STATUS[d]="store held $(fmt_int "${GOT:-0}") of $(fmt_int "$TOTAL") after $WAIT_MAX s"
 	fi
 	cpu_stop d
 	finish_mode d "$l0" "$b0"
@@ -472,6 +475,7 @@ mode_d() {
 	audit_end
 	R_N[d]=$(store_nstorm "$DB")
 	R_GAPS[d]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+	# shellcheck disable=SC2034 # recorded, not printed
 	R_REC[d]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
 	rm -rf "$T/d"
 }
@@ -483,7 +487,7 @@ mode_d() {
 declare -A RATES ALL_LOST ALL_BW ALL_N ALL_GAPS ALL_STATUS ALL_CPU ALL_OVF
 for rep in $(seq 1 "$REPS"); do
 	for m in $MODES; do
-		R_STATUS[$m]=; R_DONE[$m]=; R_N[$m]=; R_GAPS[$m]=; R_REC[$m]=; R_OVF[$m]=
+		R_STATUS[$m]=; R_DONE[$m]=; R_N[$m]=; R_GAPS[$m]=; R_OVF[$m]=
 		note "repetition $rep of $REPS"
 		"mode_$m"
 		if [ "${R_STATUS[$m]}" = ok ]; then
@@ -599,6 +603,7 @@ declare -A NAME=(
 	[c]="(c) pgsc netlink daemon (no auditd)"
 	[d]="(d) auditd log + pgsc file: tail"
 )
+# shellcheck disable=SC2034 # what each mode's "done" means (the table's legend)
 declare -A UNTIL=(
 	[a]="until the marker is in the log"
 	[b0]="until the marker is in the log"
@@ -612,8 +617,9 @@ stats() { echo "$1" | tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR]
 # ratios "x1 x2 .." "y1 y2 ..": the per-repetition ratios x_i / y_i.
 ratios() { awk -v x="$1" -v y="$2" 'BEGIN { n = split(x, a, " "); split(y, b, " "); for (i = 1; i <= n; i++) if (a[i] ~ /^[0-9.]+$/ && b[i] ~ /^[0-9.]+$/ && b[i] > 0) printf "%.3f ", a[i] / b[i]; print "" }'; }
 spread() { # spread "median min max" FMT: "M [min .. max]"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # "median min max", split
 	set -- $1 "$2"
+	# shellcheck disable=SC2059 # FMT is the format
 	printf "$4 [$4 .. $4]" "$1" "$2" "$3"
 }
 

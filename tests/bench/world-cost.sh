@@ -39,6 +39,7 @@ figures() {
 	shift
 	[ -f "$it/status-1" ] || die "$it/status-1 not found: not a pgsc-iterate work directory, or round 1 did not finish"
 	local tags
+	# shellcheck disable=SC2012 # pgsc-iterate's own file names
 	tags=$(cd "$it" && ls -1 proof-1-*.secs 2>/dev/null | sed 's/^proof-1-//; s/\.secs$//' || true)
 	[ -n "$tags" ] || die "no proof-1-*.secs in $it: the proof did not run"
 	printf '%-40s %8s %8s %8s %7s %7s %10s %9s %8s\n' step "(a) s" "(b) s" "(c) s" "b/a" "c/a" records "rec/s" "RSS MiB"

@@ -7,11 +7,10 @@
 # full RELRO.
 #
 #   hardening.sh BINDIR FORTIFY(ON|OFF) [MODULE.so]
-set -u
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init build-hardening
 bindir=$1 fortify=$2 module=${3:-}
-fail=0
-
-bad() { echo "FAIL: $*" >&2; fail=1; }
 
 relro_now() {
 	local f=$1
@@ -39,5 +38,5 @@ if [ -n "$module" ]; then
 		bad "$module: missing"
 	fi
 fi
-[ "$fail" = 0 ] && echo "ok: RELRO, BIND_NOW, stack protector${fortify:+, FORTIFY $fortify}"
-exit "$fail"
+[ "$T_FAIL" = 0 ] && ok "RELRO, BIND_NOW, stack protector${fortify:+, FORTIFY $fortify}"
+t_done

@@ -9,19 +9,16 @@
 # EPERM under default and works under enosys.  The allow lists come from
 # strace runs of the programs, never typed here.
 #   bash tests/enosys/enosys.sh EXECDIR PROGDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init enosys
 EXEC=$1/pgsc-exec
 NR=$2/enosys_unknown_nr
 THREAD=$2/enosys_thread
-T=$(mktemp -d /tmp/pgsc-enosys.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-command -v strace >/dev/null || { echo "FAIL: strace missing (tools/install-deps.sh)"; exit 1; }
-[ "$(uname -m)" = x86_64 ] || { echo "FAIL: the figures here are x86_64's ($(uname -m))"; exit 1; }
-for f in "$EXEC" "$NR" "$THREAD"; do
-	[ -x "$f" ] || { echo "FAIL: $f missing"; exit 1; }
-done
+T=$T_WORK
+need_progs strace
+[ "$(uname -m)" = x86_64 ] || fail "the figures here are x86_64's ($(uname -m))"
+need_exec "$EXEC" "$NR" "$THREAD"
 
 # names TRACE: the syscall names of an strace -f trace, comma-separated
 names() {
@@ -45,7 +42,7 @@ run() {
 known=$("$EXEC" --print-known-max) || bad "--print-known-max failed"
 echo "this libseccomp's known max: $known"
 max=$(sed -nE 's/^x86_64:([0-9]+).*/\1/p' <<<"$known")
-[ -n "$max" ] || { echo "FAIL: no x86_64 known max in \"$known\""; exit 1; }
+[ -n "$max" ] || fail "no x86_64 known max in \"$known\""
 unk=$((max + 5))
 
 # 1. a number above the known max
@@ -105,5 +102,4 @@ run thread-known 1 "pthread_create: Operation not permitted" \
 	--default error --allow "$list" --unknown-syscall-action=enosys \
 	-- "$THREAD"
 
-[ $fail = 0 ] && echo "enosys: all passed"
-exit $fail
+t_done

@@ -2,13 +2,12 @@
 # SPDX-License-Identifier: PostgreSQL
 # run.sh - the files in examples/ are real configs: load or check each.
 #   bash tests/examples/run.sh BINDIR EXAMPLESDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init examples
 BIN=$1
 EX=$2
-T=$(mktemp -d /tmp/pgsc-examples.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail=0 pass=0
-check() { if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok: $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+T=$T_WORK
 
 # pgsc.rules is what wrap mode loads
 diff <(grep -v '^#' "$EX/pgsc.rules" | grep -v '^$') <("$BIN/pgsc-collect" --print-rules) >"$T/d" 2>&1
@@ -94,5 +93,4 @@ check "collect-round.sh parses" $?
 python3 "$EX/../tests/matrix/check-workflow.py" "$EX/ci/glibc-matrix.yml" "$EX/../tools/glibc-matrix"
 check "ci/glibc-matrix.yml is a well-formed workflow that runs tools/glibc-matrix" $?
 
-echo "examples: $pass passed, $fail failed"
-[ $fail = 0 ]
+t_done

@@ -7,13 +7,12 @@
 # pgsc-exec makes no call but execve between loading the filter and the
 # command (so that execve, exit_group is the whole minimal set).
 #   bash tests/exec/run.sh BINDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init exec
 BIN=$1
-T=$(mktemp -d /tmp/pgsc-exec.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-command -v strace >/dev/null || { echo "FAIL: strace missing (tools/install-deps.sh)"; exit 1; }
+T=$T_WORK
+need_progs strace
 
 # run NAME WANT ARGS...: pgsc-exec's exit status must be WANT
 run() {
@@ -72,5 +71,4 @@ strace -f -o "$T/strace2" "$BIN/pgsc-exec" --default log -- /bin/true
 first=$(awk '/seccomp\(SECCOMP_SET_MODE_FILTER, [^,]*, \{len=/ { f = 1; next } f { sub(/^[0-9]+ +/, ""); sub(/\(.*/, ""); print; exit }' "$T/strace2")
 [ "$first" = execve ] || bad "the first call after seccomp_load is $first, not execve"
 echo "calls after seccomp_load (failed exec): $after"
-[ $fail = 0 ] && echo "exec: ok"
-exit $fail
+t_done

@@ -14,28 +14,26 @@
 # wrote; the store has one round with 3 restarts, every SECCOMP record
 # written, 0 rejected, every line read; per node, pgsc's records (the
 # report header's "# nodes:") are the feeder's; --import of the log agrees.
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init fleet-follow
 
 BUILD=$(cd "${1:?usage: follow.sh BUILDDIR SRCDIR}" && pwd)
 SRC=$(cd "${2:?usage: follow.sh BUILDDIR SRCDIR}" && pwd)
 COLLECT=$BUILD/pgsc-collect
 FEED=$BUILD/tests/fleet_feed
-for f in "$COLLECT" "$FEED"; do [ -x "$f" ] || { echo "FAIL: $f is not built"; exit 1; }; done
-command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is not installed"; exit 1; }
+need_exec "$COLLECT" "$FEED"
+need_progs sqlite3
 
-T=$(mktemp -d /tmp/pgsc-fleet-follow.XXXXXX)
+T=$T_WORK
 COLL=
 FP=
 cleanup() {
 	[ -n "$COLL" ] && kill -KILL "$COLL" 2>/dev/null
 	[ -n "$FP" ] && kill -KILL "$FP" 2>/dev/null
 	wait 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
-fails=0
-ok() { echo "ok: $*"; }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+t_cleanup cleanup
 q() { sqlite3 -batch -noheader "$1" "$2" 2>/dev/null; }
 
 zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
@@ -117,5 +115,4 @@ row=$(q "$T/i.db" "SELECT records, rejected, lines FROM rounds")
 [ "$row" = "$seccomp|0|$written" ] && ok "--import of the log: the same $seccomp records" ||
 	bad "--import: records|rejected|lines = $row, expected $seccomp|0|$written"
 
-[ "$fails" = 0 ] || { echo "fleet follow: $fails checks failed"; exit 1; }
-echo "fleet follow: all checks passed"
+t_done

@@ -30,31 +30,25 @@
 #     nodes the follow reported 6.
 #
 # ctest: fleet/nodes (tests/CMakeLists.txt).
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init fleet-nodes
 
 BUILD=$(cd "${1:?usage: nodes.sh BUILDDIR SRCDIR}" && pwd)
 SRC=$(cd "${2:?usage: nodes.sh BUILDDIR SRCDIR}" && pwd)
 COLLECT=$BUILD/pgsc-collect
 REPORT=$BUILD/pgsc-report
 DIFF=$BUILD/pgsc-diff
-for f in "$COLLECT" "$REPORT" "$DIFF"; do
-	[ -x "$f" ] || { echo "FAIL: $f is not built"; exit 1; }
-done
-for c in python3 sqlite3; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
+need_exec "$COLLECT" "$REPORT" "$DIFF"
+need_progs python3 sqlite3
 
-T=$(mktemp -d /tmp/pgsc-fleet-nodes.XXXXXX)
+T=$T_WORK
 COLL=
 cleanup() {
 	[ -n "$COLL" ] && kill -KILL "$COLL" 2>/dev/null
 	wait 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
-fails=0
-ok() { echo "ok: $*"; }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+t_cleanup cleanup
 
 zcat "$SRC/tests/golden/raw.log.gz" >"$T/a.log"
 zcat "$SRC/tests/golden/enriched.log.gz" >"$T/b.orig.log"
@@ -83,7 +77,7 @@ EOF
 }
 pa=$(pm "$T/a.log")
 pb=$(pm "$T/b.orig.log")
-[ -n "$pa" ] && [ -n "$pb" ] || { echo "FAIL: no postmaster found in the recordings ($pa/$pb)"; exit 1; }
+[ -n "$pa" ] && [ -n "$pb" ] || fail "no postmaster found in the recordings ($pa/$pb)"
 shift=$((pa - pb))
 python3 - "$T/b.orig.log" "$T/b.log" "$shift" <<'EOF'
 import re, sys
@@ -244,6 +238,4 @@ strip = lambda d: {k: v for k, v in d.items() if k not in ("a", "b")}
 sys.exit(0 if strip(w) == strip(g) else 1)
 EOF
 
-if [ "$fails" -eq 0 ]; then echo "nodes: PASS"; exit 0; fi
-echo "nodes: FAIL ($fails)"
-exit 1
+t_done

@@ -61,10 +61,12 @@ BIN=$(cd "${1:?usage: transport.sh BINDIR SRCDIR}" && pwd)
 SRC=$(cd "${2:?usage: transport.sh BINDIR SRCDIR}" && pwd)
 EX=$SRC/examples/fleet
 
-die() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=fleet-transport
 
 # --- preconditions: fail, never skip --------------------------------------
-[ "$(id -u)" = 0 ] || die "needs root (namespaces, auditd)"
+need_root "namespaces, auditd"
 REMOTE=${PGSC_AUDISP_REMOTE:-}
 if [ -z "$REMOTE" ]; then
 	for p in /sbin/audisp-remote /usr/sbin/audisp-remote; do
@@ -72,25 +74,23 @@ if [ -z "$REMOTE" ]; then
 	done
 fi
 [ -n "$REMOTE" ] && [ -x "$REMOTE" ] ||
-	die "audisp-remote is not installed (Debian package audispd-plugins; apt-get install audispd-plugins), or set PGSC_AUDISP_REMOTE=PATH"
-for c in auditd auditctl unshare ip ss sqlite3 timeout; do
-	command -v "$c" >/dev/null || die "$c is not installed"
-done
-for f in central-auditd.conf audisp-remote.conf plugins.d/au-remote.conf; do
-	[ -f "$EX/$f" ] || die "missing $EX/$f"
-done
+	fail "audisp-remote is not installed (Debian package audispd-plugins; apt-get install audispd-plugins), or set PGSC_AUDISP_REMOTE=PATH"
+need_progs auditd auditctl unshare ip ss sqlite3 timeout
+need_file "$EX"/{central-auditd.conf,audisp-remote.conf,plugins.d/au-remote.conf}
 
 # --- into private mount and network namespaces ----------------------------
 if [ -z "${PGSC_FLEET_INNER:-}" ]; then
 	exec unshare --mount --net --propagation private -- \
 		env PGSC_FLEET_INNER=1 PGSC_AUDISP_REMOTE="$REMOTE" bash "$0" "$BIN" "$SRC"
 fi
-ip link set lo up || die "cannot bring lo up in the test's network namespace"
-[ "$(ip -o link show | grep -vc ': lo:')" = 0 ] || die "the network namespace has other interfaces than lo"
-mount -t tmpfs -o mode=0755,size=16m pgsc-fleet-run /run || die "cannot mount a private /run"
+ip link set lo up || fail "cannot bring lo up in the test's network namespace"
+[ "$(ip -o link show | grep -vc ': lo:')" = 0 ] || fail "the network namespace has other interfaces than lo"
+mount -t tmpfs -o mode=0755,size=16m pgsc-fleet-run /run || fail "cannot mount a private /run"
 
-W=$(mktemp -d /tmp/pgsc-fleet.XXXXXX)
-KEEP=${PGSC_FLEET_KEEP:-}
+# (after the exec: the outer shell's exit trap never runs)
+t_init fleet
+[ -z "${PGSC_FLEET_KEEP:-}" ] || T_KEEP=1
+W=$T_WORK
 PIDS=()
 cleanup() {
 	local p
@@ -98,13 +98,12 @@ cleanup() {
 	sleep 0.5
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	if [ -n "$KEEP" ]; then echo "kept $W"; else rm -rf "$W"; fi
 }
-trap cleanup EXIT
+t_cleanup cleanup
 
-fails=0
-ok() { echo "ok: [${SECONDS}s] $*"; }
-bad() { echo "FAIL: [${SECONDS}s] $*"; fails=$((fails + 1)); }
+# the checks say when they ran
+ok() { T_PASS=$((T_PASS + 1)); echo "ok: [${SECONDS}s] $*"; }
+bad() { T_FAIL=$((T_FAIL + 1)); echo "FAIL: [${SECONDS}s] $*"; }
 q() { sqlite3 -batch -noheader "$1" "$2" 2>/dev/null; }
 
 PORT=${PGSC_FLEET_PORT:-60}
@@ -117,7 +116,7 @@ PACE=${PGSC_FLEET_PACE:-0.15}	# seconds between chunks of 100 lines
 subst() {
 	local n
 	n=$(grep -c "^$2 = " "$1")
-	[ "$n" = 1 ] || die "$1: expected one '$2 = ' line, found $n (examples/fleet changed?)"
+	[ "$n" = 1 ] || fail "$1: expected one '$2 = ' line, found $n (examples/fleet changed?)"
 	sed -i "s|^$2 = .*|$2 = $3|" "$1"
 }
 
@@ -129,10 +128,10 @@ subst "$C/conf/auditd.conf" log_file "$C/log/fleet.log"
 subst "$C/conf/auditd.conf" tcp_listen_port "$PORT"
 subst "$C/conf/auditd.conf" plugin_dir "$C/conf/plugins.d"
 grep -q '^local_events = no$' "$C/conf/auditd.conf" ||
-	die "examples/fleet/central-auditd.conf must say local_events = no (or this test would take the kernel's audit daemon)"
-grep -q "^name = $CENTRAL_NODE$" "$C/conf/auditd.conf" || die "central-auditd.conf: name is not $CENTRAL_NODE"
+	fail "examples/fleet/central-auditd.conf must say local_events = no (or this test would take the kernel's audit daemon)"
+grep -q "^name = $CENTRAL_NODE$" "$C/conf/auditd.conf" || fail "central-auditd.conf: name is not $CENTRAL_NODE"
 chmod 0640 "$C/conf/auditd.conf"
-[ -z "$(ss -Hltn "sport = :$PORT")" ] || die "port $PORT is in use in the test's own network namespace"
+[ -z "$(ss -Hltn "sport = :$PORT")" ] || fail "port $PORT is in use in the test's own network namespace"
 
 kpid0=$(auditctl -s | awk '$1 == "pid" { print $2 }')
 # -n: no fork, so $! is auditd (-f would stop it writing the log)
@@ -144,12 +143,12 @@ for _ in $(seq 1 100); do
 	kill -0 "$APID" 2>/dev/null || break
 	sleep 0.1
 done
-kill -0 "$APID" 2>/dev/null || die "the central auditd exited: $(cat "$C/auditd.out")"
-[ -n "$(ss -Hltn "sport = :$PORT")" ] || die "the central auditd does not listen on port $PORT: $(cat "$C/auditd.out")"
+kill -0 "$APID" 2>/dev/null || fail "the central auditd exited: $(cat "$C/auditd.out")"
+[ -n "$(ss -Hltn "sport = :$PORT")" ] || fail "the central auditd does not listen on port $PORT: $(cat "$C/auditd.out")"
 kpid=$(auditctl -s | awk '$1 == "pid" { print $2 }')
 if [ "$kpid" = "$APID" ]; then
 	kill -TERM "$APID"
-	die "the central auditd (local_events = no) registered with the kernel as its audit daemon"
+	fail "the central auditd (local_events = no) registered with the kernel as its audit daemon"
 fi
 # (The registered pid may change meanwhile: other jobs' collectors come
 # and go.  Only ours must never be it.)
@@ -180,7 +179,7 @@ for _ in $(seq 1 100); do
 	[ "$(q "$DB" "SELECT count(*) FROM rounds")" = 1 ] && break
 	sleep 0.1
 done
-[ "$(q "$DB" "SELECT count(*) FROM rounds")" = 1 ] || die "pgsc-collect made no first commit in 10 s: $(cat "$COUT")"
+[ "$(q "$DB" "SELECT count(*) FROM rounds")" = 1 ] || fail "pgsc-collect made no first commit in 10 s: $(cat "$COUT")"
 
 # --- the senders ------------------------------------------------------------
 # replay NODE FIXTURE: the recorded log, node=NODE in front of every line
@@ -206,7 +205,8 @@ for n in "${NODES[@]}"; do
 	f=$SRC/tests/golden/${FIXTURE[$n]}.log.gz
 	WANT_LINES[$n]=$(zcat "$f" | grep -Evc '^(node=[^ ]+ )?type=EOE ')
 	WANT_SECCOMP[$n]=$(zcat "$f" | grep -Ec '^(node=[^ ]+ )?type=SECCOMP ')
-	[ "${WANT_LINES[$n]}" -lt 7000 ] || die "$f has more lines than the queue_depth this test gives"
+	[ "${WANT_LINES[$n]}" -lt 7000 ] || fail "$f has more lines than the queue_depth this test gives"
+	# shellcheck disable=SC2016 # the inner shell's arguments
 	(
 		replay "$n" "${FIXTURE[$n]}" | tee "$S/sent.log" |
 			unshare --mount --propagation private -- \
@@ -325,5 +325,5 @@ row=$(q "$W/import.db" "SELECT records, rejected, lines FROM rounds")
 [ "$row" = "$want_seccomp|0|$LOG_LINES" ] && ok "pgsc-collect --import of the central log: $want_seccomp records, 0 rejected, $LOG_LINES lines" ||
 	bad "pgsc-collect --import of the central log: records|rejected|lines = $row, expected $want_seccomp|0|$LOG_LINES"
 
-[ "$fails" = 0 ] || { echo "fleet transport: $fails checks failed"; KEEP=${KEEP:-1}; exit 1; }
+[ "$T_FAIL" = 0 ] || { echo "fleet transport: $T_FAIL checks failed"; T_KEEP=1; exit 1; }
 echo "fleet transport: all checks passed"

@@ -6,20 +6,23 @@
 # then regenerate the .ref files with: bash tests/golden/run.sh BUILD_DIR tests/golden --update
 # The fixtures are real logs; the only edit made to them is the node=
 # variant, which prefixes each line the way auditd's name_format does.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init record
 BIN=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
-W=$(mktemp -d /tmp/pgsc-record.XXXXXX)
+W=$T_WORK
 chmod 755 "$W"
+# shellcheck source=../lib/auditd.sh
 . "$here/../lib/auditd.sh"
 pg_up=0
-cleanup() {
-	[ $pg_up = 1 ] && su postgres -c "$PGBIN/pg_ctl -D $W/data -m fast -w stop" >/dev/null 2>&1
-	audit_end
-	rm -rf "$W"
+stop_pg() {
+	[ $pg_up = 0 ] || su postgres -c "$PGBIN/pg_ctl -D $W/data -m fast -w stop" >/dev/null 2>&1
 }
-trap cleanup EXIT
+t_cleanup audit_end
+t_cleanup stop_pg
 
 gcc -O1 -o "$W/probe64" "$here/probe.c"
 # an exe path a process could choose to break naive parsers
@@ -28,6 +31,7 @@ mkdir -p "$evil"
 cp "$W/probe64" "$evil/probe"
 {
 	echo '#!/bin/bash'
+	# shellcheck disable=SC2016 # the $(...) is the generated script's
 	printf 'exec %q "$(printf '"'"'q"uote,comma\\047\\033[31mred'"'"')"\n' "$evil/probe"
 } >"$W/run-evil.sh"
 chmod -R a+rx "$W"
@@ -43,7 +47,7 @@ workload() {
 		-o \"-k $W/sock -c listen_addresses='' -c log_line_prefix='%m [%p] %b ' \
 		-c log_connections=on -c autovacuum=off\" -l $W/pg.log -w start" >/dev/null
 	pg_up=1
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		su postgres -c "$PGBIN/psql -h $W/sock -qAt -c 'SELECT count(*) FROM pg_class' postgres" >/dev/null
 	done
 	su postgres -c "$PGBIN/psql -h $W/sock -qAt postgres" >/dev/null <<SQL

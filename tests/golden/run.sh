@@ -10,15 +10,16 @@
 #   3. importing the same file again creates no round and changes nothing;
 #   4. the log cut into a rotated set (audit.log, .1, .2) and given in
 #      shell glob order gives the same lists as the whole file.
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init golden
 BIN=$1
 DIR=$2
 UPDATE=${3:-}
-command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 CLI missing (tools/install-deps.sh)"; exit 1; }
-[ -x "$BIN/pgsc-collect" ] || { echo "FAIL: $BIN/pgsc-collect missing"; exit 1; }
-T=$(mktemp -d /tmp/pgsc-golden.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail=0 pass=0 n=0
+need_progs sqlite3
+need_exec "$BIN/pgsc-collect"
+T=$T_WORK
+n=0
 
 snapshot() { # DB -> stdout: every report plus the attribution of processes
 	local db=$1
@@ -87,8 +88,7 @@ for gz in "$DIR"/*.log.gz; do
 		<("$BIN/pgsc-report" --db "$w/c.db" --format=json) >"$w/diff-c"; then
 		echo "FAIL: $name: a rotated set in glob order gives other lists"; head -40 "$w/diff-c"; ok=0
 	fi
-	if [ $ok = 1 ]; then pass=$((pass + 1)); echo "ok: $name"; else fail=$((fail + 1)); fi
+	if [ $ok = 1 ]; then ok "$name"; else T_FAIL=$((T_FAIL + 1)); fi
 done
-[ $n -gt 0 ] || { echo "FAIL: no fixtures in $DIR"; exit 1; }
-echo "golden: $pass passed, $fail failed"
-[ $fail = 0 ]
+[ $n -gt 0 ] || fail "no fixtures in $DIR"
+t_done

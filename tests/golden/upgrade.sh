@@ -8,20 +8,21 @@
 # or prelink's temporary name.  The lists and every count must be those of
 # the log as recorded, and nothing more may be unattributed.
 #   bash tests/golden/upgrade.sh BINDIR GOLDENDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init upgrade
 BIN=$1
 DIR=$2
-command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 missing"; exit 1; }
-T=$(mktemp -d /tmp/pgsc-upgrade.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail=0 n=0
+need_progs sqlite3
+T=$T_WORK
+n=0
 PG=/usr/lib/postgresql/15/bin/postgres
 hex=$(printf '%s (deleted)' "$PG" | od -An -tx1 -v | tr -d ' \n' | tr a-f A-F)
 
 q="SELECT records, attributed, unrelated, standalone, unattributed, rejected FROM rounds"
 for name in raw enriched node; do
 	gz="$DIR/$name.log.gz"
-	[ -f "$gz" ] || { echo "FAIL: $gz missing"; fail=1; continue; }
+	[ -f "$gz" ] || { bad "$gz missing"; continue; }
 	zcat "$gz" >"$T/$name.log"
 	total=$(wc -l <"$T/$name.log")
 	half=$((total / 2))
@@ -37,7 +38,7 @@ for name in raw enriched node; do
 			'NR > h { i = index($0, from); if (i) $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } { print }' \
 			"$T/$name.log" >"$T/$name-$kind.log"
 		changed=$(grep -c -F "$to" "$T/$name-$kind.log")
-		[ "$changed" -gt 100 ] || { echo "FAIL: $name-$kind: only $changed records rewritten"; fail=1; continue; }
+		[ "$changed" -gt 100 ] || { bad "$name-$kind: only $changed records rewritten"; continue; }
 		"$BIN/pgsc-collect" --db "$T/$name-$kind.db" --import "$T/$name-$kind.log" 2>/dev/null
 		ok=1
 		# every list and every count by role; only the example exe=
@@ -53,12 +54,11 @@ for name in raw enriched node; do
 			ok=0
 		fi
 		if [ $ok = 1 ]; then
-			echo "ok: $name-$kind ($changed records with the new exe=)"
+			ok "$name-$kind ($changed records with the new exe=)"
 		else
-			fail=1
+			T_FAIL=$((T_FAIL + 1))
 		fi
 	done
 done
-[ $n -gt 0 ] || { echo "FAIL: nothing tested"; exit 1; }
-[ $fail = 0 ] && echo "upgrade: ok"
-exit $fail
+[ $n -gt 0 ] || fail "nothing tested"
+t_done

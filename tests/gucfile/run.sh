@@ -11,26 +11,25 @@
 # accept the file, and refuse /dev/zero and a file over the size cap
 # without reading it.
 #   bash tests/gucfile/run.sh GUCDUMP BINDIR GOLDENDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init gucfile
 DUMP=$1
 BIN=$2
 GOLDEN=$3
 PGBIN=/usr/lib/postgresql/15/bin
 # shellcheck source=../lib/pg.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/pg.sh"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-[ "$(id -u)" = 0 ] || { echo "FAIL: run as root (the cluster runs as postgres)"; exit 1; }
-[ -x "$PGBIN/postgres" ] || { echo "FAIL: $PGBIN/postgres missing (tools/install-deps.sh)"; exit 1; }
-id postgres >/dev/null 2>&1 || { echo "FAIL: no user postgres"; exit 1; }
-T=$(mktemp -d /tmp/pgsc-gucfile.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+need_root "the cluster runs as postgres"
+need_exec "$PGBIN/postgres"
+id postgres >/dev/null 2>&1 || fail "no user postgres"
+T=$T_WORK
 chmod 755 "$T"
 install -d -o postgres -m 700 "$T/pg"
 as_pg() { runuser -u postgres -- "$@"; }
 
 pg_initdb "$T/pg/data" "$T/initdb.log" --no-sync -E UTF8 --locale=C ||
-	{ echo "FAIL: initdb: $(tail -5 "$T/initdb.log")"; exit 1; }
+	fail "initdb: $(tail -5 "$T/initdb.log")"
 CONF=$T/pg/data/postgresql.conf
 cp "$CONF" "$T/initdb.conf"
 
@@ -107,8 +106,8 @@ while read -r name hex; do
 		type=$(awk -F'\t' -v n="$name" 'tolower($1) == n { print tolower($4) }' "$T/describe")
 		case $type in
 		string|enum)
-			a=$(echo "$hex" | xxd -r -p | tr A-Z a-z)
-			b=$(echo "$got" | xxd -r -p | tr A-Z a-z)
+			a=$(echo "$hex" | xxd -r -p | tr '[:upper:]' '[:lower:]')
+			b=$(echo "$got" | xxd -r -p | tr '[:upper:]' '[:lower:]')
 			[ "$a" = "$b" ] || bad "$name ($type): the reader reads '$a', postgres -C prints '$b'" ;;
 		*) continue ;;
 		esac ;;
@@ -159,9 +158,10 @@ rc=0; "$BIN/pgsc-report" --check-guc "$T/big.conf" >/dev/null 2>"$T/big.err" || 
 # a pipe of endless zeros stops at the cap
 rc=0; /usr/bin/time -f '%M' -o "$T/rss2" "$BIN/pgsc-report" --check-guc - </dev/zero >/dev/null 2>"$T/pipe.err" || rc=$?
 [ $rc = 2 ] || bad "--check-guc - </dev/zero: exit $rc, want 2"
-rc=0; cat /dev/zero | /usr/bin/time -f '%M' -o "$T/rss3" "$BIN/pgsc-report" --check-guc - >/dev/null 2>"$T/pipe.err" || rc=$?
+rc=0
+# shellcheck disable=SC2002 # a pipe, not a file: what is checked
+cat /dev/zero | /usr/bin/time -f '%M' -o "$T/rss3" "$BIN/pgsc-report" --check-guc - >/dev/null 2>"$T/pipe.err" || rc=$?
 [ $rc = 2 ] && grep -q 'larger than 16 MiB' "$T/pipe.err" || bad "--check-guc - from an endless pipe: exit $rc: $(cat "$T/pipe.err")"
 echo "peak RSS: /dev/zero $(tail -1 "$T/rss") kB, endless pipe $(tail -1 "$T/rss3") kB"
 [ "$(tail -1 "$T/rss3")" -lt 200000 ] || bad "--check-guc of an endless pipe took $(tail -1 "$T/rss3") kB"
-[ $fail = 0 ] && echo "gucfile: ok"
-exit $fail
+t_done

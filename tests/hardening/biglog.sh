@@ -8,12 +8,14 @@
 # rewritten; everything else, pids included, is kept), so the result reads
 # like one long recording of the same workloads repeated: the process tree
 # sees pid reuse across copies, never two records with the same serial.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init biglog
 [ $# -ge 2 ] || { echo "usage: biglog.sh COPIES LOG.gz..." >&2; exit 2; }
 copies=$1
 shift
-T=$(mktemp -d /tmp/pgsc-biglog.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+T=$T_WORK
 i=0
 for gz in "$@"; do
 	zcat "$gz" >"$T/$i.log"

@@ -26,14 +26,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 hd_init concurrency "${1:-}"
-GOLDEN=${2:-$HERE/../golden}
-FIXTURES=("$GOLDEN/raw.log.gz" "$GOLDEN/node.log.gz" "$GOLDEN/enriched.log.gz")
-for f in "${FIXTURES[@]}"; do [ -f "$f" ] || hd_die "fixture $f is missing"; done
-BIG=$W/big.log
-bash "$HERE/biglog.sh" 10 "${FIXTURES[@]}" >"$BIG" || hd_die "biglog.sh failed"
+PGSC_HARDENING_COPIES=10 hd_biglog 10 "${2:-}"
 SIZE=$(stat -c %s "$BIG")
 KERR=$W/collect.err
 BG=()
+# shellcheck disable=SC2016 # evaluated at exit
 hd_on_exit 'for p in "${BG[@]}"; do kill -KILL "$p"; done'
 
 # ----------------------------------------------------------------------
@@ -219,10 +216,10 @@ check_reports_live() {
 
 # ----------------------------------------------------------------------
 check_two_imports() {
-	local d=$W/two try a st out done=0 alive
+	local d=$W/two a st out done=0 alive
 	mkdir -p "$d"
 	"$COLLECT" --db "$d/ref.db" --quiet --import "$BIG" 2>>"$KERR"
-	for try in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		rm -f "$d/s.db"*
 		"$COLLECT" --db "$d/s.db" --quiet --import "$BIG" 2>"$d/a.err" &
 		a=$!
@@ -281,8 +278,8 @@ check_live_import() {
 	[ "$(counts "$db")" = "$(counts "$d/ref.db")" ] || bad "the live collector's counts differ from a clean import's"
 	# and the other way round: a live collector while an import runs
 	rm -f "$d/i.db"*
-	local try done=0
-	for try in 1 2 3 4 5; do
+	local done=0
+	for _ in 1 2 3 4 5; do
 		rm -f "$d/i.db"*
 		"$COLLECT" --db "$d/i.db" --quiet --import "$BIG" 2>/dev/null &
 		a=$!

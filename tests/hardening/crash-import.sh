@@ -26,14 +26,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 hd_init crash-import "${1:-}"
-GOLDEN=${2:-$HERE/../golden}
-COPIES=${PGSC_HARDENING_COPIES:-10}
-KILLS=${PGSC_HARDENING_KILLS:-50}
-FIXTURES=("$GOLDEN/raw.log.gz" "$GOLDEN/node.log.gz" "$GOLDEN/enriched.log.gz")
-for f in "${FIXTURES[@]}"; do [ -f "$f" ] || hd_die "fixture $f is missing"; done
-
-BIG=$W/big.log
-bash "$HERE/biglog.sh" "$COPIES" "${FIXTURES[@]}" >"$BIG" || hd_die "biglog.sh failed"
+hd_biglog 10 "${2:-}"
 SIZE=$(stat -c %s "$BIG")
 NSTAGES=5
 CUT=(0)
@@ -102,7 +95,7 @@ one_task() {
 
 check_kills() {
 	local round=0 k per
-	per=$(((KILLS * 2 / 5 + 0)))
+	per=$((KILLS * 2 / 5 + 0))
 	while [ "$BUDGET" -gt 0 ]; do
 		round=$((round + 1))
 		# A: the whole log at once, a new store each time

@@ -26,17 +26,16 @@ hd_init crash-live-auditd "${1:-}"
 KILLS=${PGSC_HARDENING_KILLS:-50}
 STORM=$BINDIR/tests/storm
 RULES=$HERE/../../examples/pgsc.rules
-[ "$(id -u)" = 0 ] || hd_die "must run as root (audit daemon, audit rules)"
-for t in auditd auditctl flock; do
-	command -v "$t" >/dev/null 2>&1 || hd_die "required program '$t' is not installed (Debian package 'auditd')"
-done
-[ -x "$STORM" ] || hd_die "$STORM is missing (build the project)"
-[ -f "$RULES" ] || hd_die "$RULES is missing"
-[ -f "$HD_LIB/../lib/auditd.sh" ] || hd_die "tests/lib/auditd.sh is missing"
+need_root "audit daemon, audit rules"
+need_progs auditd auditctl flock
+need_exec "$STORM"
+need_file "$RULES"
+[ -f "$HD_LIB/../lib/auditd.sh" ] || fail "tests/lib/auditd.sh is missing"
 KERR=$W/collect.err
 
 hd_audit_take
 PRODUCER=
+# shellcheck disable=SC2016 # evaluated at exit
 hd_on_exit '[ -n "$COLL" ] && kill -KILL "$COLL"; [ -n "$PRODUCER" ] && kill -KILL "$PRODUCER"'
 
 DB=$W/kills/k.db

@@ -31,19 +31,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 hd_init crash-live "${1:-}"
-GOLDEN=${2:-$HERE/../golden}
-COPIES=${PGSC_HARDENING_COPIES:-6}
-KILLS=${PGSC_HARDENING_KILLS:-50}
-FIXTURES=("$GOLDEN/raw.log.gz" "$GOLDEN/node.log.gz" "$GOLDEN/enriched.log.gz")
-for f in "${FIXTURES[@]}"; do [ -f "$f" ] || hd_die "fixture $f is missing"; done
-
-BIG=$W/big.log
-bash "$HERE/biglog.sh" "$COPIES" "${FIXTURES[@]}" >"$BIG" || hd_die "biglog.sh failed"
+hd_biglog 6 "${2:-}"
 SIZE=$(stat -c %s "$BIG")
 RECORDS=$(grep -c 'type=SECCOMP msg=audit(' "$BIG") # node=... prefixes too
 KERR=$W/collect.err
 
 WRITER=
+# shellcheck disable=SC2016 # evaluated at exit
 hd_on_exit '[ -n "$WRITER" ] && kill -KILL "$WRITER"; [ -n "$COLL" ] && kill -KILL "$COLL"'
 
 # writer SRC DST SECS: append SRC to DST in random pieces over about SECS.

@@ -22,21 +22,21 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib.sh"
 hd_init diskfull "${1:-}"
 GOLDEN=${2:-$HERE/../golden}
-[ "$(id -u)" = 0 ] || hd_die "must run as root (mount -t tmpfs)"
-command -v mount >/dev/null && command -v umount >/dev/null || hd_die "mount/umount missing"
-for f in raw node enriched; do [ -f "$GOLDEN/$f.log.gz" ] || hd_die "fixture $GOLDEN/$f.log.gz is missing"; done
+need_root "mount -t tmpfs"
+need_progs mount umount
+need_file "$GOLDEN"/{raw,node,enriched}.log.gz
 
 MNT=$W/mnt
 mkdir -p "$MNT"
-mount -t tmpfs -o size=8m,mode=0755 pgsc-diskfull "$MNT" || hd_die "mount -t tmpfs failed"
+mount -t tmpfs -o size=8m,mode=0755 pgsc-diskfull "$MNT" || fail "mount -t tmpfs failed"
 hd_on_exit "umount -l '$MNT'"
 KERR=$W/collect.err
 
 zcat "$GOLDEN/raw.log.gz" >"$W/small.log"
 bash "$HERE/biglog.sh" 2 "$GOLDEN/raw.log.gz" "$GOLDEN/node.log.gz" "$GOLDEN/enriched.log.gz" >"$W/big.log" ||
-	hd_die "biglog.sh failed"
-"$COLLECT" --db "$W/ref.db" --quiet --import "$W/small.log" "$W/big.log" 2>>"$KERR" || hd_die "the reference import failed"
-"$COLLECT" --db "$W/ref-big.db" --quiet --import "$W/big.log" 2>>"$KERR" || hd_die "the reference import failed"
+	fail "biglog.sh failed"
+"$COLLECT" --db "$W/ref.db" --quiet --import "$W/small.log" "$W/big.log" 2>>"$KERR" || fail "the reference import failed"
+"$COLLECT" --db "$W/ref-big.db" --quiet --import "$W/big.log" 2>>"$KERR" || fail "the reference import failed"
 
 fill() { # fill the tmpfs, then give back $1 KiB
 	dd if=/dev/zero of="$MNT/filler" bs=64k 2>/dev/null

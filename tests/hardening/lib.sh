@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: PostgreSQL
+# shellcheck shell=bash
 # tests/hardening/lib.sh - helpers shared by the hardening tests.
 #
 # Sourced by crash-import.sh, crash-live.sh, diskfull.sh and
@@ -6,60 +7,48 @@
 # lines and a last line "NAME: N passed, M failed"; a missing dependency
 # is a failure, never a skip.
 
-set -uo pipefail
-export LC_ALL=C
 HD_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/common.sh
+. "$HD_LIB/../lib/common.sh"
+export LC_ALL=C
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-# hd_init TESTNAME BINDIR: checks the programs, makes $W (removed on exit
-# unless PGSC_HARDENING_KEEP=1), sets COLLECT REPORT DIFF.
+# hd_init TESTNAME BINDIR: t_init TESTNAME; checks the programs; $W is
+# the work directory (kept when PGSC_HARDENING_KEEP=1); sets COLLECT
+# REPORT DIFF.
 hd_init() {
+	t_init "$1"
+	T_KEEP=${PGSC_HARDENING_KEEP:-0}
 	HD_NAME=$1
-	[ -d "${2:-}" ] || hd_die "usage: $HD_NAME.sh BINDIR [GOLDENDIR] (BINDIR holds pgsc-collect)"
+	[ -d "${2:-}" ] || fail "usage: $HD_NAME.sh BINDIR [GOLDENDIR] (BINDIR holds pgsc-collect)"
 	BINDIR=$(cd "$2" && pwd)
 	COLLECT=$BINDIR/pgsc-collect
 	REPORT=$BINDIR/pgsc-report
 	DIFF=$BINDIR/pgsc-diff
-	local t
-	for t in "$COLLECT" "$REPORT" "$DIFF"; do
-		[ -x "$t" ] || hd_die "$t is missing or not executable (build the project first)"
-	done
-	for t in sqlite3 awk md5sum mktemp timeout; do
-		command -v "$t" >/dev/null 2>&1 ||
-			hd_die "required program '$t' is not installed${t:+ (tools/install-deps.sh)}"
-	done
-	W=$(mktemp -d "/tmp/pgsc-$HD_NAME.XXXXXX")
+	need_exec "$COLLECT" "$REPORT" "$DIFF"
+	need_progs sqlite3 awk md5sum timeout
+	W=$T_WORK
 	HD_PASSED=0
 	HD_FAILED=0
-	HD_CLEANUP=()
-	trap hd_cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
 }
 
-hd_die() {
-	echo "FAIL: ${HD_NAME:-hardening}: $*"
-	echo "${HD_NAME:-hardening}: 0 passed, 1 failed"
-	exit 1
-}
+# hd_on_exit TEXT: shell text (unmounts, kills) evaluated at exit, quietly,
+# with the values its variables have then.
+hd_on_exit() { t_cleanup _hd_eval "$*"; }
+_hd_eval() { eval "$1" >/dev/null 2>&1; }
 
-# Commands to run on exit (unmounts, kills), last registered first.
-hd_on_exit() { HD_CLEANUP+=("$*"); }
-
-hd_cleanup() {
-	local rc=$? i
-	trap - EXIT INT TERM
-	for ((i = ${#HD_CLEANUP[@]} - 1; i >= 0; i--)); do
-		eval "${HD_CLEANUP[$i]}" >/dev/null 2>&1
-	done
-	if [ "${PGSC_HARDENING_KEEP:-0}" = 1 ]; then
-		echo "$HD_NAME: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
-	fi
-	exit "$rc"
+# hd_biglog DEFAULT_COPIES [GOLDENDIR]: FIXTURES, the three recorded logs,
+# and $BIG, PGSC_HARDENING_COPIES (DEFAULT_COPIES) copies of them made one
+# log by biglog.sh; KILLS is PGSC_HARDENING_KILLS (50).
+hd_biglog() {
+	local golden=${2:-$HD_LIB/../golden}
+	COPIES=${PGSC_HARDENING_COPIES:-$1}
+	# shellcheck disable=SC2034 # for the sourcing test
+	KILLS=${PGSC_HARDENING_KILLS:-50}
+	FIXTURES=("$golden/raw.log.gz" "$golden/node.log.gz" "$golden/enriched.log.gz")
+	need_file "${FIXTURES[@]}"
+	BIG=$W/big.log
+	bash "$HD_LIB/biglog.sh" "$COPIES" "${FIXTURES[@]}" >"$BIG" || fail "biglog.sh failed"
 }
 
 # hd_audit_take: (root) wait for the audit lock ($PGSC_AUDIT_LOCK, default
@@ -71,14 +60,14 @@ hd_audit_take() {
 	local lock=${PGSC_AUDIT_LOCK:-/run/pgsc-audit.lock} t0 owner
 	exec 8>"$lock"
 	t0=$(now)
-	flock -w 900 8 || hd_die "could not get the audit lock $lock in 900 s"
+	flock -w 900 8 || fail "could not get the audit lock $lock in 900 s"
 	echo "$HD_NAME: waited $(elapsed "$t0" "$(now)") s for the audit lock"
 	PGSC_AUDIT_LOCK=$W/private.lock
 	# shellcheck source=../lib/auditd.sh
 	. "$HD_LIB/../lib/auditd.sh"
 	hd_on_exit 'audit_end'
 	owner=$(audit_foreign_daemon)
-	[ -z "$owner" ] || hd_die "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (this test starts its own)"
+	[ -z "$owner" ] || fail "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (this test starts its own)"
 }
 
 REASONS=()
@@ -161,11 +150,14 @@ kill_after() {
 	"$@" 2>>"$KERR" &
 	p=$!
 	sleep "$d"
+	# shellcheck disable=SC2034 # KILLED and KSTATUS: for the callers
 	KILLED=0
+	# shellcheck disable=SC2034
 	if kill -0 "$p" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" != Z ]; then
 		kill -KILL "$p" 2>/dev/null && KILLED=1
 	fi
 	{ wait "$p"; } 2>/dev/null
+	# shellcheck disable=SC2034
 	KSTATUS=$?
 }
 
@@ -231,7 +223,7 @@ live_kills() {
 # committed count never went down; makes the clean runs of the finished
 # log: CLEAN_LIVE (one follow, no kill) and CLEAN_IMPORT (--import).
 live_final() {
-	local db=$1 log=$2 kills=$3 size ic rows base d
+	local db=$1 log=$2 kills=$3 size ic rows d
 	size=$(stat -c %s "$log")
 	d=$(dirname "$db")/clean
 	live_caught_up "$db" "$size" ||

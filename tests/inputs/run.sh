@@ -8,19 +8,14 @@
 #   bash tests/inputs/run.sh BINDIR GOLDENDIR
 # "A && ok || bad" is used as if-then-else: ok and bad always succeed.
 # shellcheck disable=SC2015
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init inputs
 BIN=$1
 DIR=$2
-command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 CLI missing (tools/install-deps.sh)"; exit 1; }
-for tool in gzip xz zstd; do
-	command -v $tool >/dev/null || { echo "FAIL: $tool missing (tools/install-deps.sh)"; exit 1; }
-done
-T=$(mktemp -d /tmp/pgsc-inputs.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
+need_progs sqlite3 gzip xz zstd
+T=$T_WORK
 
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 collect() { "$BIN/pgsc-collect" "$@"; }
 # the lists with every count by role; not which round saw a call first
 lists() { "$BIN/pgsc-report" --db "$1" --format=json 2>/dev/null | sed -e '/^  "rounds": /d' -e 's/, "first_round": [0-9]*//'; }
@@ -303,6 +298,7 @@ full=$(records "$w/plain.db")
 flip_byte() {
 	local b
 	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	# shellcheck disable=SC2059 # the format is the byte's octal escape
 	printf "\\$(printf %03o $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 for z in gzip xz zstd; do
@@ -585,8 +581,11 @@ cp "$last" "$w/new"
 exec 3<>"$w/pg.fifo"	# a writer: the collector's read of it waits
 "$BIN/pgsc-collect" --db "$w/r.db" --pg-log "$w/pg.fifo" --import "$w/p"/part.* 2>"$w/r.err" 3>&- &
 cpid=$!
-for _ in $(seq 600); do
-	ls -l "/proc/$cpid/fd" 2>/dev/null | grep -q "pg.fifo" && break
+for _ in $(seq 6000); do	# until it opens the FIFO (or ends)
+	kill -0 "$cpid" 2>/dev/null || break
+	for fd in /proc/"$cpid"/fd/*; do
+		[ "$(readlink "$fd" 2>/dev/null)" = "$w/pg.fifo" ] && break 2
+	done
 	sleep 0.1
 done
 mv "$w/new" "$last"
@@ -615,5 +614,4 @@ nb=$(sqlite3 "$w/a.db" "SELECT coalesce(sum(count),0) FROM rejects WHERE reason 
 	ok "a record rejected as bad-syscall: 1 reject, and no gap more than the whole log's ($g)" ||
 	{ bad "a bad-syscall record: $nb rejects, $g serial gaps"; cat "$w/a.err"; }
 
-echo "inputs: $pass passed, $fail failed"
-[ $fail = 0 ]
+t_done

@@ -25,39 +25,22 @@
 #      from a postgres process.
 # Missing dependencies are failures, never skips.  PGSC_ITERATE_KEEP=1
 # keeps the work directory.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=iterate-test
 export LC_ALL=C
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "iterate-test: $*"; }
-
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: iterate.sh BINDIR (holding pgsc-collect and pgsc-report)"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "iterate.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
-PGBIN=/usr/lib/postgresql/15/bin
+SRCROOT=$T_SRCROOT
 MAXR=${PGSC_ITERATE_MAX_ROUNDS:-5}
 T0=$(date +%s)
 
 # ---------------------------------------------------------------- deps --
-[ "$(id -u)" = 0 ] || fail "must run as root"
-for t in auditd auditctl scmp_sys_resolver runuser flock sqlite3 awk sed grep cmp; do
-	command -v "$t" >/dev/null || fail "required program '$t' is missing"
-done
-for t in initdb pg_ctl postgres psql; do
-	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
-done
-for t in pgsc-collect pgsc-report; do
-	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
-done
-PKGLIB=$("$PGBIN/pg_config" --pkglibdir 2>/dev/null || echo /usr/lib/postgresql/15/lib)
-[ -f "$PKGLIB/pgsc.so" ] ||
-	fail "the module is not installed ($PKGLIB/pgsc.so): cmake --build BUILD --target pgsc-module-install"
-if [ -f "$BINDIR/pgmodule/pgsc.so" ] && ! cmp -s "$BINDIR/pgmodule/pgsc.so" "$PKGLIB/pgsc.so"; then
-	echo "WARN: $PKGLIB/pgsc.so differs from this build's pgmodule/pgsc.so (install it: --target pgsc-module-install)" >&2
-fi
-id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
-[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only"
+# shellcheck source=../lib/world.sh
+. "$HERE/../lib/world.sh"
+world_need "$BINDIR"
 ITER=$SRCROOT/tools/pgsc-iterate
 SUITE=$SRCROOT/tools/pg-regress-suite
 [ -x "$ITER" ] && [ -x "$SUITE" ] || fail "tools/pgsc-iterate or tools/pg-regress-suite missing in $SRCROOT"
@@ -68,28 +51,17 @@ SUITE=$SRCROOT/tools/pg-regress-suite
 # shellcheck source=../lib/lists.sh
 . "$HERE/../lib/lists.sh"
 
-W=$(mktemp -d /tmp/pgsc-iterate-test.XXXXXX)
+t_init iterate-test
+W=$T_WORK
+T_KEEP=${PGSC_ITERATE_KEEP:-0}
 chmod 755 "$W"
 RESULT=fail
 cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	set +e
-	if [ -f "$W/data/postmaster.pid" ]; then
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/data" -m immediate -w -t 30 stop >/dev/null 2>&1
-	fi
+	pg_stop_now "$W/data"
 	audit_end
-	if [ "${PGSC_ITERATE_KEEP:-0}" = 1 ]; then
-		echo "iterate-test: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
-		[ "$RESULT" = pass ] || echo "iterate-test: rerun with PGSC_ITERATE_KEEP=1 to keep $W" >&2
-	fi
-	exit "$rc"
+	[ "$T_KEEP" = 1 ] || [ "$RESULT" = pass ] || note "rerun with PGSC_ITERATE_KEEP=1 to keep $W"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+t_cleanup cleanup
 
 # ------------------------------------------------------------- cluster --
 mkdir -p "$W/sock" "$W/data"

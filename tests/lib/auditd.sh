@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: PostgreSQL
+# shellcheck shell=bash
 # tests/lib/auditd.sh - start and stop a private auditd for pgsc's tests.
 #
 # Sourced by the live tests, the demo and the benchmark.  Only one process
@@ -41,7 +42,7 @@ audit_foreign_daemon() {
 }
 
 audit_begin() {
-	local dir=$1 i
+	local dir=$1 _
 	command -v auditd >/dev/null || { echo "FAIL: auditd is not installed" >&2; return 1; }
 	mkdir -p "$dir"
 	PGSC_AUDIT_DIR=$(cd "$dir" && pwd)
@@ -49,7 +50,7 @@ audit_begin() {
 	local owner
 	owner=$(audit_foreign_daemon)
 	if [ -n "$owner" ]; then
-		echo "FAIL: pid $owner ($(cat /proc/$owner/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (tests start their own)" >&2
+		echo "FAIL: pid $owner ($(cat "/proc/$owner/comm" 2>/dev/null)) is the kernel's audit daemon; stop it first (tests start their own)" >&2
 		flock -u 9
 		return 1
 	fi
@@ -92,7 +93,7 @@ CONF
 	auditctl -b 8192 --backlog_wait_time 60000 >/dev/null
 	auditd -n -s nochange -c "$PGSC_AUDIT_DIR" >"$PGSC_AUDIT_DIR/auditd.out" 2>&1 &
 	PGSC_AUDITD_PID=$!
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		[ "$(_audit_status pid)" = "$PGSC_AUDITD_PID" ] && break
 		sleep 0.1
 	done
@@ -103,7 +104,7 @@ CONF
 	fi
 	auditctl -e 1 >/dev/null
 	# Wait for the log file so that callers can tail it.
-	for i in $(seq 1 50); do [ -f "$PGSC_AUDIT_DIR/audit.log" ] && break; sleep 0.1; done
+	for _ in $(seq 1 50); do [ -f "$PGSC_AUDIT_DIR/audit.log" ] && break; sleep 0.1; done
 	return 0
 }
 
@@ -117,9 +118,9 @@ audit_rules() {
 # audit_sync: make sure everything the kernel queued so far is in the log.
 # A marker record (a user message) goes through the same queue; wait for it.
 audit_sync() {
-	local tag="pgsc-sync-$$-$RANDOM$RANDOM" i
+	local tag="pgsc-sync-$$-$RANDOM$RANDOM" _
 	auditctl -m "$tag" 2>/dev/null || true
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		grep -q "$tag" "$PGSC_AUDIT_DIR"/audit.log 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -135,12 +136,13 @@ audit_end() {
 	PGSC_AUDITD_PID=
 	# auditd -s nochange leaves the pid registered until it exits; make
 	# sure the registration is gone.
-	local i
-	for i in $(seq 1 50); do
+	local _
+	for _ in $(seq 1 50); do
 		local p; p=$(_audit_status pid)
 		{ [ "$p" = 0 ] || ! kill -0 "$p" 2>/dev/null; } && break
 		sleep 0.1
 	done
+	# shellcheck disable=SC2086 # three words: enabled, backlog, wait time
 	set -- $_pgsc_saved_status
 	[ -n "${2:-}" ] && auditctl -b "$2" >/dev/null 2>&1
 	[ -n "${3:-}" ] && auditctl --backlog_wait_time "$3" >/dev/null 2>&1

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: PostgreSQL
+# shellcheck shell=bash
 # tests/lib/check.sh - what the report tests share: source it, then
 # "result NAME OK [DETAIL]" counts one check (OK is 1 when it passed) in
 # pass, fail and n, and says it; runc_bundle and runc_cleanup run a probe

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: PostgreSQL
+# shellcheck shell=bash
 # tests/lib/lists.sh - reading pgsc's outputs in the tests that prove lists.
 
 # top_call ROLE JSON [REGEX]: "NAME COUNT" of the x86_64 call with the most

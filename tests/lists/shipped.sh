@@ -27,16 +27,15 @@
 # lists") and prove them again; never edit them by hand.
 # PGSC_LISTS_STEPS overrides the steps; PGSC_LISTS_KEEP=1 keeps the work
 # directory.  Missing dependencies are failures, never skips.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=lists-test
 export LC_ALL=C
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "lists-test: $*"; }
-
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: shipped.sh BINDIR"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "shipped.sh BINDIR" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
+SRCROOT=$T_SRCROOT
 PGBIN=/usr/lib/postgresql/15/bin
 # shellcheck source=../lib/world.sh
 . "$HERE/../lib/world.sh"
@@ -47,13 +46,9 @@ STEPS=${PGSC_LISTS_STEPS:-$WORLD_CI_STEPS,scenarios}
 # under one filter from exec on.
 OSTEPS=${PGSC_LISTS_OUTSIDE_STEPS:-regress:test_setup+boolean,src/test/recovery:001_stream_rep,scenarios}
 
-[ "$(id -u)" = 0 ] || fail "must run as root"
-for t in flock sqlite3 make prove runuser; do
-	command -v "$t" >/dev/null || fail "required program '$t' is missing"
-done
-for t in pgsc-collect pgsc-report pgsc-exec; do
-	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
-done
+need_root
+need_progs flock sqlite3 make prove runuser
+need_exec "$BINDIR"/pgsc-{collect,report,exec}
 PKGLIB=$("$PGBIN/pg_config" --pkglibdir)
 [ -f "$PKGLIB/pgsc.so" ] || fail "the module is not installed ($PKGLIB/pgsc.so)"
 if [ -f "$BINDIR/pgmodule/pgsc.so" ] && ! cmp -s "$BINDIR/pgmodule/pgsc.so" "$PKGLIB/pgsc.so"; then
@@ -66,25 +61,17 @@ ITER=$SRCROOT/tools/pgsc-iterate
 WORLD=$SRCROOT/tools/pgsc-check-world
 "$WORLD" prepare >/dev/null || fail "pgsc-check-world prepare failed"
 
-W=$(mktemp -d /tmp/pgsc-lists-test.XXXXXX)
+t_init lists-test
+W=$T_WORK
 chmod 755 "$W"
 RESULT=fail
+# the work directory is kept when the test fails, or PGSC_LISTS_KEEP=1
 cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	set +e
-	[ ! -f "$W/c/data/postmaster.pid" ] ||
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/c/data" -m immediate -w -t 30 stop >/dev/null 2>&1
-	if [ "${PGSC_LISTS_KEEP:-0}" = 1 ] || [ "$RESULT" != pass ]; then
-		echo "lists-test: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
-	fi
-	exit "$rc"
+	pg_stop_now "$W/c/data"
+	[ "$RESULT" = pass ] || T_KEEP=1
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+T_KEEP=${PGSC_LISTS_KEEP:-0}
+t_cleanup cleanup
 
 DATA=$("$WORLD" cluster "$W/c" --port 54475) || fail "pgsc-check-world cluster failed"
 # shellcheck source=../lib/auditd.sh

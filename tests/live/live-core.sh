@@ -25,13 +25,11 @@
 # PGSC_LIVE_MODE=import (default) or wrap chooses how pgsc collects.
 # Uses only bash, awk, sed, grep, sort, comm, tr and scmp_sys_resolver.
 
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=live-core
 export LC_ALL=C
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "live-core: $*"; }
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 T_START=$(now)
 [ $# -ge 1 ] || fail "usage: live-core.sh BINDIR (the directory holding pgsc-exec, pgsc-collect, pgsc-report)"
@@ -48,25 +46,11 @@ import | wrap) ;;
 esac
 
 # ---------------------------------------------------------------- deps --
-[ "$(id -u)" = 0 ] || fail "must run as root (auditd, seccomp audit records of other users)"
-for t in auditd auditctl scmp_sys_resolver awk sed grep sort comm tr cut flock runuser mktemp; do
-	if ! command -v "$t" >/dev/null 2>&1; then
-		case $t in
-		auditd | auditctl) fail "required program '$t' is not installed (Debian package 'auditd')" ;;
-		scmp_sys_resolver) fail "required program '$t' is not installed (Debian package 'seccomp')" ;;
-		*) fail "required program '$t' is not installed" ;;
-		esac
-	fi
-done
-for t in initdb pg_ctl postgres pgbench psql; do
-	[ -x "$PGBIN/$t" ] || fail "PostgreSQL 15 program $PGBIN/$t is missing (Debian package postgresql-15)"
-done
-for t in pgsc-exec pgsc-collect pgsc-report; do
-	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing or not executable"
-done
+need_root "auditd, seccomp audit records of other users"
+need_progs auditd auditctl scmp_sys_resolver awk sed grep sort comm tr cut flock runuser
+need_exec "$PGBIN"/{initdb,pg_ctl,postgres,pgbench,psql} "$BINDIR"/pgsc-{exec,collect,report}
 id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
-[ -f "$HERE/../lib/auditd.sh" ] || fail "tests/lib/auditd.sh not found next to $HERE"
-[ -f "$SRCROOT/examples/pgsc.rules" ] || fail "examples/pgsc.rules not found in $SRCROOT"
+need_file "$SRCROOT/examples/pgsc.rules"
 [ "$(scmp_sys_resolver -a x86_64 0 2>/dev/null)" = read ] || fail "scmp_sys_resolver does not resolve x86_64 syscall 0 to 'read'"
 [ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only (got $(uname -m))"
 
@@ -76,7 +60,9 @@ id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
 . "$HERE/../lib/pg.sh"
 
 # ------------------------------------------------------------ workdir --
-W=$(mktemp -d /tmp/pgsc-live-core.XXXXXX)
+t_init live-core
+T_KEEP=${PGSC_LIVE_KEEP:-0}
+W=$T_WORK
 chmod 755 "$W"
 mkdir -p "$W/bin" "$W/noise" "$W/exp" "$W/out"
 CLUSTERS="a b"
@@ -85,24 +71,16 @@ RESULT=fail
 NOISE_PID=
 
 cleanup() {
-	local rc=$? c
-	trap - EXIT INT TERM
-	set +e
+	local c
 	[ -n "$NOISE_PID" ] && kill "$NOISE_PID" 2>/dev/null && wait "$NOISE_PID" 2>/dev/null
 	for c in $CLUSTERS; do
 		pg_stop_now "$W/$c/data"
 	done
 	audit_end
-	if [ "${PGSC_LIVE_KEEP:-0}" = 1 ]; then
-		echo "live-core: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
-		[ "$RESULT" = pass ] ||
-			echo "live-core: work directory removed; rerun with PGSC_LIVE_KEEP=1 to keep the logs and the store" >&2
-	fi
-	exit "$rc"
+	[ "$T_KEEP" = 1 ] || [ "$RESULT" = pass ] ||
+		note "work directory removed; rerun with PGSC_LIVE_KEEP=1 to keep the logs and the store"
 }
-pg_traps cleanup
+t_cleanup cleanup
 
 # pgsc-exec must be reachable by the postgres user.
 EXEC=$BINDIR/pgsc-exec
@@ -271,7 +249,7 @@ done
 } # workload
 
 STORE=$W/out/store.db
-T_WORK=$(now)
+T_LOAD=$(now)
 if [ "$MODE" = import ]; then
 	workload
 else
@@ -287,7 +265,7 @@ else
 		-- bash "$W/bin/workload.sh" >"$W/out/collect.out" 2>&1 || rc=$?
 	[ "$rc" = 0 ] || fail "pgsc-collect -- workload exited with status $rc: $(tail -20 "$W/out/collect.out")"
 fi
-T_WORKEND=$(now)
+T_LOADEND=$(now)
 audit_sync || fail "the audit log did not catch up (sync marker not seen)"
 if [ "$MODE" = wrap ] && auditctl -l | grep -q 'key=pgsc'; then
 	fail "pgsc-collect left its audit rules loaded: $(auditctl -l | grep 'key=pgsc' | tr '\n' ' ')"
@@ -652,7 +630,7 @@ fi
 [ -z "$(tr -d '\n' <"$E/pm_preexec_only")" ] ||
 	note "syscalls the postmaster pids made only before exec'ing postgres (pg_ctl, sh; not expected): $(tr '\n' ' ' <"$E/pm_preexec_only")"
 T_END=$(now)
-note "time: waiting for the audit lock $(elapsed "$T_LOCK" "$T_LOCKED") s, setup $(awk -v a="$(elapsed "$T_START" "$T_WORK")" -v b="$(elapsed "$T_LOCK" "$T_LOCKED")" 'BEGIN { printf "%.1f", a - b }') s, workload $(elapsed "$T_WORK" "$T_WORKEND") s, pgsc $(elapsed "$T_PGSC" "$T_PGSCEND") s, total $(elapsed "$T_START" "$T_END") s"
+note "time: waiting for the audit lock $(elapsed "$T_LOCK" "$T_LOCKED") s, setup $(awk -v a="$(elapsed "$T_START" "$T_LOAD")" -v b="$(elapsed "$T_LOCK" "$T_LOCKED")" 'BEGIN { printf "%.1f", a - b }') s, workload $(elapsed "$T_LOAD" "$T_LOADEND") s, pgsc $(elapsed "$T_PGSC" "$T_PGSCEND") s, total $(elapsed "$T_START" "$T_END") s"
 
 if [ "$errors" -gt 0 ]; then
 	echo "FAIL: $errors check(s) failed" >&2

@@ -39,16 +39,15 @@
 # PGSC_LIVE_ONLY="netlink file ..." runs only the named checks.
 # auditd.sh starts auditd as a child of this shell: never a bare "wait".
 
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=live-sources
 set -uo pipefail
 export LC_ALL=C
 
-die() { echo "FAIL: $*" >&2; echo "live-sources: 0 passed, 1 failed"; exit 1; }
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-
 T_START=$(now)
-[ $# -ge 1 ] || die "usage: live-sources.sh BINDIR (the directory holding pgsc-collect, pgsc-report, tests/storm)"
-[ -d "$1" ] || die "BINDIR $1 is not a directory"
+[ $# -ge 1 ] || fail "usage: live-sources.sh BINDIR (the directory holding pgsc-collect, pgsc-report, tests/storm)"
+[ -d "$1" ] || fail "BINDIR $1 is not a directory"
 BINDIR=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 COLLECT=$BINDIR/pgsc-collect
@@ -60,27 +59,18 @@ ARCH=3221225534 # c000003e, x86_64
 NR=110          # getppid
 
 # ---------------------------------------------------------------- deps --
-[ "$(id -u)" = 0 ] || die "must run as root (audit daemon, audit rules)"
-[ "$(uname -m)" = x86_64 ] || die "this test knows x86_64 only (got $(uname -m))"
-for t in auditd auditctl sqlite3 flock pgrep awk grep timeout mktemp; do
-	if ! command -v "$t" >/dev/null 2>&1; then
-		case $t in
-		auditd | auditctl) die "required program '$t' is not installed (Debian package 'auditd')" ;;
-		sqlite3) die "required program 'sqlite3' is not installed (Debian package 'sqlite3')" ;;
-		*) die "required program '$t' is not installed" ;;
-		esac
-	fi
-done
-for t in "$COLLECT" "$REPORT" "$STORM"; do
-	[ -x "$t" ] || die "$t is missing or not executable (build the project: make in the build directory)"
-done
-[ -f "$HERE/../lib/auditd.sh" ] || die "tests/lib/auditd.sh not found next to $HERE"
+need_root "audit daemon, audit rules"
+[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only (got $(uname -m))"
+need_progs auditd auditctl sqlite3 flock pgrep awk grep timeout
+need_exec "$COLLECT" "$REPORT" "$STORM"
 
 exec 8>"$LOCK"
 T_LOCK=$(now)
-flock -w 900 8 || die "could not get the audit lock $LOCK"
+flock -w 900 8 || fail "could not get the audit lock $LOCK"
 T_LOCKED=$(now)
-W=$(mktemp -d /tmp/pgsc-live-sources.XXXXXX)
+t_init live-sources
+T_KEEP=${PGSC_LIVE_KEEP:-0}
+W=$T_WORK
 chmod 755 "$W"
 PGSC_AUDIT_LOCK=$W/private.lock
 # shellcheck source=../lib/auditd.sh
@@ -99,8 +89,7 @@ alive() { # alive PID: running (a zombie child is not)
 }
 
 cleanup() {
-	local rc=$? p d
-	trap - EXIT INT TERM
+	local p d
 	for p in "${BG_PIDS[@]}"; do
 		if alive "$p"; then
 			kill -TERM "$p" 2>/dev/null
@@ -132,20 +121,11 @@ cleanup() {
 		[ -n "${SAVED[2]}" ] && auditctl --backlog_wait_time "${SAVED[2]}" >/dev/null 2>&1
 		[ -n "${SAVED[0]}" ] && auditctl -e "${SAVED[0]}" >/dev/null 2>&1
 	fi
-	if [ "${PGSC_LIVE_KEEP:-0}" = 1 ]; then
-		echo "live-sources: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
-	fi
-	exit "$rc"
 }
-
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+t_cleanup cleanup
 
 owner=$(audit_foreign_daemon)
-[ -z "$owner" ] || die "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (this test starts its own)"
+[ -z "$owner" ] || fail "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first (this test starts its own)"
 auditctl -l >"$W/saved.rules" 2>/dev/null || true
 SAVED=("$(_audit_status enabled)" "$(_audit_status backlog_limit)" "$(_audit_status backlog_wait_time)")
 
@@ -502,6 +482,7 @@ check_rotation() {
 	"$STORM" 100000 4 >"$d/storm.out" 2>&1 || bad "storm failed: $(cat "$d/storm.out")"
 	audit_sync || bad "the audit log did not catch up (sync marker not seen)"
 	n=$(rotated "$log" | grep -c .)
+	# shellcheck disable=SC2012 # auditd's own file names
 	[ "$n" -ge 5 ] || bad "test invalid: auditd made $n rotated files, expected 5 or more: $(ls "$d/audit" | tr '\n' ' ')"
 	stop_child "$COLL"
 	[ "$STOPPED" = 0 ] || bad "pgsc-collect exited with status $STOPPED after SIGTERM: $(ok_stderr "$d/collect.out")"
@@ -560,6 +541,7 @@ check_rotation_usr1() {
 		else
 			sleep 3 # the collector's next commit
 			missing=$((want - have))
+			# shellcheck disable=SC2046 # rotated prints a list of files
 			"${PGSC_LIVE_USR1_STRICT:-echo}" "WARNING: rotation-usr1: $((want - have)) storm records never reached the log (kernel lost counter moved by $(($(_audit_status lost) - lost0)); pgsc's serial gaps: $(q "$db" "SELECT serial_gaps FROM rounds WHERE id = (SELECT max(id) FROM rounds)"); DAEMON_ROTATE records: $(grep -h '^type=DAEMON_ROTATE' $(rotated "$log") "$log" | grep -o 'res=[a-z]*' | tr '\n' ' '); the kernel printed $(($(dmesg 2>/dev/null | grep -c "exe=\"$STORM\"") - dmesg0)) storm records to its log (rate-limited) (kauditd gave up sending them, docs/live.md)"
 		fi
 	fi
@@ -568,6 +550,7 @@ check_rotation_usr1() {
 	# and to see every missing record.  PGSC_LIVE_USR1_STRICT=bad makes
 	# such a loss fail the check, as the issue's "counts exact" would.
 	n=$(rotated "$log" | grep -c .)
+	# shellcheck disable=SC2012 # auditd's own file names
 	[ "$n" = 5 ] || bad "auditd made $n rotated files for 5 SIGUSR1: $(ls "$d/audit" | tr '\n' ' ')"
 	stop_child "$COLL"
 	[ "$STOPPED" = 0 ] || bad "pgsc-collect exited with status $STOPPED after SIGTERM: $(ok_stderr "$d/collect.out")"
@@ -714,6 +697,7 @@ check_rotation_lost() {
 	audit_sync || bad "the audit log did not catch up (sync marker not seen)"
 	rotate_now || bad "auditd did not rotate"
 	n=$(rotated "$log" | grep -c .)
+	# shellcheck disable=SC2012 # auditd's own file names
 	[ "$n" = 1 ] || bad "test invalid: expected audit.log.1 only, found: $(ls "$d/audit" | tr '\n' ' ')"
 	start_file_collector "$db" "$log" "$d/collect.out" --commit-interval 0.2
 	wait_started "$db" || bad "the restarted collector made no commit in 10 s"

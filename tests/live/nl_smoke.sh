@@ -11,36 +11,30 @@
 #   3. puts back the audit settings it found.
 # NL_SMOKE is a built tests/live/nl_smoke.c; without it the script builds
 # one with gcc.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init nl_smoke.sh
 export LC_ALL=C
-
-fail() { echo "nl_smoke.sh: FAIL: $*" >&2; exit 1; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 LOCK=${PGSC_AUDIT_LOCK:-/run/pgsc-audit.lock}
 N=${2:-5000}
 
-[ "$(id -u)" = 0 ] || fail "must run as root"
-for t in auditd auditctl flock gcc; do
-	command -v "$t" >/dev/null || fail "'$t' is not installed"
-done
+need_root
+need_progs auditd auditctl flock gcc
 
-W=$(mktemp -d /tmp/pgsc-nl-smoke.XXXXXX)
+W=$T_WORK
 SAVED=()
 cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	set +e
 	audit_end 2>/dev/null
 	if [ ${#SAVED[@]} = 3 ]; then
 		auditctl -b "${SAVED[1]}" >/dev/null 2>&1
 		auditctl --backlog_wait_time "${SAVED[2]}" >/dev/null 2>&1
 		auditctl -e "${SAVED[0]}" >/dev/null 2>&1
 	fi
-	rm -rf "$W"
-	exit $rc
 }
-trap cleanup EXIT INT TERM
+t_cleanup cleanup
 
 # Our lock is held on fd 8 for the whole run; auditd.sh takes its own on
 # a private file, or its audit_lock would drop ours while re-taking it.

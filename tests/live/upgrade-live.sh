@@ -21,50 +21,40 @@
 #     same report byte for byte.
 # Root, takes the audit lock (tests/lib/auditd.sh).  Missing dependencies
 # fail.  PGSC_LIVE_KEEP=1 keeps the work directory.
+# expect's conditions are quoted '...' on purpose: evaluated when checked
+# shellcheck disable=SC2016
 set -euo pipefail
 export LC_ALL=C
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "upgrade-live: $*"; }
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=upgrade-live
 
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: upgrade-live.sh BINDIR"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "upgrade-live.sh BINDIR" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=/usr/lib/postgresql/15/bin
 # shellcheck source=../lib/pg.sh
 . "$HERE/../lib/pg.sh"
-[ "$(id -u)" = 0 ] || fail "must run as root"
-for t in auditd auditctl scmp_sys_resolver runuser flock od; do
-	command -v "$t" >/dev/null || fail "required program '$t' is not installed"
-done
-for t in initdb postgres pgbench psql; do
-	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
-done
-for t in pgsc-exec pgsc-collect pgsc-report; do
-	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
-done
-id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
-[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only"
+pg_need initdb postgres pgbench psql
+need_progs auditd auditctl scmp_sys_resolver runuser flock od
+need_exec "$BINDIR"/pgsc-{exec,collect,report}
+# shellcheck source=../lib/auditd.sh
 . "$HERE/../lib/auditd.sh"
 
-W=$(mktemp -d /tmp/pgsc-upgrade-live.XXXXXX)
+t_init upgrade-live
+T_KEEP=${PGSC_LIVE_KEEP:-0}
+W=$T_WORK
 chmod 755 "$W"
 PORT=54371
 SERVER_PID=
-RESULT=fail
 cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	set +e
 	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
 		kill -INT "$SERVER_PID"
 		for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
 	fi
 	audit_end
-	pg_workdir_done "$W" "${PGSC_LIVE_KEEP:-0}" upgrade-live
-	exit "$rc"
 }
-pg_traps cleanup
+t_cleanup cleanup
 
 # The private binary: a directory whose name does not end like the
 # installed one, so PostgreSQL finds its libraries and share files at the
@@ -174,28 +164,25 @@ after_clients=$(seccomp | grep "exe=$hexdel" | field pid | sort -u | comm -12 - 
 note "$(seccomp | wc -l) SECCOMP records, $deleted of them from $deleted_pids processes with exe=\"$PGEXE (deleted)\", $after_clients of those client backends"
 note "client backends: $(wc -l <"$W/out/client.pids"); expected global $(wc -l <"$W/out/exp.global"), client $(wc -l <"$W/out/exp.client"), postmaster-only $(wc -l <"$W/out/exp.pmonly"); pgsc global $(wc -l <"$W/out/global"), session $(wc -l <"$W/out/session")"
 
-bad=0
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; bad=1; fi; }
-check "the log holds records of the replaced binary (test valid)" '[ "$deleted" -gt 100 ]'
-check "client backends were forked after the replacement (test valid)" '[ "$after_clients" -ge 2 ]'
-check "some syscall only the postmaster made (test valid)" '[ -s "$W/out/exp.pmonly" ]'
-check "global list = every SECCOMP record's name" 'diff "$W/out/exp.global" "$W/out/global" >"$W/out/d.global"' ||
+expect "the log holds records of the replaced binary (test valid)" '[ "$deleted" -gt 100 ]'
+expect "client backends were forked after the replacement (test valid)" '[ "$after_clients" -ge 2 ]'
+expect "some syscall only the postmaster made (test valid)" '[ -s "$W/out/exp.pmonly" ]'
+expect "global list = every SECCOMP record's name" 'diff "$W/out/exp.global" "$W/out/global" >"$W/out/d.global"' ||
 	true
 [ -s "$W/out/d.global" ] && cat "$W/out/d.global"
 q() { sqlite3 "$W/out/s.db" "$1"; }
-check "nothing unattributed ($(q 'SELECT unattributed FROM rounds'))" '[ "$(q "SELECT unattributed FROM rounds")" = 0 ]'
-check "nothing unrelated ($(q 'SELECT unrelated FROM rounds'))" '[ "$(q "SELECT unrelated FROM rounds")" = 0 ]'
-check "session list holds every client backend name" '[ -z "$(comm -23 "$W/out/exp.client" "$W/out/session")" ]'
+expect "nothing unattributed ($(q 'SELECT unattributed FROM rounds'))" '[ "$(q "SELECT unattributed FROM rounds")" = 0 ]'
+expect "nothing unrelated ($(q 'SELECT unrelated FROM rounds'))" '[ "$(q "SELECT unrelated FROM rounds")" = 0 ]'
+expect "session list holds every client backend name" '[ -z "$(comm -23 "$W/out/exp.client" "$W/out/session")" ]'
 [ -z "$(comm -23 "$W/out/exp.client" "$W/out/session")" ] || echo "  missing: $(comm -23 "$W/out/exp.client" "$W/out/session" | tr '\n' ' ')"
-check "session list has no postmaster-only name" '[ -z "$(comm -12 "$W/out/exp.pmonly" "$W/out/session")" ]'
+expect "session list has no postmaster-only name" '[ -z "$(comm -12 "$W/out/exp.pmonly" "$W/out/session")" ]'
 # the control: the same log as if the binary had never been replaced
 sed "s/exe=$hexdel/exe=\"${PGEXE//\//\\/}\"/" "$LOG" >"$W/out/control.log"
 [ "$(grep -c "exe=$hexdel" "$W/out/control.log" || true)" = 0 ] || fail "control log still has (deleted)"
 "$BINDIR/pgsc-collect" --db "$W/out/control.db" --import "$W/out/control.log" >/dev/null 2>&1 || fail "control import"
-check "the control (names put back) reports the same" \
+expect "the control (names put back) reports the same" \
 	'cmp -s <("$BINDIR/pgsc-report" --db "$W/out/control.db") "$W/out/report.guc"'
 q2() { sqlite3 "$W/out/$1" "SELECT records, attributed, unrelated, standalone, unattributed FROM rounds"; }
-check "the control counts the same ($(q2 s.db) vs $(q2 control.db))" '[ "$(q2 s.db)" = "$(q2 control.db)" ]'
-[ $bad = 0 ] || exit 1
-RESULT=pass
+expect "the control counts the same ($(q2 s.db) vs $(q2 control.db))" '[ "$(q2 s.db)" = "$(q2 control.db)" ]'
+[ "$T_FAIL" = 0 ] || exit 1
 note "pass"

@@ -23,11 +23,11 @@
 #
 # Environment: PGSC_MATRIX_KEEP=1 keeps the output directory.
 
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=matrix
 set -uo pipefail
 export LC_ALL=C
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "matrix: $*"; }
 
 [ $# -ge 1 ] || fail "usage: tests/matrix/run.sh BINDIR"
 [ -d "$1" ] || fail "BINDIR $1 is not a directory"
@@ -37,24 +37,13 @@ SRCROOT=$(cd "$HERE/../.." && pwd)
 MATRIX=$SRCROOT/tools/glibc-matrix
 ROOT=${PGSC_MATRIX_ROOT:-/var/cache/pgsc-matrix/trixie}
 
-[ "$(id -u)" = 0 ] || fail "must run as root (tools/glibc-matrix needs debootstrap, chroot and the audit daemon role)"
-[ -x "$MATRIX" ] || fail "$MATRIX is missing or not executable"
-for t in pgsc-report pgsc-diff pgsc-collect pgsc-exec; do
-	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
-done
-for t in sqlite3 debootstrap comm awk findmnt; do
-	command -v "$t" >/dev/null 2>&1 || fail "required program '$t' is not installed (tools/install-deps.sh)"
-done
+need_root "tools/glibc-matrix needs debootstrap, chroot and the audit daemon role"
+need_exec "$MATRIX" "$BINDIR"/pgsc-{report,diff,collect,exec}
+need_progs sqlite3 debootstrap comm awk findmnt
 
-T=$(mktemp -d /tmp/pgsc-matrix-test.XXXXXX)
-cleanup() {
-	if [ "${PGSC_MATRIX_KEEP:-0}" = 1 ]; then
-		echo "matrix: output kept in $T" >&2
-	else
-		rm -rf "$T"
-	fi
-}
-trap cleanup EXIT
+t_init matrix-test
+T_KEEP=${PGSC_MATRIX_KEEP:-0}
+T=$T_WORK
 errors=0
 bad() { echo "FAIL: $*" >&2; errors=$((errors + 1)); }
 

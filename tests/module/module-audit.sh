@@ -22,44 +22,31 @@
 set -euo pipefail
 export LC_ALL=C
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "module-audit: $*"; }
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=module-audit
 
 [ $# -ge 2 ] || fail "usage: module-audit.sh MODDIR PG_CONFIG"
 MODDIR=$1
 PG_CONFIG=$2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
 
-[ "$(id -u)" = 0 ] || fail "must run as root (auditd, the server as postgres)"
-[ -x "$PG_CONFIG" ] || fail "pg_config '$PG_CONFIG' not found (Debian package postgresql-server-dev-15)"
-[ -f "$MODDIR/pgsc.so" ] || fail "$MODDIR/pgsc.so is missing: the module was not built"
-PGBIN=$("$PG_CONFIG" --bindir)
+need_root "auditd, the server as postgres"
 # shellcheck source=../lib/pg.sh
 . "$HERE/../lib/pg.sh"
-PKGLIB=$("$PG_CONFIG" --pkglibdir)
-for t in initdb pg_ctl psql; do
-	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
-done
-for t in auditd auditctl scmp_sys_resolver runuser awk flock mktemp make; do
-	command -v "$t" >/dev/null 2>&1 || fail "required program '$t' is not installed"
-done
-id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
-[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only"
+pg_module "$MODDIR" "$PG_CONFIG"
+pg_need initdb pg_ctl psql
+need_progs auditd auditctl scmp_sys_resolver runuser awk flock make
 GD=$(scmp_sys_resolver -a x86_64 getdents64)
 [ "$GD" -ge 0 ] 2>/dev/null || fail "scmp_sys_resolver does not resolve getdents64"
-[ -f "$HERE/../lib/auditd.sh" ] || fail "tests/lib/auditd.sh not found"
-
-if ! cmp -s "$MODDIR/pgsc.so" "$PKGLIB/pgsc.so"; then
-	note "installing the module from $MODDIR into $PKGLIB"
-	make -s -f "$SRCROOT/src/pgmodule/Makefile" -C "$MODDIR" PG_CONFIG="$PG_CONFIG" install >/dev/null ||
-		fail "make install of the module failed"
-fi
+pg_module_install "$MODDIR" "$PG_CONFIG"
 
 # shellcheck source=../lib/auditd.sh
 . "$HERE/../lib/auditd.sh"
 
-W=$(mktemp -d /tmp/pgsc-module-audit.XXXXXX)
+t_init module-audit
+T_KEEP=${PGSC_MODULE_KEEP:-0}
+W=$T_WORK
 chmod 755 "$W"
 D=$W/data
 SOCK=$W/sock
@@ -68,19 +55,13 @@ chown postgres "$W" "$SOCK"
 chmod 700 "$SOCK"
 RESULT=fail
 
+# the work directory is kept when the test fails, or PGSC_MODULE_KEEP=1
 cleanup() {
-	local rc=$? keep=0
-	trap - EXIT INT TERM
-	set +e
 	pg_stop_now "$D"
 	audit_end
-	if [ "${PGSC_MODULE_KEEP:-0}" = 1 ] || [ "$RESULT" != pass ]; then
-		keep=1
-	fi
-	pg_workdir_done "$W" "$keep" module-audit
-	exit "$rc"
+	[ "$RESULT" = pass ] || T_KEEP=1
 }
-pg_traps cleanup
+t_cleanup cleanup
 
 q() {
 	runuser -u postgres -- "$PGBIN/psql" -h "$SOCK" -X -At -v ON_ERROR_STOP=1 -d postgres "$@"

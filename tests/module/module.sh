@@ -52,8 +52,9 @@
 set -euo pipefail
 export LC_ALL=C
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "module: $*"; }
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=module
 
 [ $# -ge 2 ] || fail "usage: module.sh MODDIR PG_CONFIG"
 MODDIR=$1
@@ -62,34 +63,20 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 
 # ---------------------------------------------------------------- deps --
-[ "$(id -u)" = 0 ] || fail "must run as root (installs the module, runs the server as postgres)"
-[ -x "$PG_CONFIG" ] || fail "pg_config '$PG_CONFIG' not found (Debian package postgresql-server-dev-15; CMake option PGSC_PG_MODULE)"
-[ -f "$MODDIR/pgsc.so" ] || fail "$MODDIR/pgsc.so is missing: the module was not built (cmake --build BUILD --target pgsc-module)"
-PGBIN=$("$PG_CONFIG" --bindir)
+need_root "installs the module, runs the server as postgres"
 # shellcheck source=../lib/pg.sh
 . "$HERE/../lib/pg.sh"
-PKGLIB=$("$PG_CONFIG" --pkglibdir)
-for t in initdb pg_ctl postgres psql pg_isready; do
-	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
-done
-for t in scmp_sys_resolver runuser awk sort comm mktemp make cc; do
-	command -v "$t" >/dev/null 2>&1 || fail "required program '$t' is not installed"
-done
-id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
-[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only (got $(uname -m))"
+pg_module "$MODDIR" "$PG_CONFIG"
+pg_need initdb pg_ctl postgres psql pg_isready
+need_progs scmp_sys_resolver runuser awk sort comm make cc
 [ "$(scmp_sys_resolver -a x86_64 217)" = getdents64 ] ||
 	fail "scmp_sys_resolver does not name x86_64 syscall 217 getdents64"
-
-if ! cmp -s "$MODDIR/pgsc.so" "$PKGLIB/pgsc.so" ||
-	! cmp -s "$SRCROOT/src/pgmodule/pgsc--1.0.sql" "$("$PG_CONFIG" --sharedir)/extension/pgsc--1.0.sql"; then
-	note "installing the module from $MODDIR into $PKGLIB"
-	make -s -f "$SRCROOT/src/pgmodule/Makefile" -C "$MODDIR" PG_CONFIG="$PG_CONFIG" install >/dev/null ||
-		fail "make install of the module failed"
-fi
-cmp -s "$MODDIR/pgsc.so" "$PKGLIB/pgsc.so" || fail "$PKGLIB/pgsc.so is not the module built in $MODDIR"
+pg_module_install "$MODDIR" "$PG_CONFIG"
 
 # ------------------------------------------------------------ workdir --
-W=$(mktemp -d /tmp/pgsc-module.XXXXXX)
+t_init module
+T_KEEP=${PGSC_MODULE_KEEP:-0}
+W=$T_WORK
 chmod 755 "$W"
 D=$W/data
 SOCK=$W/sock
@@ -99,18 +86,12 @@ chmod 700 "$SOCK"
 LOGN=0
 LOG=
 
+# the work directory is kept when the test fails, or PGSC_MODULE_KEEP=1
 cleanup() {
-	local rc=$? keep=0
-	trap - EXIT INT TERM
-	set +e
 	pg_stop_now "$D"
-	if [ "${PGSC_MODULE_KEEP:-0}" = 1 ] || [ "$rc" != 0 ]; then
-		keep=1
-	fi
-	pg_workdir_done "$W" "$keep" module
-	exit "$rc"
+	[ "$T_RC" = 0 ] || T_KEEP=1
 }
-pg_traps cleanup
+t_cleanup cleanup
 
 pg_initdb "$D" "$W/initdb.log" -N ||
 	fail "initdb failed: $(tail -5 "$W/initdb.log")"

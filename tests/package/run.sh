@@ -16,23 +16,19 @@
 #   bash tests/package/run.sh SRCDIR [--prepare-only]
 # Root.  The root is /var/cache/pgsc-package/bookworm (PGSC_PACKAGE_ROOT);
 # the first run needs the Debian mirror this host's apt uses.
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init package
 SRC=$(cd "$1" && pwd)
 PREPARE_ONLY=${2:-}
 ROOT=${PGSC_PACKAGE_ROOT:-/var/cache/pgsc-package/bookworm}
 SUITE=bookworm
 STAMP=.pgsc-package-root
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-die() { echo "FAIL: $*"; exit 1; }
-now() { date +%s.%N; }
 took() { printf '%s: %.1f s\n' "$1" "$(echo "$(now) - $2" | bc)"; }
-[ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot, mount)"
-for t in dpkg-buildpackage dh pg_buildext lintian debootstrap chroot flock bc; do
-	command -v "$t" >/dev/null || die "$t missing (tools/install-deps.sh)"
-done
+need_root "debootstrap, chroot, mount"
+need_progs dpkg-buildpackage dh pg_buildext lintian debootstrap chroot flock bc
 
-T=$(mktemp -d /tmp/pgsc-package.XXXXXX)
+T=$T_WORK
 chmod 755 "$T"
 MOUNTS=()
 cleanup() {
@@ -40,14 +36,11 @@ cleanup() {
 	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
 		umount -l "${MOUNTS[$i]}" 2>/dev/null
 	done
-	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+t_cleanup cleanup
 mnt() { # TYPE SOURCE TARGET OPTIONS
 	mkdir -p "$3"
-	mount -t "$1" -o "$4" "$2" "$3" || die "cannot mount $1 on $3"
+	mount -t "$1" -o "$4" "$2" "$3" || fail "cannot mount $1 on $3"
 	MOUNTS+=("$3")
 }
 
@@ -75,7 +68,7 @@ prepare_root() {
 	local t0 tmp=$ROOT.tmp mirror
 	mkdir -p "$(dirname "$ROOT")"
 	exec 8>"$ROOT.lock"
-	flock -w 1800 8 || die "could not lock $ROOT.lock"
+	flock -w 1800 8 || fail "could not lock $ROOT.lock"
 	# layout=2: the root has bookworm-updates and -security, as a Debian
 	# 12 machine (and the build host) has: a package built against a
 	# point release of postgresql-15 depends on it
@@ -88,7 +81,7 @@ prepare_root() {
 	rm -rf "$tmp"
 	t0=$(now)
 	debootstrap --variant=minbase "$SUITE" "$tmp" "$mirror" >"$T/debootstrap.log" 2>&1 ||
-		{ tail -n 20 "$T/debootstrap.log"; die "debootstrap $SUITE failed"; }
+		{ tail -n 20 "$T/debootstrap.log"; fail "debootstrap $SUITE failed"; }
 	took debootstrap "$t0"
 	{
 		echo "deb $mirror $SUITE main"
@@ -103,7 +96,7 @@ prepare_root() {
 	t0=$(now)
 	chroot "$tmp" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C \
 		sh -c "apt-get update -q && apt-get upgrade -y -q && apt-get install -y -q --no-install-recommends postgresql-15 libauparse0 libaudit1 libseccomp2 libsqlite3-0 libcap-ng0 && apt-get clean" \
-		>"$T/apt.log" 2>&1 || { tail -n 20 "$T/apt.log"; die "apt-get install in the root failed"; }
+		>"$T/apt.log" 2>&1 || { tail -n 20 "$T/apt.log"; fail "apt-get install in the root failed"; }
 	took "apt in the root" "$t0"
 	umount "$tmp/proc" && MOUNTS=()
 	{ echo "layout=2"; echo "suite=$SUITE"; echo "mirror=$mirror"; echo "made=$(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >"$tmp/$STAMP"
@@ -122,14 +115,16 @@ mkdir -p "$T/pkg/src"
 # build writes debian/tmp, obj-*, build-15 and the .debs beside the tree
 (cd "$SRC" && tar --exclude=./build --exclude='./build-*' --exclude='./obj-*' \
 	--exclude=./.git --exclude=./debian/tmp -cf - .) | tar -C "$T/pkg/src" -xf - ||
-	die "cannot copy $SRC"
+	fail "cannot copy $SRC"
 (cd "$T/pkg/src" && dpkg-buildpackage -b -us -uc) >"$T/build.log" 2>&1 ||
-	{ tail -n 30 "$T/build.log"; die "dpkg-buildpackage -b -us -uc failed"; }
+	{ tail -n 30 "$T/build.log"; fail "dpkg-buildpackage -b -us -uc failed"; }
 took "dpkg-buildpackage" "$t0"
+# shellcheck disable=SC2012 # dpkg-buildpackage's own file names
 PGSC_DEB=$(ls "$T"/pkg/pgsc_*_*.deb 2>/dev/null | head -n 1)
+# shellcheck disable=SC2012
 MOD_DEB=$(ls "$T"/pkg/postgresql-15-pgsc_*_*.deb 2>/dev/null | head -n 1)
-[ -f "$PGSC_DEB" ] || die "no pgsc .deb built"
-[ -f "$MOD_DEB" ] || die "no postgresql-15-pgsc .deb built"
+[ -f "$PGSC_DEB" ] || fail "no pgsc .deb built"
+[ -f "$MOD_DEB" ] || fail "no postgresql-15-pgsc .deb built"
 dpkg-deb -c "$MOD_DEB" >"$T/mod.contents" || bad "dpkg-deb -c $MOD_DEB"
 grep -q '/usr/lib/postgresql/15/lib/pgsc.so$' "$T/mod.contents" ||
 	bad "postgresql-15-pgsc holds no /usr/lib/postgresql/15/lib/pgsc.so"
@@ -157,8 +152,9 @@ cp "$PGSC_DEB" "$MOD_DEB" "$R/tmp/debs/"
 inroot() { chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C HOME=/root "$@"; }
 t0=$(now)
 inroot sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/debs/*.deb' \
-	>"$T/install.log" 2>&1 || { tail -n 20 "$T/install.log"; die "apt-get install of the two packages in the root failed"; }
+	>"$T/install.log" 2>&1 || { tail -n 20 "$T/install.log"; fail "apt-get install of the two packages in the root failed"; }
 took "apt-get install in the root" "$t0"
+# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 inroot dpkg-query -W -f='${Package} ${Version} ${Status}\n' pgsc postgresql-15-pgsc >"$T/installed" 2>&1
 [ "$(grep -c 'install ok installed' "$T/installed")" = 2 ] || bad "not installed: $(cat "$T/installed")"
 
@@ -191,7 +187,7 @@ echo "demo flow in the root: $(head -c 120 "$R/tmp/lists.conf" | head -n 1)"
 PGB=/usr/lib/postgresql/15/bin
 inroot install -d -o postgres -m 700 /tmp/pg
 inroot runuser -u postgres -- $PGB/initdb -D /tmp/pg/data -A trust --no-sync >"$T/initdb.log" 2>&1 ||
-	{ tail -n 10 "$T/initdb.log"; die "initdb in the root failed"; }
+	{ tail -n 10 "$T/initdb.log"; fail "initdb in the root failed"; }
 cat >>"$R/tmp/pg/data/postgresql.conf" <<'CONF'
 listen_addresses = ''
 unix_socket_directories = '/tmp/pg'
@@ -215,5 +211,4 @@ else
 	bad "the server in the root did not start with the installed pgsc.so: $(tail -n 5 "$R/tmp/pg/log" 2>/dev/null) $(tail -n 3 "$T/pgctl.log")"
 fi
 took total "$t_all"
-[ $fail = 0 ] && echo "package: ok"
-exit $fail
+t_done

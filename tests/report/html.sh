@@ -20,16 +20,13 @@
 #      one per integer at most; the rows sorted dangerous and rare first by
 #      default, --sort name by name.
 #   bash tests/report/html.sh BINDIR GOLDENDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init html
 BIN=$1
 GOLDEN=$2
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-for t in chromium python3 sqlite3; do
-	command -v $t >/dev/null || { echo "FAIL: $t missing (tools/install-deps.sh)"; exit 1; }
-done
-T=$(mktemp -d /tmp/pgsc-html.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+need_progs chromium python3 sqlite3
+T=$T_WORK
 
 zcat "$GOLDEN/raw.log.gz" >"$T/raw.log"
 total=$(wc -l <"$T/raw.log")
@@ -263,5 +260,4 @@ PY
 if [ -n "${PGSC_HTML_SHOT:-}" ]; then
 	cp "$T/shot.png" "$PGSC_HTML_SHOT"; cp "$T/report.html" "$PGSC_HTML_SHOT.html"
 fi
-[ $fail = 0 ] && echo "html: ok"
-exit $fail
+t_done

@@ -17,30 +17,28 @@
 #      the known max (a real call on a newer kernel) is ENOSYS;
 #   3. the same under a real runc run of a static probe, and the old
 #      profile (--unknown-syscall-action default) for contrast.
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init oci-enosys
 BIN=$1
 DIR=$2
 R=$BIN/pgsc-report
-for c in scmp_sys_resolver python3 runc gcc; do
-	command -v "$c" >/dev/null ||
-		{ echo "FAIL: $c missing (tools/install-deps.sh)"; exit 1; }
-done
+need_progs scmp_sys_resolver python3 runc gcc
 # shellcheck source=../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
-T=$(mktemp -d /tmp/pgsc-oci-enosys.XXXXXX)
+T=$T_WORK
 CID=pgsc-oci-enosys-$$
-cleanup() { runc_cleanup "$T" "$CID"; }
-trap cleanup EXIT
+t_cleanup runc_cleanup "$T" "$CID"
 cd "$T" || exit 1
 
 zcat "$DIR/../golden/raw.log.gz" >raw.log
 "$BIN/pgsc-collect" --db x.db --import raw.log >/dev/null 2>&1 ||
-	{ echo "FAIL: import"; exit 1; }
-"$R" --db x.db --format oci >new.json || { echo "FAIL: --format oci"; exit 1; }
+	fail "import"
+"$R" --db x.db --format oci >new.json || fail "--format oci"
 "$R" --db x.db --format oci --unknown-syscall-action default >old.json ||
-	{ echo "FAIL: --unknown-syscall-action default"; exit 1; }
-"$R" --db x.db --format oci --default kill >kill.json || exit 1
-"$R" --db x.db --format json >x.json || exit 1
+	fail "--unknown-syscall-action default"
+"$R" --db x.db --format oci --default kill >kill.json || fail "--default kill"
+"$R" --db x.db --format json >x.json || fail "--format json"
 
 # -- 1. the shape, against libseccomp's own table --------------------------
 python3 - new.json old.json kill.json x.json >shape.out 2>&1 <<'EOF'
@@ -95,11 +93,11 @@ EOF
 }
 LISTED=$(pick listed)
 UNLISTED=$(pick unlisted)
-[ -n "$LISTED" ] && [ -n "$UNLISTED" ] || { echo "FAIL: no candidate calls ($LISTED/$UNLISTED)"; exit 1; }
+[ -n "$LISTED" ] && [ -n "$UNLISTED" ] || fail "no candidate calls ($LISTED/$UNLISTED)"
 NL=$(scmp_sys_resolver -a x86_64 "$LISTED")
 NU=$(scmp_sys_resolver -a x86_64 "$UNLISTED")
 NX=$((MAX + 1))
-[ "$(scmp_sys_resolver -a x86_64 "$NX")" = UNKNOWN ] || { echo "FAIL: $NX is known"; exit 1; }
+[ "$(scmp_sys_resolver -a x86_64 "$NX")" = UNKNOWN ] || fail "$NX is known"
 echo "calls: $LISTED ($NL) listed, $UNLISTED ($NU) unlisted, $NX (known max $MAX + 1)"
 
 # -- 2. with libseccomp alone: the default, each rule, as a runtime does ---------

@@ -15,29 +15,23 @@
 # table's columns.  A type no setting can be named after (an extension's
 # background worker names its own type; the store gets one through SQL
 # here) gets an escaped comment, never a line.
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init per-type
 
 BIN=$(cd "${1:?usage: per-type.sh BINDIR SRCDIR}" && pwd)
 SRC=$(cd "${2:?usage: per-type.sh BINDIR SRCDIR}" && pwd)
 COLLECT=$BIN/pgsc-collect
 REPORT=$BIN/pgsc-report
-for f in "$COLLECT" "$REPORT"; do
-	[ -x "$f" ] || { echo "FAIL: $f is not built"; exit 1; }
-done
-for c in sqlite3 ausyscall python3 scmp_sys_resolver; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (tools/install-deps.sh)"; exit 1; }
-done
+need_exec "$COLLECT" "$REPORT"
+need_progs sqlite3 ausyscall python3 scmp_sys_resolver
 
-T=$(mktemp -d /tmp/pgsc-per-type.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+T=$T_WORK
 sed -n 's/^SENSITIVE(\([a-z0-9_]*\), [a-z]*)$/\1/p' "$SRC/src/sensitive.def" >"$T/sensitive"
-[ "$(grep -c . "$T/sensitive")" -ge 20 ] || { echo "FAIL: src/sensitive.def: no SENSITIVE(name, group) lines"; exit 1; }
+[ "$(grep -c . "$T/sensitive")" -ge 20 ] || fail "src/sensitive.def: no SENSITIVE(name, group) lines"
 # every name of the policy is a syscall libseccomp knows
 bad_names=$(while read -r n; do scmp_sys_resolver -a x86_64 "$n" >/dev/null 2>&1 || echo "$n"; done <"$T/sensitive")
-[ -z "$bad_names" ] || { echo "FAIL: src/sensitive.def names what libseccomp does not know: $bad_names"; exit 1; }
-fails=0
-ok() { echo "ok: $*"; }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+[ -z "$bad_names" ] || fail "src/sensitive.def names what libseccomp does not know: $bad_names"
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # names DB TYPE: the sorted names of the calls of TYPE and its descendants
@@ -53,7 +47,7 @@ names() {
 }
 
 for rec in raw enriched; do
-	f0=$fails
+	f0=$T_FAIL
 	db=$T/$rec.db
 	zcat "$SRC/tests/golden/$rec.log.gz" >"$T/$rec.log"
 	"$COLLECT" --db "$db" --quiet --import "$T/$rec.log" || { bad "$rec: import failed"; continue; }
@@ -120,12 +114,12 @@ for t in cols:
         print(f"column {t}: {sums[t]}, records {types[t]['records']}")
         sys.exit(1)
 PY
-	[ $fails = "$f0" ] && ok "$rec: $n types, each list as the store's roles and ausyscall give it (GUC, JSON, table)"
+	[ $T_FAIL = "$f0" ] && ok "$rec: $n types, each list as the store's roles and ausyscall give it (GUC, JSON, table)"
 done
 
 # A type from an untrusted title: no line, an escaped comment.
 cp "$T/raw.db" "$T/evil.db"
-f0=$fails
+f0=$T_FAIL
 q "$T/evil.db" "INSERT INTO aggregates (round_id, role, arch, nr, count, first_seen, last_seen) VALUES (1, 'evil'' = ''x''
 pgsc.y', 3221225534, 59, 3, 0, 0), (1, 'pg_cron scheduler', 3221225534, 0, 2, 0, 0),
 	(1, 'background worker', 3221225534, 1, 4, 0, 0)"
@@ -154,7 +148,7 @@ t = json.load(open(sys.argv[1]))["types"]
 assert t["evil' = 'x'\npgsc.y"]["setting"] is None
 assert t["pg_cron scheduler"]["setting"] == "pg_cron_scheduler_syscall_allow"
 PY
-[ $fails = "$f0" ] && ok "forged and extension types: an escaped comment, and a line (for the pgsc module: only its own types)"
+[ $T_FAIL = "$f0" ] && ok "forged and extension types: an escaped comment, and a line (for the pgsc module: only its own types)"
 
 # Formats that cannot carry a list per type refuse it (exit 2).
 st=0
@@ -162,5 +156,4 @@ st=0
 [ "$st" = 2 ] && grep -q -- "--per-type applies to the guc, json and table formats" "$T/oci.err" ||
 	bad "--per-type --format oci: exit $st, $(cat "$T/oci.err")"
 
-[ $fails = 0 ] || { echo "per-type: $fails failed"; exit 1; }
-echo "per-type: all passed"
+t_done

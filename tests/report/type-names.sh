@@ -7,19 +7,17 @@
 # lines were printed, the later overriding the earlier, and --check-guc
 # said 0 errors); --check-guc reports a setting set twice in any file.
 #   bash tests/report/type-names.sh BINDIR GOLDENDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init type-names
 BIN=$1
 DIR=$2
-T=$(mktemp -d /tmp/pgsc-typenames.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+T=$T_WORK
 # the recorded server log with its checkpointer's lines saying client_backend
 zcat "$DIR/norules-pglog.pglog.gz" | sed 's/\] checkpointer /] client_backend /' >"$T/pg.log"
 zcat "$DIR/norules-pglog.log.gz" >"$T/a.log"
 "$BIN/pgsc-collect" --db "$T/s.db" --pg-log "$T/pg.log" --import "$T/a.log" 2>/dev/null ||
-	{ echo "FAIL: import"; exit 1; }
+	fail "import"
 for prefix in "" pgsc.; do
 	"$BIN/pgsc-report" --db "$T/s.db" --per-type ${prefix:+--guc-prefix "$prefix"} >"$T/t.guc" 2>"$T/t.err"
 	rc=$?
@@ -43,5 +41,4 @@ if [ $rc = 1 ] && grep -q "d.guc:3: error: \"pgsc.client_backend_syscall_allow\"
 else
 	bad "--check-guc duplicates: exit $rc: $(cat "$T/d.out")"
 fi
-echo "type-names: $pass passed, $fail failed"
-[ $fail = 0 ]
+t_done

@@ -23,11 +23,11 @@
 set -euo pipefail
 export LC_ALL=C
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "scan-recall: $*"; }
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=scan-recall
 
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: recall.sh BINDIR"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "recall.sh BINDIR" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 PGBIN=/usr/lib/postgresql/15/bin
@@ -36,34 +36,23 @@ PGBIN=/usr/lib/postgresql/15/bin
 PGEXE=$PGBIN/postgres
 MIN=${PGSC_SCAN_MIN_RECALL:-95}
 
-[ "$(id -u)" = 0 ] || fail "must run as root (auditd)"
-[ "$(uname -m)" = x86_64 ] || fail "pgsc-scan knows x86_64 only"
-for t in auditd auditctl scmp_sys_resolver runuser flock awk sort comm; do
-	command -v "$t" >/dev/null || fail "required program $t is missing"
-done
-for t in initdb pg_ctl postgres psql pgbench pg_config; do
-	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (postgresql-15, postgresql-server-dev-15)"
-done
-for t in pgsc-scan pgsc-exec pgsc-collect pgsc-report; do
-	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
-done
-id postgres >/dev/null 2>&1 || fail "there is no user postgres"
+pg_need initdb pg_ctl postgres psql pgbench pg_config
+need_progs auditd auditctl scmp_sys_resolver runuser flock awk sort comm
+need_exec "$BINDIR"/pgsc-{scan,exec,collect,report}
+# shellcheck source=../lib/auditd.sh
 . "$SRCROOT/tests/lib/auditd.sh"
 
-W=$(mktemp -d /tmp/pgsc-scan-recall.XXXXXX)
+t_init scan-recall
+T_KEEP=${PGSC_SCAN_KEEP:-0}
+W=$T_WORK
 chmod 755 "$W"
 SCAN_PID=
 cleanup() {
-	local rc=$?
-	trap - EXIT
-	set +e
 	[ -n "$SCAN_PID" ] && kill "$SCAN_PID" 2>/dev/null && wait "$SCAN_PID" 2>/dev/null
 	pg_stop_now "$W/data"
 	audit_end
-	pg_workdir_done "$W" "${PGSC_SCAN_KEEP:-0}" scan-recall
-	exit "$rc"
 }
-trap cleanup EXIT
+t_cleanup cleanup
 
 # 1. the scan, concurrently
 "$BINDIR/pgsc-scan" --format json --output "$W/scan.json" >"$W/scan.err" 2>&1 &
@@ -91,6 +80,7 @@ audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || fail "could not load exam
 runuser -u postgres -- "$EXEC" --default log -- \
 	"$PGBIN/pg_ctl" -D "$W/data" -l "$W/server.log" -w -t 60 start >"$W/pg_ctl.out" 2>&1 ||
 	fail "the cluster did not start: $(cat "$W/pg_ctl.out"; tail -5 "$W/server.log")"
+# shellcheck disable=SC2120 # this test passes its SQL on stdin
 psql_c() {
 	runuser -u postgres -- "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 \
 		-h "$W/sock" -p "$PORT" -U postgres -d postgres "$@"

@@ -9,22 +9,18 @@
 # The expected names come from the SYS_* numbers the compiler sees,
 # named by scmp_sys_resolver.  Then the bad inputs: a file that is not
 # ELF, and broken scan JSON given to pgsc-report --candidates.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init scan-tiny
 export LC_ALL=C
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: tiny.sh BINDIR"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "tiny.sh BINDIR" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
-for t in gcc python3 scmp_sys_resolver; do
-	command -v "$t" >/dev/null || fail "required program $t is missing"
-done
-for t in pgsc-scan pgsc-collect pgsc-report; do
-	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
-done
-W=$(mktemp -d /tmp/pgsc-scan-tiny.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+need_progs gcc python3 scmp_sys_resolver
+need_exec "$BINDIR"/pgsc-{scan,collect,report}
+W=$T_WORK
 
 cat >"$W/tiny.c" <<'EOF'
 #include <stdio.h>

@@ -26,14 +26,12 @@ hd_init forgery "${1:-}"
 CALLS=3000
 STORM=$BINDIR/tests/storm
 RULES=$HERE/../../examples/pgsc.rules
-[ "$(id -u)" = 0 ] || hd_die "must run as root (audit daemon, audit rules, runuser)"
-for t in auditd auditctl flock runuser; do
-	command -v "$t" >/dev/null 2>&1 || hd_die "required program '$t' is not installed (Debian packages 'auditd', 'util-linux')"
-done
-[ -x "$STORM" ] || hd_die "$STORM is missing (build the project)"
-[ -f "$RULES" ] || hd_die "$RULES is missing"
-id postgres >/dev/null 2>&1 || hd_die "no user postgres (Debian package 'postgresql-15')"
-id nobody >/dev/null 2>&1 || hd_die "no user nobody"
+need_root "audit daemon, audit rules, runuser"
+need_progs auditd auditctl flock runuser
+need_exec "$STORM"
+need_file "$RULES"
+id postgres >/dev/null 2>&1 || fail "no user postgres (Debian package 'postgresql-15')"
+id nobody >/dev/null 2>&1 || fail "no user nobody"
 PG_UID=$(id -u postgres)
 NOBODY_UID=$(id -u nobody)
 
@@ -45,13 +43,13 @@ mkdir -p "$W/bin"
 cp "$STORM" "$W/bin/postgres"
 chmod 0755 "$W/bin" "$W/bin/postgres"
 
-audit_begin "$W/audit" || hd_die "could not start the private auditd"
-audit_rules "$RULES" || hd_die "could not load $RULES"
+audit_begin "$W/audit" || fail "could not start the private auditd"
+audit_rules "$RULES" || fail "could not load $RULES"
 runuser -u postgres -- "$W/bin/postgres" "$CALLS" 1 >"$W/pg.out" 2>&1 ||
-	hd_die "the run as postgres failed: $(cat "$W/pg.out")"
+	fail "the run as postgres failed: $(cat "$W/pg.out")"
 runuser -u nobody -- "$W/bin/postgres" "$CALLS" 1 >"$W/nobody.out" 2>&1 ||
-	hd_die "the run as nobody failed: $(cat "$W/nobody.out")"
-audit_sync || hd_die "the audit log did not catch up (sync marker not seen)"
+	fail "the run as nobody failed: $(cat "$W/nobody.out")"
+audit_sync || fail "the audit log did not catch up (sync marker not seen)"
 audit_end
 LOG=$W/audit/audit.log
 
@@ -60,7 +58,7 @@ per_uid() { grep '^type=SECCOMP' "$LOG" | grep -c " uid=$1 .* syscall=110 "; }
 N_PG=$(per_uid "$PG_UID")
 N_NOBODY=$(per_uid "$NOBODY_UID")
 [ "$N_PG" = "$CALLS" ] && [ "$N_NOBODY" = "$CALLS" ] ||
-	hd_die "audit.log holds $N_PG getppid records of uid $PG_UID and $N_NOBODY of uid $NOBODY_UID, expected $CALLS each"
+	fail "audit.log holds $N_PG getppid records of uid $PG_UID and $N_NOBODY of uid $NOBODY_UID, expected $CALLS each"
 
 # records of syscall 110 (getppid) in a server role, and outside any
 in_server="SELECT coalesce(sum(count), 0) FROM aggregates WHERE nr = 110 AND role NOT IN ('unrelated', 'unattributed', 'standalone')"

@@ -14,17 +14,15 @@
 # programs, so only its writes before the first round are exercised.
 # Root needed (the directory's owner is user nobody); fails without.
 #   bash tests/security/root-writes.sh BINDIR SRCDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init root-writes
 BIN=$1
 SRC=$2
-[ "$(id -u)" = 0 ] || { echo "FAIL: needs root (files root writes as another user's directory)"; exit 1; }
-command -v runuser >/dev/null || { echo "FAIL: runuser missing"; exit 1; }
-T=$(mktemp -d /tmp/pgsc-rootw.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+need_root "files root writes as another user's directory"
+need_progs runuser
+T=$T_WORK
 chmod 755 "$T"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # the victim: a root file the other user cannot write
 victim() { printf 'root:secret\n' >"$T/$1"; chmod 0600 "$T/$1"; }
 intact() { [ "$(cat "$T/$1")" = root:secret ] && [ "$(stat -c %a "$T/$1")" = 600 ]; }
@@ -122,5 +120,4 @@ elif grep -q "owned by nobody" "$T/cw.out"; then
 else
 	bad "pgsc-check-world cluster: $(cat "$T/cw.out")"
 fi
-echo "root-writes: $pass passed, $fail failed"
-[ $fail = 0 ]
+t_done

@@ -34,47 +34,38 @@
 #                  while the command runs, and after the kill)
 # Missing dependencies are failures.  auditd.sh starts auditd as a child
 # of this shell: never a bare "wait".
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=security
 export LC_ALL=C
-die() { echo "FAIL: $*"; echo "security: 0 passed, 1 failed"; exit 1; }
-[ $# -ge 1 ] && [ -d "$1" ] || die "usage: security.sh BINDIR"
+[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: security.sh BINDIR"
 BIN=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 COLLECT=$BIN/pgsc-collect
 STORM=$(readlink -f "$BIN/tests/storm")
 ARCH=3221225534 NR=110 # x86_64 getppid, what tests/storm makes
-[ "$(id -u)" = 0 ] || die "must run as root"
-[ "$(uname -m)" = x86_64 ] || die "this test knows x86_64 only"
-for t in auditd auditctl sqlite3 flock awk stat; do
-	command -v "$t" >/dev/null || die "$t is not installed (tools/install-deps.sh)"
-done
-for t in "$COLLECT" "$BIN/pgsc-report" "$BIN/pgsc-diff" "$STORM" "$TOP/tools/pgsc-selflist"; do
-	[ -x "$t" ] || die "$t missing"
-done
-id nobody >/dev/null 2>&1 || die "no user nobody"
+need_root
+[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only"
+need_progs auditd auditctl sqlite3 flock awk stat
+need_exec "$COLLECT" "$BIN/pgsc-report" "$BIN/pgsc-diff" "$STORM" "$TOP/tools/pgsc-selflist"
+id nobody >/dev/null 2>&1 || fail "no user nobody"
 NOBODY_UID=$(id -u nobody) NOBODY_GID=$(id -g nobody)
 NOBODY_GROUP=$(id -gn nobody)
 
-W=$(mktemp -d /tmp/pgsc-security.XXXXXX)
+t_init security
+T_KEEP=${PGSC_SECURITY_KEEP:-0}
+W=$T_WORK
 chmod 755 "$W"
+# shellcheck source=../lib/auditd.sh
 . "$TOP/tests/lib/auditd.sh"
 BG=
 cleanup() {
-	local rc=$?
 	[ -n "$BG" ] && kill -KILL "$BG" 2>/dev/null
 	auditctl -D -k pgsc >/dev/null 2>&1
 	audit_end
-	[ "${PGSC_SECURITY_KEEP:-0}" = 1 ] && echo "kept $W" || rm -rf "$W"
-	exit $rc
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-pass=0 failed=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+t_cleanup cleanup
 q() { sqlite3 -batch -noheader -cmd ".timeout 10000" "$1" "$2" 2>&1; }
 status_field() { awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$1/status"; }
 
@@ -84,7 +75,7 @@ m=$(stat -c %a "$W/mode.db" 2>/dev/null)
 others=$(for f in "$W"/mode.db-wal "$W"/mode.db-shm; do [ -e "$f" ] && stat -c '%n %a' "$f"; done | awk '$2 != 600')
 if [ "$m" = 600 ] && [ -z "$others" ]; then ok "store-mode (0600 under umask 000)"; else bad "store-mode: store mode $m, other files: $others"; fi
 
-audit_begin "$W/audit" || die "cannot start a private auditd"
+audit_begin "$W/audit" || fail "cannot start a private auditd"
 LOG=$PGSC_AUDIT_DIR/audit.log
 
 # live_run NAME ARGS...: a file: collector with ARGS, a storm of 20000,
@@ -351,5 +342,4 @@ else
 	bad "wrap-kill: the rules never appeared"
 fi
 
-echo "security: $pass passed, $failed failed"
-[ "$failed" = 0 ]
+t_done

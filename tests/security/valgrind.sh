@@ -13,22 +13,23 @@
 # any memory error or definite/indirect leak fails the test.  The outputs
 # are checked too (the same lists from both paths, the diff says equal),
 # so a run that does nothing cannot pass.
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init valgrind
 export LC_ALL=C
-die() { echo "FAIL: $*"; exit 1; }
-[ $# = 3 ] || die "usage: valgrind.sh BINDIR GOLDENDIR SUPP"
+[ $# = 3 ] || fail "usage: valgrind.sh BINDIR GOLDENDIR SUPP"
 BIN=$1 DIR=$2 SUPP=$3
-command -v valgrind >/dev/null || die "valgrind is not installed (Debian package valgrind, tools/install-deps.sh)"
-for t in pgsc-collect pgsc-report pgsc-diff; do
-	[ -x "$BIN/$t" ] || die "$BIN/$t missing"
-done
-[ -f "$SUPP" ] || die "$SUPP missing"
+need_progs valgrind
+need_exec "$BIN"/pgsc-{collect,report,diff}
+need_file "$SUPP"
+# the largest recorded log
+# shellcheck disable=SC2012 # the names are the fixtures' (no newlines)
 LOG=$(ls -S "$DIR"/*.log.gz 2>/dev/null | head -1)
-[ -n "$LOG" ] || die "no recorded log in $DIR"
-T=$(mktemp -d /tmp/pgsc-valgrind.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-zcat "$LOG" >"$T/audit.log" || die "cannot unpack $LOG"
-fail=0 runs=0
+[ -n "$LOG" ] || fail "no recorded log in $DIR"
+T=$T_WORK
+zcat "$LOG" >"$T/audit.log" || fail "cannot unpack $LOG"
+runs=0
+# shellcheck disable=SC2054 # definite,indirect is one option's value
 VG=(valgrind --error-exitcode=99 --leak-check=full
 	--errors-for-leak-kinds=definite,indirect --suppressions="$SUPP"
 	--num-callers=30)
@@ -41,11 +42,10 @@ vg() {
 	"${VG[@]}" --log-file="$T/$name.vg" "$@" >"$T/$name.out" 2>"$T/$name.err"
 	rc=$?
 	if [ "$rc" = 99 ] || grep -q "definitely lost: [1-9]\|indirectly lost: [1-9]\|ERROR SUMMARY: [1-9]" "$T/$name.vg"; then
-		echo "FAIL: $name: valgrind found errors or leaks (exit $rc):"
+		bad "$name: valgrind found errors or leaks (exit $rc):"
 		grep -v "^==[0-9]*== *$" "$T/$name.vg" | head -60
-		fail=1
 	elif [ "$rc" != "$want" ]; then
-		echo "FAIL: $name: exit $rc, expected $want"; cat "$T/$name.err"; fail=1
+		bad "$name: exit $rc, expected $want"; cat "$T/$name.err"
 	else
 		echo "ok: $name ($(grep -o 'ERROR SUMMARY: .*' "$T/$name.vg" | head -1); $(grep -o 'total heap usage: [0-9,]* allocs' "$T/$name.vg"))"
 		grep -o "suppressed: [1-9][0-9,]* bytes.*" "$T/$name.vg" | sed "s/^/    note: $name: /"
@@ -56,7 +56,7 @@ echo "valgrind: $(basename "$LOG") ($(wc -l <"$T/audit.log") lines)"
 vg import-fast 0 "$BIN/pgsc-collect" --db "$T/a.db" --import "$T/audit.log"
 vg import-auparse 0 "$BIN/pgsc-collect" --db "$T/b.db" --no-fast-path --import "$T/audit.log"
 vg reimport 0 "$BIN/pgsc-collect" --db "$T/a.db" --import "$T/audit.log"
-grep -q "nothing new to import" "$T/reimport.err" || { echo "FAIL: reimport: the second import was not skipped"; fail=1; }
+grep -q "nothing new to import" "$T/reimport.err" || bad "reimport: the second import was not skipped"
 for f in guc json table; do
 	vg "report-$f" 0 "$BIN/pgsc-report" --db "$T/a.db" --format="$f"
 done
@@ -66,9 +66,9 @@ vg report-status 1 "$BIN/pgsc-report" --db "$T/a.db" --status
 # complete, exit 1 (issue 25 F4)
 vg report-complete 1 "$BIN/pgsc-report" --db "$T/a.db" --check-complete
 [ -s "$T/import-fast.err" ] && grep -q "SECCOMP records" "$T/import-fast.err" ||
-	{ echo "FAIL: import-fast printed no round summary"; fail=1; }
+	bad "import-fast printed no round summary"
 grep -q "^global_syscall_allow = '[a-z]" "$T/report-guc.out" ||
-	{ echo "FAIL: report-guc: no global list"; fail=1; }
+	bad "report-guc: no global list"
 cp "$T/report-guc.out" "$T/a.guc"
 cp "$T/report-json.out" "$T/a.json"
 vg diff-stores 0 "$BIN/pgsc-diff" "$T/a.db" "$T/b.db"
@@ -77,5 +77,5 @@ vg diff-equivalent 0 "$BIN/pgsc-diff" --equivalent --format=markdown "$T/a.db" "
 # a real difference, so the difference path runs too: exit 1
 sed "s/^\(global_syscall_allow = '\)[a-z0-9_]*,/\1/" "$T/a.guc" >"$T/c.guc"
 vg diff-changed 1 "$BIN/pgsc-diff" "$T/a.guc" "$T/c.guc"
-echo "valgrind: $runs runs, $([ $fail = 0 ] && echo "no errors, no leaks" || echo FAILED)"
-exit $fail
+echo "valgrind: $runs runs, $([ "$T_FAIL" = 0 ] && echo "no errors, no leaks" || echo FAILED)"
+[ "$T_FAIL" = 0 ]

@@ -6,22 +6,21 @@
 # independent judge, run by the sqlite3 CLI) must be refused with exit 2
 # and an error naming the file; no copy may crash either program.
 #   bash tests/store/damage.sh BINDIR GOLDENDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init damage
 BIN=$1
 GOLDEN=$2
-for c in sqlite3 python3; do
-	command -v $c >/dev/null || { echo "FAIL: $c missing (tools/install-deps.sh)"; exit 1; }
-done
-T=$(mktemp -d /tmp/pgsc-damage.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+need_progs sqlite3 python3
+T=$T_WORK
 fail=0
 
 zcat "$GOLDEN/raw.log.gz" >"$T/audit.log"
 "$BIN/pgsc-collect" --db "$T/base.db" --import "$T/audit.log" 2>/dev/null ||
-	{ echo "FAIL: import"; exit 1; }
-[ ! -e "$T/base.db-wal" ] || { echo "FAIL: the store kept its -wal after pgsc-collect"; exit 1; }
-"$BIN/pgsc-report" --db "$T/base.db" >"$T/base.guc" || { echo "FAIL: report on the intact store"; exit 1; }
-"$BIN/pgsc-diff" "$T/base.db" "$T/base.db" >/dev/null || { echo "FAIL: diff of the intact store with itself"; exit 1; }
+	fail "import"
+[ ! -e "$T/base.db-wal" ] || fail "the store kept its -wal after pgsc-collect"
+"$BIN/pgsc-report" --db "$T/base.db" >"$T/base.guc" || fail "report on the intact store"
+"$BIN/pgsc-diff" "$T/base.db" "$T/base.db" >/dev/null || fail "diff of the intact store with itself"
 size=$(stat -c %s "$T/base.db")
 echo "store: $size bytes, $(sqlite3 "$T/base.db" 'SELECT count(*) FROM aggregates') aggregates, $(sqlite3 "$T/base.db" 'SELECT count(*) FROM processes') processes"
 
@@ -50,7 +49,7 @@ for db in "$T"/trunc-*.db "$T"/flip-*.db; do
 	"$BIN/pgsc-diff" "$T/base.db" "$db" >/dev/null 2>"$T/diff.err"
 	drc=$?
 	for rc in $rrc $drc; do
-		if [ $rc -gt 2 ]; then
+		if [ "$rc" -gt 2 ]; then
 			echo "FAIL: $name: exit $rc (a crash?)"; cat "$T/out.err" "$T/diff.err"; fail=1
 		fi
 	done

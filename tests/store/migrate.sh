@@ -25,34 +25,25 @@
 # must give equal reports again.  Negative: a store of a newer version
 # and old stores with a table dropped are refused clearly (exit 1 or 2,
 # a message naming the file) and left as they were.
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init migrate
 BIN=$1
 SRC=$2
-for c in sqlite3 python3 zcat sed cmp; do
-	command -v $c >/dev/null || { echo "FAIL: $c missing (tools/install-deps.sh)"; exit 1; }
-done
-for p in pgsc-collect pgsc-report; do
-	[ -x "$BIN/$p" ] || { echo "FAIL: $BIN/$p missing"; exit 1; }
-done
-for f in raw node enriched; do
-	[ -f "$SRC/tests/golden/$f.log.gz" ] || { echo "FAIL: tests/golden/$f.log.gz missing"; exit 1; }
-done
-T=$(mktemp -d /tmp/pgsc-migrate.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail=0 checks=0
+need_progs sqlite3 python3 zcat sed cmp
+need_exec "$BIN/pgsc-collect" "$BIN/pgsc-report"
+need_file "$SRC"/tests/golden/{raw,node,enriched}.log.gz
+T=$T_WORK
 
 # the newest schema version, from the files (what the binary embeds)
-SCHEMAS=$(ls "$SRC"/schemas/[0-9][0-9][0-9]_*.sql | sort)
+SCHEMAS=$(printf '%s\n' "$SRC"/schemas/[0-9][0-9][0-9]_*.sql | sort)
 CUR=$(basename "$(echo "$SCHEMAS" | tail -1)" | sed 's/^0*\([0-9]*\)_.*/\1/')
-[ "$CUR" -ge 6 ] || { echo "FAIL: current schema version '$CUR' from $SRC/schemas"; exit 1; }
-
-bad() { echo "FAIL: $*"; fail=1; }
-ok() { checks=$((checks + 1)); }
+[ "$CUR" -ge 6 ] || fail "current schema version '$CUR' from $SRC/schemas"
 
 zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
 zcat "$SRC/tests/golden/node.log.gz" >"$T/node.log"
 sed 's/^node=[^ ]* //' "$T/node.log" >"$T/stripped.log"
-grep -q '^node=' "$T/stripped.log" && { echo "FAIL: node= left in stripped.log"; exit 1; }
+grep -q '^node=' "$T/stripped.log" && fail "node= left in stripped.log"
 zcat "$SRC/tests/golden/enriched.log.gz" >"$T/enriched.log"
 
 # old_store NEW.db OLD.db V: schemas 1..V as store.c applies them, then the
@@ -233,10 +224,10 @@ PY
 		# row without one keeps the first-line rule: schema.md)
 		for t in rounds sources processes aggregates rejects reject_samples gaps open_counts; do
 			ex="SELECT * FROM $t"
-			if [ $t = sources ] && [ $v -lt 8 ]; then
+			if [ "$t" = sources ] && [ "$v" -lt 8 ]; then
 				ex="SELECT id, fingerprint, path, inode, offset, lines, prefix_hash, last_serial, last_event, first_round, last_round FROM sources"
 			fi
-			if [ $t = processes ] && [ $v -lt 4 ]; then
+			if [ "$t" = processes ] && [ "$v" -lt 4 ]; then
 				ex="SELECT round_id, pid, birth, birth_serial, ppid, parent_known, last_seen, exe, comm, title, role, records, exited, node FROM processes"
 			fi
 			a=$(sqlite3 "$old" "$ex" | sort | sha256sum)
@@ -296,8 +287,8 @@ done
 # whose objects are not its version's before any migration runs, issue
 # 25 F7; a v3 store without open_counts was migrated to 4 before)
 for dmg in "5 aggregates 5" "5 processes 5" "5 open_counts 5" "4 processes 4" "3 open_counts 3"; do
-	set -- $dmg
-	v=$1 t=$2 stop=$3 db="$T/dropped-v$1-$2.db"
+	read -r v t stop <<<"$dmg"
+	db="$T/dropped-v$v-$t.db"
 	old_store "$T/raw-cur.db" "$db" "$v" >/dev/null 2>&1 || { bad "dropped $t: building v$v"; continue; }
 	sqlite3 "$db" "DROP TABLE $t" || { bad "dropped $t: DROP"; continue; }
 	"$BIN/pgsc-collect" --db "$db" --import "$T/enriched.log" >"$T/out" 2>"$T/err"
@@ -312,6 +303,5 @@ for dmg in "5 aggregates 5" "5 processes 5" "5 open_counts 5" "4 processes 4" "3
 		{ bad "v$v store without $t: pgsc-report exits $rc"; head -3 "$T/err"; }
 done
 
-echo "migrate: $checks checks passed, schema $CUR, from versions 1-6 (raw, node= stripped) and 5-6 (node=)"
-[ $fail = 0 ] && echo PASS || echo FAIL
-exit $fail
+echo "migrate: $T_PASS checks passed, schema $CUR, from versions 1-6 (raw, node= stripped) and 5-6 (node=)"
+t_done

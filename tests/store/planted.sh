@@ -8,19 +8,17 @@
 # trigger added a syscall to every later round).  A clean store still
 # opens.  A hang is caught by timeout (exit 124) and fails the check.
 #   bash tests/store/planted.sh BINDIR GOLDENDIR
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init planted
 BIN=$1
 DIR=$2
-command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 CLI missing"; exit 1; }
-T=$(mktemp -d /tmp/pgsc-planted.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+need_progs sqlite3
+T=$T_WORK
 zcat "$DIR/enriched.log.gz" >"$T/e.log"
 zcat "$DIR/raw.log.gz" >"$T/r.log"
 "$BIN/pgsc-collect" --db "$T/clean.db" --import "$T/e.log" 2>/dev/null ||
-	{ echo "FAIL: cannot make the store"; exit 1; }
+	fail "cannot make the store"
 "$BIN/pgsc-report" --db "$T/clean.db" >"$T/clean.guc" 2>/dev/null &&
 	ok "a clean store opens" || bad "the clean store does not open"
 
@@ -54,5 +52,4 @@ refused trigger "CREATE TRIGGER t AFTER INSERT ON rounds BEGIN INSERT INTO aggre
 refused table "CREATE TABLE extra (x);" table extra
 refused index "CREATE INDEX extra_idx ON rounds (label);" index extra_idx
 refused changed "DROP INDEX aggregates_by_syscall; CREATE INDEX aggregates_by_syscall ON aggregates (arch);" index aggregates_by_syscall
-echo "planted: $pass passed, $fail failed"
-[ $fail = 0 ]
+t_done

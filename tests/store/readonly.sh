@@ -11,22 +11,29 @@
 #      reports, and sees what the collector committed.
 # Needs root (su to nobody).
 #   bash tests/store/readonly.sh BINDIR FIXTUREDIR
-set -uo pipefail
+# expect's conditions are quoted '...' on purpose: evaluated when checked
+# shellcheck disable=SC2016
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init readonly
 BIN=$(cd "$1" && pwd)
 FIX=$2
-[ "$(id -u)" = 0 ] || { echo "FAIL: needs root (the test reads as user nobody)"; exit 1; }
-command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 missing"; exit 1; }
-T=$(mktemp -d /tmp/pgsc-ro.XXXXXX)
-trap 'kill $cpid 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+need_root "the test reads as user nobody"
+need_progs sqlite3
+T=$T_WORK
 cpid=
+# stop_collector: the collector of step 4, if it still runs
+stop_collector() {
+	[ -z "$cpid" ] || { kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null; }
+	cpid=
+}
+t_cleanup stop_collector
 chmod 0755 "$T"
-fail=0
 D="$T/store"
 mkdir -m 0755 "$D"
 # the programs must be reachable by nobody
 for p in pgsc-report pgsc-diff; do install -m 0755 "$BIN/$p" "$T/$p"; done
 as_nobody() { su -s /bin/sh nobody -c "$*"; }
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 
 # A log whose records belong to a server: a store of only unattributed
 # records is not usable, and pgsc-report exits 1 for it (docs/roles.md).
@@ -34,40 +41,40 @@ LOG=$FIX/../unit/import-small.log
 NREC=$(grep -c "type=SECCOMP" "$LOG")
 cp "$LOG" "$T/audit.log"
 chmod 0644 "$T/audit.log"
-"$BIN/pgsc-collect" --db "$D/s.db" --import "$T/audit.log" 2>/dev/null || { echo "FAIL: import"; exit 1; }
+"$BIN/pgsc-collect" --db "$D/s.db" --import "$T/audit.log" 2>/dev/null || fail "import"
 "$T/pgsc-report" --db "$D/s.db" >"$T/root.guc"
-[ -s "$T/root.guc" ] || { echo "FAIL: no report as root"; exit 1; }
-check "the store is created 0600" '[ "$(stat -c %a "$D/s.db")" = 600 ]'
+[ -s "$T/root.guc" ] || fail "no report as root"
+expect "the store is created 0600" '[ "$(stat -c %a "$D/s.db")" = 600 ]'
 
 # 1. the default mode
 as_nobody "$T/pgsc-report --db $D/s.db" >"$T/n1.out" 2>"$T/n1.err"
 rc=$?
-check "0600: nobody is refused with exit 2 (got $rc)" '[ $rc = 2 ]'
-check "0600: the cause names the store and says how to get access" \
+expect "0600: nobody is refused with exit 2 (got $rc)" '[ $rc = 2 ]'
+expect "0600: the cause names the store and says how to get access" \
 	'grep -qF "$D/s.db: Permission denied" "$T/n1.err" && grep -q "docs/security.md" "$T/n1.err"'
 
 # 2. readable, no writer.  root's report above left an empty -wal and a
 # -shm, created with the store's mode then (0600): a mode given later must
 # be given to them too (docs/security.md); the empty -wal holds nothing.
-check "the -wal root's reader left is empty" '[ ! -s "$D/s.db-wal" ]'
+expect "the -wal root's reader left is empty" '[ ! -s "$D/s.db-wal" ]'
 chmod 0644 "$D/s.db"
 as_nobody "$T/pgsc-report --db $D/s.db" >"$T/n2a.guc" 2>"$T/n2a.err"
 rc=$?
-check "0644 (-wal, -shm 0600, no writer): nobody reports (exit $rc)" '[ $rc = 0 ]'
-check "0644 (-wal, -shm 0600, no writer): the same lists as root" 'cmp -s "$T/root.guc" "$T/n2a.guc"'
+expect "0644 (-wal, -shm 0600, no writer): nobody reports (exit $rc)" '[ $rc = 0 ]'
+expect "0644 (-wal, -shm 0600, no writer): the same lists as root" 'cmp -s "$T/root.guc" "$T/n2a.guc"'
 rm -f "$D/s.db-wal" "$D/s.db-shm"
 
 as_nobody "$T/pgsc-report --db $D/s.db" >"$T/n2.guc" 2>"$T/n2.err"
 rc=$?
-check "0644, no writer: nobody reports (exit $rc)" '[ $rc = 0 ]'
-check "0644, no writer: the same lists as root" 'cmp -s "$T/root.guc" "$T/n2.guc"'
+expect "0644, no writer: nobody reports (exit $rc)" '[ $rc = 0 ]'
+expect "0644, no writer: the same lists as root" 'cmp -s "$T/root.guc" "$T/n2.guc"'
 as_nobody "$T/pgsc-report --db $D/s.db --status" >/dev/null 2>"$T/n2s.err"
 rc=$?
-check "0644, no writer: --status (exit $rc)" '[ $rc -le 1 ]'
+expect "0644, no writer: --status (exit $rc)" '[ $rc -le 1 ]'
 as_nobody "$T/pgsc-diff $D/s.db $D/s.db" >/dev/null 2>"$T/n2d.err"
 rc=$?
-check "0644, no writer: pgsc-diff (exit $rc)" '[ $rc = 0 ]'
-check "nobody left no file in the directory" '[ "$(ls "$D")" = s.db ]'
+expect "0644, no writer: pgsc-diff (exit $rc)" '[ $rc = 0 ]'
+expect "nobody left no file in the directory" '[ "$(ls "$D")" = s.db ]'
 chmod 0644 "$D/s.db"*
 
 # 3. a live collector writes the store meanwhile
@@ -77,7 +84,7 @@ chmod 0644 "$T/live.log"
 	--commit-interval 1 2>"$T/live.err" &
 cpid=$!
 for _ in $(seq 100); do [ -e "$D/s.db-shm" ] && break; sleep 0.1; done
-check "the collector has the store open (-wal, -shm)" '[ -e "$D/s.db-wal" ] && [ -e "$D/s.db-shm" ]'
+expect "the collector has the store open (-wal, -shm)" '[ -e "$D/s.db-wal" ] && [ -e "$D/s.db-shm" ]'
 cat "$LOG" >>"$T/live.log"
 for _ in $(seq 100); do
 	[ "$(sqlite3 "file:$D/s.db?mode=ro" 'SELECT count(*) FROM rounds WHERE records > 0')" -ge 2 ] 2>/dev/null && break
@@ -86,11 +93,10 @@ done
 "$T/pgsc-report" --db "$D/s.db" >"$T/root3.guc"
 as_nobody "$T/pgsc-report --db $D/s.db" >"$T/n3.guc" 2>"$T/n3.err"
 rc=$?
-check "0644, collector running: nobody reports (exit $rc)" '[ $rc = 0 ]'
-check "0644, collector running: the same lists as root" 'cmp -s "$T/root3.guc" "$T/n3.guc"'
+expect "0644, collector running: nobody reports (exit $rc)" '[ $rc = 0 ]'
+expect "0644, collector running: the same lists as root" 'cmp -s "$T/root3.guc" "$T/n3.guc"'
 as_nobody "$T/pgsc-report --db $D/s.db --status" >"$T/n3s.out" 2>&1
-check "0644, collector running: nobody sees the live round's $NREC records" \
+expect "0644, collector running: nobody sees the live round's $NREC records" \
 	'grep -qE "^ +2 .* file +$NREC " "$T/n3s.out"'
-kill $cpid; wait $cpid 2>/dev/null; cpid=
-[ $fail = 0 ] && echo "readonly: ok"
-exit $fail
+stop_collector
+t_done

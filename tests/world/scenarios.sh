@@ -12,20 +12,19 @@
 # for every name "tools/pgsc-scenarios --list" prints (the default set),
 # and nothing else.  Missing dependencies are failures, never skips.
 # PGSC_SCEN_KEEP=1 keeps the output directory.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init scenarios-test
+T_KEEP=${PGSC_SCEN_KEEP:-0}
 export LC_ALL=C
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "scenarios-test: $*"; }
-
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
-[ "$(id -u)" = 0 ] || fail "must run as root"
+SRCROOT=$T_SRCROOT
+need_root
 id postgres >/dev/null 2>&1 || fail "there is no user postgres (Debian package postgresql-15)"
 
-OUT=$(mktemp -d /tmp/pgsc-scenarios-test.XXXXXX)
+OUT=$T_WORK
 chmod 755 "$OUT"
-[ "${PGSC_SCEN_KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT"' EXIT
 
 mapfile -t want < <("$SRCROOT/tools/pgsc-scenarios" --list)
 [ ${#want[@]} -ge 10 ] || fail "pgsc-scenarios --list gave ${#want[@]} names: ${want[*]}"
@@ -53,5 +52,5 @@ done
 [ "$(grep -c . "$OUT/status")" = "${#want[@]}" ] || { echo "FAIL: $(grep -c . "$OUT/status") status lines for ${#want[@]} scenarios" >&2; bad=1; }
 [ "$rc" = 0 ] || { echo "FAIL: pgsc-check-world exit $rc" >&2; bad=1; }
 [ "$(devlog)" = "$before" ] || { echo "FAIL: /dev/log was '$before', is '$(devlog)' after the run" >&2; bad=1; }
-[ "$bad" = 0 ] || { trap - EXIT; fail "output kept in $OUT"; }
+[ "$bad" = 0 ] || { T_KEEP=1; fail "output kept in $OUT"; }
 note "all ${#want[@]} scenarios ok in $((SECONDS - t0)) s"

@@ -28,11 +28,11 @@
 # postmaster's pid as hint): OUTDIR/A.log is the round a store of the
 # full world run imports to carry the soak's calls with their provenance.
 # Exit 0 when every check passed.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_traps soak
 export LC_ALL=C
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "soak: $*"; }
 
 [ $# -ge 2 ] || fail "usage: soak.sh BINDIR OUTDIR [SECONDS]"
 BINDIR=$(cd "$1" && pwd)
@@ -44,11 +44,9 @@ LISTS=${PGSC_SOAK_LISTS:-$SRCROOT/examples/lists/pg15-debian12-x86_64.guc}
 OUTSIDE=${PGSC_SOAK_OUTSIDE:-$SRCROOT/examples/lists/pg15-debian12-x86_64-outside.guc}
 EXTRA=${PGSC_SOAK_EXTRA:-utimensat}
 PGBIN=/usr/lib/postgresql/15/bin
-[ "$(id -u)" = 0 ] || fail "must run as root"
-for t in python3 runuser stat; do command -v "$t" >/dev/null || fail "'$t' is missing"; done
-for f in "$LISTS" "$OUTSIDE" "$BINDIR/pgsc-exec" "$BINDIR/pgsc-collect" "$BINDIR/pgsc-report" "$PGBIN/postgres"; do
-	[ -e "$f" ] || fail "$f is missing"
-done
+need_root
+need_progs python3 runuser stat
+need_file "$LISTS" "$OUTSIDE" "$BINDIR"/pgsc-{exec,collect,report} "$PGBIN/postgres"
 [ -f "$("$PGBIN/pg_config" --pkglibdir)/pgsc.so" ] || fail "the pgsc module is not installed"
 grep -q "^pgsc.global_syscall_default = 'error'" "$LISTS" || fail "$LISTS does not set the global default to error"
 
@@ -59,18 +57,13 @@ chmod 755 "$OUT"
 T0=$(date +%s)
 MON=
 cleanup() {
-	local rc=$?
-	set +e
 	for c in A N B O; do
 		[ -f "$OUT/$c/data/postmaster.pid" ] &&
 			runuser -u postgres -- "$PGBIN/pg_ctl" -D "$OUT/$c/data" -m fast -w -t 60 stop >/dev/null 2>&1
 	done
 	[ -z "$MON" ] || kill "$MON" 2>/dev/null
-	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+t_cleanup cleanup
 
 python3 "$HERE/../lib/auditmon.py" "$OUT/pms" "$OUT/audit.log" 2>"$OUT/auditmon.err" &
 MON=$!

@@ -53,17 +53,15 @@
 # converged; pgsc reading the kernel itself saw none.
 # Missing dependencies are failures, never skips.  PGSC_WORLD_KEEP=1 keeps
 # the work directory.
-set -euo pipefail
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+T_NAME=world-test
 export LC_ALL=C
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "world-test: $*"; }
-
-[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: world.sh BINDIR (holding pgsc-collect and pgsc-report)"
-BINDIR=$(cd "$1" && pwd)
+t_bindir "world.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
-PGBIN=/usr/lib/postgresql/15/bin
+SRCROOT=$T_SRCROOT
 MAXR=${PGSC_WORLD_MAX_ROUNDS:-5}
 # shellcheck source=../lib/world.sh
 . "$HERE/../lib/world.sh"
@@ -72,24 +70,7 @@ REPL=src/test/recovery:001_stream_rep
 T0=$(date +%s)
 
 # ---------------------------------------------------------------- deps --
-[ "$(id -u)" = 0 ] || fail "must run as root"
-for t in auditd auditctl scmp_sys_resolver runuser flock sqlite3 awk sed grep cmp make prove; do
-	command -v "$t" >/dev/null || fail "required program '$t' is missing"
-done
-for t in initdb pg_ctl postgres psql; do
-	[ -x "$PGBIN/$t" ] || fail "$PGBIN/$t is missing (Debian package postgresql-15)"
-done
-for t in pgsc-collect pgsc-report; do
-	[ -x "$BINDIR/$t" ] || fail "$BINDIR/$t is missing"
-done
-PKGLIB=$("$PGBIN/pg_config" --pkglibdir 2>/dev/null || echo /usr/lib/postgresql/15/lib)
-[ -f "$PKGLIB/pgsc.so" ] ||
-	fail "the module is not installed ($PKGLIB/pgsc.so): cmake --build BUILD --target pgsc-module-install"
-if [ -f "$BINDIR/pgmodule/pgsc.so" ] && ! cmp -s "$BINDIR/pgmodule/pgsc.so" "$PKGLIB/pgsc.so"; then
-	echo "WARN: $PKGLIB/pgsc.so differs from this build's pgmodule/pgsc.so (install it: --target pgsc-module-install)" >&2
-fi
-id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
-[ "$(uname -m)" = x86_64 ] || fail "this test knows x86_64 only"
+world_need "$BINDIR" make prove
 ITER=$SRCROOT/tools/pgsc-iterate
 WORLD=$SRCROOT/tools/pgsc-check-world
 [ -x "$ITER" ] && [ -x "$WORLD" ] || fail "tools/pgsc-iterate or tools/pgsc-check-world missing in $SRCROOT"
@@ -97,27 +78,16 @@ WORLD=$SRCROOT/tools/pgsc-check-world
 T_PREP=$(date +%s)
 note "source tree ready after $((T_PREP - T0)) s"
 
-W=$(mktemp -d /tmp/pgsc-world-test.XXXXXX)
+t_init world-test
+W=$T_WORK
+T_KEEP=${PGSC_WORLD_KEEP:-0}
 chmod 755 "$W"
 RESULT=fail
 cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	set +e
-	if [ -f "$W/c/data/postmaster.pid" ]; then
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/c/data" -m immediate -w -t 30 stop >/dev/null 2>&1
-	fi
-	if [ "${PGSC_WORLD_KEEP:-0}" = 1 ]; then
-		echo "world-test: work directory kept: $W" >&2
-	else
-		rm -rf "$W"
-		[ "$RESULT" = pass ] || echo "world-test: rerun with PGSC_WORLD_KEEP=1 to keep $W" >&2
-	fi
-	exit "$rc"
+	pg_stop_now "$W/c/data"
+	[ "$T_KEEP" = 1 ] || [ "$RESULT" = pass ] || note "rerun with PGSC_WORLD_KEEP=1 to keep $W"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+t_cleanup cleanup
 
 # ------------------------------------------------------------- cluster --
 DATA=$("$WORLD" cluster "$W/c" --port 54473) || fail "pgsc-check-world cluster failed"
@@ -272,6 +242,7 @@ line=$(grep -E "^    \{\"name\": \"$victim\", \"arch\": \"x86_64\", \"nr\": $nr,
 grep -qE '"(walsender|walreceiver)": [1-9]' <<<"$line" ||
 	fail "pgsc did not attribute the denied $victim to a walsender or walreceiver: $line"
 grep -q '"example_exe": "/usr/lib/postgresql/15/bin/postgres"' <<<"$line" || fail "the denied $victim was not made by postgres: $line"
+# shellcheck disable=SC2001 # a captured group
 hits=$(sed 's/.*"count": \([0-9]*\).*/\1/' <<<"$line")
 note "negative control: 001_stream_rep FAILED, $hits denials of $victim recorded, attributed to $(grep -oE "\"name\": \"$victim\".*" "$W/neg.json" | grep -oE '"(walsender|walreceiver)": [0-9]+' | tr '\n' ' ')"
 # ---------------------------------------------- per-type negative control --

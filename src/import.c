@@ -401,7 +401,8 @@ write_round(struct importer *im, struct pgsc_import_stats *stats,
 	im->rd.label = im->opts->label;
 	rc = round_commit(&im->rd, 1, cause);
 	if (rc < 0) {
-		if (rc == -ENOSPC && cause != NULL && *cause != NULL) {
+		if (rc == -ENOSPC && im->rd.rolled_back && cause != NULL &&
+		    *cause != NULL) {
 			/* say what the failure left: nothing */
 			char *c = *cause;
 

@@ -268,6 +268,7 @@ round_commit(struct round *rd, int finished, char **cause)
 	 */
 	rd->r.serial_gaps = rd->base_gaps + serials_gaps(&rd->ser, !finished);
 	round_tally_reset(&rd->r);
+	rd->rolled_back = 0;
 	rc = store_begin(rd->st, cause);
 	if (rc < 0)
 		return rc;
@@ -301,6 +302,7 @@ round_commit(struct round *rd, int finished, char **cause)
 	store_batch_free(w.b);
 	if (rc < 0) {
 		store_rollback(rd->st);
+		rd->rolled_back = 1;
 		/* the rows it wrote are not in the store */
 		proctree_rows_unwritten(rd->tree);
 		return rc;

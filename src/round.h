@@ -57,6 +57,7 @@ struct round {
 	struct role_agg *base;      /* their aggregates */
 	size_t nbase, capbase;
 	struct strset base_roles;   /* the keys of base rows */
+	int rolled_back;            /* the last commit failed after BEGIN */
 	const struct round_ops *ops;
 	void *arg;
 };

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "pgsc-int.h"
+#include "round.h"
 
 #define READ_CHUNK (1024 * 1024)
 #define MAX_SAMPLES 100
@@ -52,58 +53,47 @@ struct sample {
 struct importer {
 	const struct pgsc_import_opts *opts;
 	FILE *diag;
-	struct proctree *tree;
-	struct feed *feed;
+	struct round rd;            /* tree, feed, counts, serials (round.c) */
+	struct infile *files;
+	size_t nfiles;
 	struct infile *cur;
-	uint64_t rejects[PGSC_REJ__COUNT];
 	uint64_t file_rejects;
 	struct sample samples[MAX_SAMPLES];
 	size_t nsamples;
-	uint64_t seccomp;
 	uint64_t outside;           /* --since/--until */
-	double first_event, last_event;
-	struct serials ser;         /* serial gaps across the files */
 	const char *prev_path;      /* the file read before this one */
 	char *holes[MAX_HOLES];     /* between files: the gaps table */
 	size_t nholes;
 	double seen_first, seen_last; /* every SECCOMP record's, in or out */
 };
 
-static void
-imp_record(void *arg, const struct pgsc_record *rec)
+/* round_ops.record: the window of --since/--until, and where the file
+ * stands; round.c counts what is in the window. */
+static int
+imp_record(void *arg, const struct pgsc_record *rec, double t)
 {
 	struct importer *im = arg;
-	double t = (double)rec->sec + rec->msec / 1000.0;
 
 	if (rec->type == PGSC_REC_SECCOMP)
 		util_widen(&im->seen_first, &im->seen_last, t);
 	/* the window selects what is counted; the process tree still
-	 * learns from every record (a backend forked before --since) */
+	 * learns from every other record (a backend forked before
+	 * --since) */
 	if (rec->type == PGSC_REC_SECCOMP &&
 	    ((im->opts->has_since && rec->sec < im->opts->since) ||
 	     (im->opts->has_until && rec->sec > im->opts->until))) {
 		im->outside++;
-		return;
-	}
-	if (rec->type == PGSC_REC_SECCOMP) {
-		im->seccomp++;
-		util_widen(&im->first_event, &im->last_event, t);
+		return 0;
 	}
 	if (im->cur != NULL && rec->type != PGSC_REC_OTHER) {
 		im->cur->last_serial = rec->serial;
 		im->cur->last_event = t;
 	}
-	proctree_record(im->tree, rec);
+	return 1;
 }
 
-static void
-imp_event_end(void *arg)
-{
-	struct importer *im = arg;
-
-	proctree_event_end(im->tree);
-}
-
+/* round_ops.reject: a sample kept, and said up to --max-diagnostics per
+ * file. */
 static void
 imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 	   const char *text, size_t len)
@@ -111,9 +101,6 @@ imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 	struct importer *im = arg;
 	size_t maxd = im->opts->max_diagnostics ? im->opts->max_diagnostics : 20;
 
-	if (reason <= 0 || reason >= PGSC_REJ__COUNT)
-		reason = PGSC_REJ_BAD_FIELD;
-	im->rejects[reason]++;
 	im->file_rejects++;
 	if (im->nsamples < MAX_SAMPLES) {
 		struct sample *s = &im->samples[im->nsamples++];
@@ -149,15 +136,13 @@ imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
  * a file that starts well below the files before (another boot).
  */
 static void
-imp_serial(void *arg, uint64_t serial, int type_num, const char *node,
-	   size_t nlen)
+imp_hole(void *arg, uint64_t serial, uint64_t hole, const char *node,
+	 size_t nlen)
 {
 	struct importer *im = arg;
-	uint64_t hole = serials_mark(&im->ser, serial, node, nlen);
 	char *d = NULL, *nd;
 
-	(void)type_num;
-	if (hole == 0 || im->cur == NULL)
+	if (im->cur == NULL)
 		return;
 	nd = node ? util_excerpt(node, nlen, 64) : NULL;
 	util_cause(&d, "%s: serials %llu-%llu%s%s are in no file given "
@@ -177,13 +162,6 @@ imp_serial(void *arg, uint64_t serial, int type_num, const char *node,
 	else
 		free(d);
 }
-
-static const struct feed_ops imp_ops = {
-	.record = imp_record,
-	.reject = imp_reject,
-	.event_end = imp_event_end,
-	.serial = imp_serial,
-};
 
 static void
 hex64(char out[24], uint64_t v)
@@ -264,7 +242,7 @@ damage_note(struct importer *im, struct infile *f, const char *why)
 {
 	char msg[512];
 	struct feed_loc loc = { .file = f->path,
-				.line = feed_lines(im->feed) + 1 };
+				.line = feed_lines(im->rd.feed) + 1 };
 	size_t nl = strlen(f->path);
 
 	/* logsrc's message starts with the name the location gives */
@@ -272,10 +250,10 @@ damage_note(struct importer *im, struct infile *f, const char *why)
 	    strncmp(why + nl, ": ", 2) == 0)
 		why += nl + 2;
 	snprintf(msg, sizeof(msg), "decoded offset %llu: %s",
-		 (unsigned long long)(feed_offset(im->feed) +
-				      feed_pending(im->feed)),
+		 (unsigned long long)(feed_offset(im->rd.feed) +
+				      feed_pending(im->rd.feed)),
 		 why ? why : "damaged data");
-	imp_reject(im, PGSC_REJ_DAMAGED, &loc, 0, msg, strlen(msg));
+	round_reject(&im->rd, PGSC_REJ_DAMAGED, &loc, 0, msg, strlen(msg));
 }
 
 static int
@@ -300,8 +278,8 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	}
 	im->cur = f;
 	im->file_rejects = 0;
-	serials_file(&im->ser);
-	feed_set_source(im->feed, f->path, f->lines0, f->start);
+	serials_file(&im->rd.ser);
+	feed_set_source(im->rd.feed, f->path, f->lines0, f->start);
 	if (im->opts->has_until)
 		logsrc_set_until(f->ls, im->opts->until);
 	for (;;) {
@@ -328,19 +306,19 @@ read_file(struct importer *im, struct infile *f, char *buf,
 		}
 		if (n == 0)
 			break;
-		rc = feed_bytes(im->feed, buf, (size_t)n);
+		rc = feed_bytes(im->rd.feed, buf, (size_t)n);
 		if (rc < 0) {
 			util_cause(cause, "%s: out of memory", f->path);
 			return rc;
 		}
 	}
-	if (feed_pending(im->feed) > 0 && !im->opts->quiet)
+	if (feed_pending(im->rd.feed) > 0 && !im->opts->quiet)
 		fprintf(im->diag, "pgsc: %s: last line is incomplete (%zu bytes); "
 			"left for the next import\n", f->path,
-			feed_pending(im->feed));
-	feed_end_source(im->feed);
-	f->end_offset = feed_offset(im->feed);
-	f->end_lines = feed_lines(im->feed);
+			feed_pending(im->rd.feed));
+	feed_end_source(im->rd.feed);
+	f->end_offset = feed_offset(im->rd.feed);
+	f->end_lines = feed_lines(im->rd.feed);
 	if (logsrc_prefix_hash(f->ls, f->end_offset, f->end_hash) < 0) {
 		util_cause(cause, "%s: cannot re-read", f->path);
 		return -EIO;
@@ -356,34 +334,13 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	return 0;
 }
 
+/* round_ops.samples: the first MAX_SAMPLES rejects, with their place. */
 static int
-write_round(pgsc_store *st, struct importer *im, struct infile *files,
-	    size_t n, struct pgsc_import_stats *stats, char **cause)
+imp_samples(void *arg, struct store_batch *b, char **cause)
 {
-	struct store_batch *b = NULL;
-	struct store_round r = { 0 };
-	struct round_batch w;
-	int64_t round = 0;
-	int rc;
+	struct importer *im = arg;
+	int rc = 0;
 
-	rc = store_begin(st, cause);
-	if (rc < 0)
-		return rc;
-	rc = store_round_new(st, im->opts->label, "import", util_now(), &round,
-			     cause);
-	if (rc < 0)
-		goto out;
-	rc = store_batch_new(st, round, &b, cause);
-	if (rc < 0)
-		goto out;
-	w.b = b;
-	w.cause = cause;
-	w.r = &r;
-	rc = proctree_each_agg(im->tree, round_agg, &w);
-	if (rc == 0)
-		rc = proctree_each_proc(im->tree, round_proc, &w);
-	if (rc == 0)
-		rc = round_rejects(&w, im->rejects, &r.rejected);
 	for (size_t i = 0; rc == 0 && i < im->nsamples; i++) {
 		struct sample *s = &im->samples[i];
 
@@ -391,8 +348,19 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 					s->source, s->line, s->serial,
 					s->excerpt, cause);
 	}
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct infile *f = &files[i];
+	return rc;
+}
+
+/* round_ops.positions: where each file read ends (its sources row), and
+ * the serials that no file given holds (the gaps table). */
+static int
+imp_positions(void *arg, struct round *rd, char **cause)
+{
+	struct importer *im = arg;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < im->nfiles; i++) {
+		struct infile *f = &im->files[i];
 		struct store_source src = {
 			.path = f->path, .inode = f->inode,
 			.offset = f->end_offset, .lines = f->end_lines,
@@ -405,31 +373,36 @@ write_round(pgsc_store *st, struct importer *im, struct infile *files,
 			continue;
 		memcpy(src.prefix_hash, f->end_hash, sizeof(src.prefix_hash));
 		memcpy(src.head_hash, f->head, sizeof(src.head_hash));
-		rc = store_source_put(st, f->key, &src, round, cause);
+		rc = store_source_put(rd->st, f->key, &src, rd->id, cause);
+	}
+	for (size_t i = 0; rc == 0 && i < im->nholes; i++)
+		rc = store_gap(rd->st, rd->id, "serial", util_now(),
+			       im->holes[i], cause);
+	return rc;
+}
+
+/* The round in one transaction (round_commit()). */
+static int
+write_round(struct importer *im, struct pgsc_import_stats *stats,
+	    char **cause)
+{
+	const struct store_round *r = &im->rd.r;
+	int rc;
+
+	for (size_t i = 0; i < im->nfiles; i++) {
+		struct infile *f = &im->files[i];
+
+		if (f->skip)
+			continue;
 		stats->lines += f->end_lines - f->lines0;
 		stats->bytes += f->end_offset - f->start;
 	}
-	if (rc < 0)
-		goto out;
-	for (size_t i = 0; rc == 0 && i < im->nholes; i++)
-		rc = store_gap(st, round, "serial", util_now(), im->holes[i],
-			       cause);
-	if (rc < 0)
-		goto out;
-	r.finished = util_now();
-	r.records = im->seccomp;
-	r.serial_gaps = serials_gaps(&im->ser, 0);
-	r.lines = stats->lines;
-	r.first_event = im->first_event;
-	r.last_event = im->last_event;
-	rc = store_round_finish(st, round, &r, cause);
-	if (rc == 0)
-		rc = store_commit(st, cause);
-out:
-	store_batch_free(b);
+	im->rd.r.lines = stats->lines;
+	im->rd.label = im->opts->label;
+	rc = round_commit(&im->rd, 1, cause);
 	if (rc < 0) {
-		store_rollback(st);
-		if (rc == -ENOSPC && cause != NULL && *cause != NULL) {
+		if (rc == -ENOSPC && im->rd.rolled_back && cause != NULL &&
+		    *cause != NULL) {
 			/* say what the failure left: nothing */
 			char *c = *cause;
 
@@ -441,17 +414,25 @@ out:
 		}
 		return rc;
 	}
-	stats->round = round;
-	stats->seccomp = r.records;
-	stats->attributed = r.attributed;
-	stats->unrelated = r.unrelated;
-	stats->standalone = r.standalone;
-	stats->unattributed = r.unattributed;
-	stats->foreign = r.foreign;
-	stats->rejected = r.rejected;
-	stats->serial_gaps = r.serial_gaps;
+	stats->round = im->rd.id;
+	stats->seccomp = r->records;
+	stats->attributed = r->attributed;
+	stats->unrelated = r->unrelated;
+	stats->standalone = r->standalone;
+	stats->unattributed = r->unattributed;
+	stats->foreign = r->foreign;
+	stats->rejected = r->rejected;
+	stats->serial_gaps = r->serial_gaps;
 	return 0;
 }
+
+static const struct round_ops imp_round_ops = {
+	.record = imp_record,
+	.reject = imp_reject,
+	.hole = imp_hole,
+	.samples = imp_samples,
+	.positions = imp_positions,
+};
 
 static int
 seed_proc(void *arg, const struct proc_info *p)
@@ -762,7 +743,7 @@ import_worth_round(pgsc_store *st, const struct importer *im,
 	struct store_totals t;
 	int rc;
 
-	if (im->seccomp > 0)
+	if (im->rd.records > 0)
 		return 1;
 	if (im->outside == 0) {
 		rc = store_totals(st, 1, INT64_MAX, &t, cause);
@@ -845,7 +826,8 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	hints.n_postmaster_pids = opts->n_postmaster_pids;
 	hints.has_server_uid = opts->has_server_uid;
 	hints.server_uid = opts->server_uid;
-	rc = proctree_new(&hints, &im.tree);
+	rc = round_init(&im.rd, st, &hints, opts->no_fast_path, &imp_round_ops,
+			&im, cause);
 	if (rc < 0)
 		goto out;
 	/* Continuing a log read before: the processes still alive at the end
@@ -853,20 +835,12 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	for (size_t i = 0; i < n; i++) {
 		if (files[i].skip || files[i].start == 0 || files[i].seed_round == 0)
 			continue;
-		rc = store_live_procs(st, files[i].seed_round, seed_proc, im.tree,
+		rc = store_live_procs(st, files[i].seed_round, seed_proc, im.rd.tree,
 				      cause);
 		if (rc < 0)
 			goto out;
 		break;
 	}
-	im.ser.bits = calloc(SERIAL_WINDOW / 8, 1);
-	if (im.ser.bits == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	rc = feed_new(&imp_ops, &im, opts->no_fast_path, &im.feed, cause);
-	if (rc < 0)
-		goto out;
 	buf = malloc(READ_CHUNK);
 	if (buf == NULL) {
 		rc = -ENOMEM;
@@ -900,32 +874,32 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 	}
 	/* auparse's open events first: their records count (a node=
 	 * log read without the fast path delivers them only here) */
-	feed_flush(im.feed);
+	feed_flush(im.rd.feed);
 	stats->seen_first = im.seen_first;
 	stats->seen_last = im.seen_last;
 	rc = import_worth_round(st, &im, files, n, stats, cause);
 	if (rc <= 0)
 		goto out;
-	rc = proctree_finish(im.tree);
+	rc = proctree_finish(im.rd.tree);
 	if (rc < 0) {
 		util_cause(cause, "out of memory while building the process tree");
 		goto out;
 	}
-	proctree_each_proc(im.tree, count_proc, &stats->processes);
-	rc = write_round(st, &im, files, n, stats, cause);
+	proctree_each_proc(im.rd.tree, count_proc, &stats->processes);
+	im.files = files;
+	im.nfiles = n;
+	rc = write_round(&im, stats, cause);
 out:
 	for (size_t i = 0; i < im.nsamples; i++)
 		free(im.samples[i].excerpt);
 	for (size_t i = 0; i < im.nholes; i++)
 		free(im.holes[i]);
-	serials_free(&im.ser);
 	for (size_t i = 0; files != NULL && i < n; i++)
 		logsrc_free(files[i].ls);
 	free(files);
 	pgsc_import_expand_free(list, n);
 	free(buf);
-	feed_free(im.feed);
-	proctree_free(im.tree);
+	round_free(&im.rd);
 	pglog_free(pl);
 	return rc;
 }

@@ -52,37 +52,7 @@ struct run {
 	int commit_failures;
 };
 
-static void
-live_record(void *arg, const struct pgsc_record *rec)
-{
-	struct live *lv = arg;
-	double t = (double)rec->sec + rec->msec / 1000.0;
-
-	if (rec->type == PGSC_REC_SECCOMP) {
-		lv->run_records++;
-		util_widen(&lv->r.first_event, &lv->r.last_event, t);
-	}
-	proctree_record(lv->tree, rec);
-}
-
-static void
-live_event_end(void *arg)
-{
-	struct live *lv = arg;
-
-	proctree_event_end(lv->tree);
-}
-
-static void
-live_serial(void *arg, uint64_t serial, int type_num, const char *node,
-	    size_t nlen)
-{
-	struct live *lv = arg;
-
-	(void)type_num;
-	serials_mark(&lv->ser, serial, node, nlen);
-}
-
+/* round_ops.reject: said, once per line (round.c counts it). */
 static void
 live_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 	    const char *text, size_t len)
@@ -90,9 +60,6 @@ live_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 	struct live *lv = arg;
 
 	(void)text, (void)len;
-	if (reason <= 0 || reason >= PGSC_REJ__COUNT)
-		reason = PGSC_REJ_BAD_FIELD;
-	lv->rejects[reason]++;
 	if (!lv->o->quiet)
 		fprintf(lv->diag, "pgsc: %s:%llu: serial %llu: rejected (%s)\n",
 			loc->file, (unsigned long long)loc->line,
@@ -107,13 +74,28 @@ live_line(void *arg, const char *line, size_t len)
 	live_drain_marker_line(&lv->marker, line, len);
 }
 
-static const struct feed_ops live_ops = {
-	.record = live_record,
+/* round_ops.positions: where the source stands, if it has a place. */
+static int
+live_positions(void *arg, struct round *rd, char **cause)
+{
+	struct live *lv = arg;
+
+	(void)rd, (void)cause;
+	return lv->src->position != NULL ? lv->src->position(lv) : 0;
+}
+
+static const struct round_ops live_round_ops = {
 	.reject = live_reject,
-	.event_end = live_event_end,
-	.serial = live_serial,
 	.line = live_line,
+	.positions = live_positions,
 };
+
+/* Does a source drained by reading to its end stand there? */
+static int
+source_ended(struct live *lv)
+{
+	return lv->src->ended != NULL && lv->src->ended(lv);
+}
 
 /* ---------------------------------------------------------------- */
 /* The drain marker                                                   */
@@ -233,7 +215,6 @@ live_init(struct run *ru, pgsc_store *st, const struct pgsc_live_opts *o,
 	lv->o = o;
 	lv->diag = o->diag ? o->diag : stderr;
 	lv->cause = cause;
-	lv->tail.fd = -1;
 	ru->sfd = -1;
 	ru->child = -1;
 	ru->interval = o->commit_interval > 0 ? o->commit_interval : 2.0;
@@ -247,13 +228,11 @@ live_init(struct run *ru, pgsc_store *st, const struct pgsc_live_opts *o,
 	hints.has_server_uid = o->has_server_uid;
 	hints.server_uid = o->server_uid;
 
+	rc = round_init(&lv->rd, st, &hints, 0, &live_round_ops, lv, cause);
+	lv->rd.live = 1;
 	lv->buf = malloc(BUF_SIZE);
-	lv->ser.bits = calloc(SERIAL_WINDOW / 8, 1);
-	if (lv->buf == NULL || lv->ser.bits == NULL)
-		return -ENOMEM;
-	rc = proctree_new(&hints, &lv->tree);
-	if (rc == 0)
-		rc = feed_new(&live_ops, lv, 0, &lv->feed, cause);
+	if (rc == 0 && lv->buf == NULL)
+		rc = -ENOMEM;
 	return rc;
 }
 
@@ -267,14 +246,14 @@ start_figures(struct run *ru)
 	if (!ru->have_start)
 		return;
 	lv->have_figures = 1;
-	if (!ru->continued || !lv->r.has_lost) {
-		lv->r.has_lost = 1;
-		lv->r.kernel_lost_start = ru->fig.lost;
-		lv->r.has_wait = ru->fig.has_wait_actual;
-		lv->r.backlog_wait_start = ru->fig.backlog_wait_time_actual;
+	if (!ru->continued || !lv->rd.r.has_lost) {
+		lv->rd.r.has_lost = 1;
+		lv->rd.r.kernel_lost_start = ru->fig.lost;
+		lv->rd.r.has_wait = ru->fig.has_wait_actual;
+		lv->rd.r.backlog_wait_start = ru->fig.backlog_wait_time_actual;
 	}
-	lv->r.kernel_lost_end = ru->fig.lost;
-	lv->r.backlog_wait_end = ru->fig.backlog_wait_time_actual;
+	lv->rd.r.kernel_lost_end = ru->fig.lost;
+	lv->rd.r.backlog_wait_end = ru->fig.backlog_wait_time_actual;
 }
 
 /* The source, the rules and the round (new or continued). */
@@ -319,7 +298,7 @@ live_open(struct run *ru)
 		ru->command = sb.buf;
 	}
 	rc = store_live_round(lv->st, lv->src->kind, lv->source, o->label,
-			      ru->command, &lv->round, &ru->continued,
+			      ru->command, &lv->rd.id, &ru->continued,
 			      lv->cause);
 	if (rc == 0 && ru->continued)
 		rc = resume_round(lv);
@@ -327,7 +306,7 @@ live_open(struct run *ru)
 		rc = lv->src->start(lv);
 	if (rc < 0)
 		return rc;
-	lv->run_lines0 = feed_lines(lv->feed);
+	lv->run_lines0 = feed_lines(lv->rd.feed);
 	start_figures(ru);
 	ru->sfd = block_signals(&ru->oldmask);
 	if (ru->sfd < 0)
@@ -358,8 +337,8 @@ seed_self(struct run *ru)
 	kid.pid = ru->child;
 	kid.ppid = self.pid;
 	kid.parent_known = 1;
-	if (proctree_seed(ru->lv.tree, &self) < 0 ||
-	    proctree_seed(ru->lv.tree, &kid) < 0)
+	if (proctree_seed(ru->lv.rd.tree, &self) < 0 ||
+	    proctree_seed(ru->lv.rd.tree, &kid) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -405,7 +384,7 @@ live_launch(struct run *ru)
 			   "requests: %s", strerror(-rc));
 		return rc;
 	}
-	ru->stats->round = lv->round;
+	ru->stats->round = lv->rd.id;
 	ru->next_commit = util_now() + ru->interval;
 	return 0;
 }
@@ -418,8 +397,8 @@ static void
 child_reaped(struct run *ru, int status)
 {
 	ru->child_done = 1;
-	ru->lv.r.has_exit_status = 1;
-	ru->lv.r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
+	ru->lv.rd.r.has_exit_status = 1;
+	ru->lv.rd.r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
 						 : 128 + WTERMSIG(status);
 }
 
@@ -484,8 +463,8 @@ drain_begin(struct run *ru, double now)
 
 	ru->drain = DRAIN_MARKER;
 	lv->marker.seen = 0;
-	if (lv->src->ends_at_eof) {
-		lv->marker.seen = lv->eof;
+	if (lv->src->ended != NULL) {
+		lv->marker.seen = source_ended(lv);
 		ru->drain_until = now + 5.0;
 		return;
 	}
@@ -500,16 +479,16 @@ drain_wait_marker(struct run *ru, double now)
 	struct live *lv = &ru->lv;
 	int mrc;
 
-	if (lv->src->ends_at_eof && lv->eof)
+	if (source_ended(lv))
 		lv->marker.seen = 1;
-	if (!lv->src->ends_at_eof && !lv->marker.seen &&
+	if (lv->src->ended == NULL && !lv->marker.seen &&
 	    kreq_marker_done(lv->kreq, &mrc) && mrc < 0)
 		lv->marker.seen = 1; /* cannot: stop */
 	if (!lv->marker.seen && now <= ru->drain_until)
 		return;
 	if (!lv->marker.seen && ru->child > 0) {
-		lv->r.drain_timeouts++;
-		store_gap(lv->st, lv->round, "drain", now, "the end marker "
+		lv->rd.r.drain_timeouts++;
+		store_gap(lv->st, lv->rd.id, "drain", now, "the end marker "
 			  "did not arrive in time; the last records may be "
 			  "missing", NULL);
 	}
@@ -531,9 +510,9 @@ drain_wait_figures(struct run *ru, double now)
 	if (!lv->have_figures) {
 		ru->stop = 1;
 	} else if (kreq_figures(lv->kreq, ru->fig_min, &f)) {
-		lv->r.kernel_lost_end = f.lost;
+		lv->rd.r.kernel_lost_end = f.lost;
 		if (f.has_wait_actual)
-			lv->r.backlog_wait_end = f.backlog_wait_time_actual;
+			lv->rd.r.backlog_wait_end = f.backlog_wait_time_actual;
 		ru->stop = 1;
 	} else if (now > ru->figures_until) {
 		if (!lv->o->quiet)
@@ -541,7 +520,7 @@ drain_wait_figures(struct run *ru, double now)
 				"answer the status request in %.0f s; the loss "
 				"figures are the last ones read\n",
 				FIGURES_TIMEOUT);
-		store_gap(lv->st, lv->round, "figures", now, "the kernel's "
+		store_gap(lv->st, lv->rd.id, "figures", now, "the kernel's "
 			  "lost counter could not be read at the end of the "
 			  "round", NULL);
 		ru->stop = 1;
@@ -552,7 +531,8 @@ drain_wait_figures(struct run *ru, double now)
 static void
 drain_step(struct run *ru, double now)
 {
-	if ((ru->child_done || ru->lv.eof) && ru->drain == DRAIN_NONE)
+	if ((ru->child_done || source_ended(&ru->lv)) &&
+	    ru->drain == DRAIN_NONE)
 		ru->drain = DRAIN_ASKED;
 	if (ru->drain == DRAIN_ASKED)
 		drain_begin(ru, now);
@@ -575,43 +555,38 @@ commit_ready(struct run *ru, double now)
 {
 	struct live *lv = &ru->lv;
 
-	if (!feed_busy(lv->feed))
+	if (!feed_busy(lv->rd.feed))
 		ru->busy_since = 0;
 	if (now < ru->next_commit || ru->stop || lv->src->position == NULL)
 		return 1;
-	if (feed_busy(lv->feed)) {
+	if (feed_busy(lv->rd.feed)) {
 		if (ru->busy_since == 0)
 			ru->busy_since = now;
 		/* ... but not when memory calls for the commit: reading on
 		 * would fill it (proctree_prune_due()) */
 		if (now - ru->busy_since < ru->interval &&
-		    !proctree_prune_due(lv->tree)) {
+		    !proctree_prune_due(lv->rd.tree)) {
 			ru->next_commit = now + 0.05;
 			return 0;
 		}
-		feed_flush_events(lv->feed);
+		feed_flush_events(lv->rd.feed);
 		ru->busy_since = 0;
 	}
-	feed_flush_events(lv->feed); /* only closed events */
+	feed_flush_events(lv->rd.feed); /* only closed events */
 	return 1;
 }
 
-/* The last commit: what the feed still holds, and the overruns. */
+/* The last commit: what the feed still holds, and what the source adds
+ * (netlink: its overruns). */
 static void
 commit_last(struct run *ru, double now)
 {
 	struct live *lv = &ru->lv;
-	char detail[160];
 
-	feed_end_source(lv->feed);
-	feed_flush(lv->feed);
-	if (lv->overruns == 0)
-		return;
-	snprintf(detail, sizeof(detail), "the netlink socket overran %llu "
-		 "times; records the kernel dropped are serial gaps",
-		 (unsigned long long)lv->overruns);
-	store_gap(lv->st, lv->round, "overrun", now, detail, NULL);
-	lv->overruns = 0;
+	feed_end_source(lv->rd.feed);
+	feed_flush(lv->rd.feed);
+	if (lv->src->last != NULL)
+		lv->src->last(lv, now);
 }
 
 /* Commit; a store that is full or busy is retried, with what was read
@@ -663,7 +638,7 @@ live_loop(struct run *ru)
 			break;
 		now = util_now();
 		/* a bound on memory, not only on time (proctree_prune_due()) */
-		if (proctree_prune_due(lv->tree))
+		if (proctree_prune_due(lv->rd.tree))
 			ru->next_commit = now;
 		drain_step(ru, now);
 		if (!commit_ready(ru, now))
@@ -695,14 +670,8 @@ live_cleanup(struct run *ru)
 	if (lv->src != NULL && lv->src->close != NULL)
 		lv->src->close(lv);
 	kreq_stop(lv->kreq);
-	feed_free(lv->feed);
-	proctree_free(lv->tree);
-	for (size_t i = 0; i < lv->nbase; i++)
-		free((char *)(uintptr_t)lv->base[i].example_exe);
-	free(lv->base);
+	round_free(&lv->rd);
 	free(lv->open);
-	strset_free(&lv->base_roles);
-	serials_free(&lv->ser);
 	free(lv->buf);
 	free(ru->command);
 }
@@ -726,20 +695,20 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	if (rc < 0)
 		goto out;
 	rc = live_loop(&ru);
-	stats->records = lv->base_records + lv->run_records;
-	stats->serial_gaps = serials_gaps(&lv->ser, 0);
-	stats->lost = lv->r.has_lost ?
-		      lv->r.kernel_lost_end - lv->r.kernel_lost_start : 0;
+	stats->records = lv->rd.base_records + lv->rd.records;
+	stats->serial_gaps = serials_gaps(&lv->rd.ser, 0);
+	stats->lost = lv->rd.r.has_lost ?
+		      lv->rd.r.kernel_lost_end - lv->rd.r.kernel_lost_start : 0;
 	if (ru.child_done) {
 		stats->has_exit_status = 1;
-		stats->exit_status = lv->r.exit_status;
+		stats->exit_status = lv->rd.r.exit_status;
 	}
-	if (rc == 0 && stats->records == 0 && lv->round > 1) {
+	if (rc == 0 && stats->records == 0 && lv->rd.id > 1) {
 		/* a round that saw nothing is a proof round only in a store
 		 * whose earlier rounds hold records (issue 24) */
 		struct store_totals t;
 
-		if (store_totals(st, 1, lv->round - 1, &t, NULL) == 0)
+		if (store_totals(st, 1, lv->rd.id - 1, &t, NULL) == 0)
 			stats->store_has_data = t.records > 0;
 	}
 out:

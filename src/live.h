@@ -14,8 +14,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "round.h"
+
 #define BUF_SIZE (1024 * 1024)
-#define MAX_ROTATED 99
 
 struct live;
 
@@ -37,38 +38,28 @@ struct drain_marker {
 void live_drain_marker_arm(struct drain_marker *m, uint64_t nonce);
 void live_drain_marker_line(struct drain_marker *m, const char *line, size_t len);
 
-/* live_tail.c - file:PATH, followed across rotations. */
-struct tail {
-	char *path;
-	int fd;
-	uint64_t inode;
-	uint64_t read_off;          /* bytes read from fd */
-	char fingerprint[24];       /* of the file behind fd, "" until known */
-	/* Files to read next, oldest first, held open: auditd renames
-	 * audit.log.K to .K+1 at every rotation, so a name read later may
-	 * be another file by then. */
-	int queue[MAX_ROTATED + 2];
-	int nqueue;
-	int final_read;             /* read the renamed file once more */
-};
-
 /*
- * A source of audit text.  open() runs before the round is known, start()
+ * A source of audit text, with its state private to its file (in
+ * live.src_priv, made by open() and freed by close(), which runs also
+ * after a failed open()).  open() runs before the round is known, start()
  * (optional) once it is; pollfd() gives the descriptor to wait on (0:
  * none this time) and may shorten the timeout; read() feeds what is
  * there; position() (optional) stores where the source stands in the
  * commit's transaction.  A source with a position is read up to an event
- * boundary before a commit.
+ * boundary before a commit.  ended() (optional) makes a source drained by
+ * reading to its end, and says when it is there.  last() (optional) runs
+ * before the round's last commit, with what the source adds to it.
  */
 struct live_source {
 	const char *kind;           /* rounds.kind */
 	int audit_daemon;           /* we are the registered audit daemon */
-	int ends_at_eof;            /* drained by reading to its end */
 	int (*open)(struct live *lv, const char *spec);
 	int (*start)(struct live *lv);
 	int (*pollfd)(struct live *lv, struct pollfd *pfd, int *timeout);
 	int (*read)(struct live *lv, short revents, double deadline);
 	int (*position)(struct live *lv);
+	int (*ended)(struct live *lv);
+	void (*last)(struct live *lv, double now);
 	void (*close)(struct live *lv);
 };
 extern const struct live_source live_tail, live_plugin, live_netlink;
@@ -85,36 +76,22 @@ struct live {
 	pgsc_store *st;
 	const struct pgsc_live_opts *o;
 	FILE *diag;
-	int64_t round;
-	struct proctree *tree;
-	struct feed *feed;
-	struct store_round r;        /* committed base + this run */
-	uint64_t base_records, base_rejected, base_lines;
-	struct role_agg *base;       /* aggregates committed by earlier runs */
-	size_t nbase, capbase;
-	struct strset base_roles;
+	struct round rd;             /* the round: tree, feed, counts, its
+				      * row (rd.id, rd.r: committed base +
+				      * this run) */
 	struct proc_count *open;     /* open counts of the last commit */
 	size_t nopen, capopen;
-	uint64_t rejects[PGSC_REJ__COUNT]; /* since the last commit */
-	uint64_t run_records, run_lines0;
-	struct serials ser;
-	uint64_t base_gaps;          /* serial gaps earlier runs committed */
-	int have_base_gaps;
+	uint64_t run_lines0;
 	const struct live_source *src;
+	void *src_priv;              /* the source's own state */
 	const char *source;          /* as stored in rounds.source */
-	struct tail tail;
-	struct netlink *nl;
 	struct kreq *kreq;
-	uint64_t overruns;           /* netlink socket overruns seen */
 	int have_figures;
 	struct drain_marker marker;
 	uint64_t nonce;              /* in the marker: unguessable, since any
 				      * process can put text into the stream
 				      * (comm, exe, titles), and a forged
 				      * marker would end the drain early */
-	int eof;                     /* the plugin's stdin ended */
-	int more;                    /* the tail stopped reading for a commit */
-	int plugin_short, plugin_wait;
 	char *buf;
 	char **cause;
 };
@@ -124,8 +101,5 @@ int resume_round(struct live *lv);
 
 /* live_commit.c */
 int live_commit(struct live *lv, int finished);
-
-/* live_tail.c */
-void live_tail_fingerprint(int fd, char out[24]);
 
 #endif

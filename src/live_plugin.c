@@ -3,6 +3,7 @@
  * format = string) on stdin, read in batches, drained by its end. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "pgsc-int.h"
@@ -16,6 +17,13 @@
  * fills, and auditd's dispatcher blocks.
  */
 #define PLUGIN_BATCH_MS 2
+
+/* The source's state (live.src_priv). */
+struct plugin {
+	int eof;                    /* stdin ended */
+	int short_read;             /* the last read was short: wait */
+	int wait;                   /* this turn waited PLUGIN_BATCH_MS */
+};
 
 static int
 read_fd(struct live *lv, int fd, int *eof, ssize_t *got)
@@ -31,7 +39,7 @@ read_fd(struct live *lv, int fd, int *eof, ssize_t *got)
 		*eof = 1;
 		return 0;
 	}
-	return feed_bytes(lv->feed, lv->buf, (size_t)n);
+	return feed_bytes(lv->rd.feed, lv->buf, (size_t)n);
 }
 
 static int
@@ -39,12 +47,15 @@ plugin_open(struct live *lv, const char *spec)
 {
 	(void)spec;
 	lv->source = "plugin";
+	lv->src_priv = calloc(1, sizeof(struct plugin));
+	if (lv->src_priv == NULL)
+		return -ENOMEM;
 	if (lv->o->command != NULL) {
 		util_cause(lv->cause, "--source plugin reads auditd's "
 			   "dispatcher on stdin; it cannot wrap a command");
 		return -EINVAL;
 	}
-	feed_set_source(lv->feed, "stdin", 0, 0);
+	feed_set_source(lv->rd.feed, "stdin", 0, 0);
 	if (fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK) < 0)
 		return -errno;
 	return 0;
@@ -53,9 +64,11 @@ plugin_open(struct live *lv, const char *spec)
 static int
 plugin_pollfd(struct live *lv, struct pollfd *pfd, int *timeout)
 {
-	if (lv->eof)
+	struct plugin *pl = lv->src_priv;
+
+	if (pl->eof)
 		return 0;
-	if (lv->plugin_short) {
+	if (pl->short_read) {
 		/*
 		 * After a short read, let auditd's socket fill for
 		 * PLUGIN_BATCH_MS before reading again: a reader woken for
@@ -65,8 +78,8 @@ plugin_pollfd(struct live *lv, struct pollfd *pfd, int *timeout)
 		 * about 0.85).  Signals still wake us at once.
 		 */
 		*timeout = PLUGIN_BATCH_MS;
-		lv->plugin_short = 0;
-		lv->plugin_wait = 1;
+		pl->short_read = 0;
+		pl->wait = 1;
 		return 0;
 	}
 	*pfd = (struct pollfd){ 0, POLLIN, 0 };
@@ -76,23 +89,41 @@ plugin_pollfd(struct live *lv, struct pollfd *pfd, int *timeout)
 static int
 plugin_read(struct live *lv, short revents, double deadline)
 {
+	struct plugin *pl = lv->src_priv;
 	int rc = 0;
 
 	(void)deadline;
-	if (lv->plugin_wait || (revents & (POLLIN | POLLHUP))) {
+	if (pl->wait || (revents & (POLLIN | POLLHUP))) {
 		ssize_t got_bytes = 0;
 
-		rc = read_fd(lv, 0, &lv->eof, &got_bytes);
-		lv->plugin_short = !lv->eof && got_bytes < 64 * 1024;
+		rc = read_fd(lv, 0, &pl->eof, &got_bytes);
+		pl->short_read = !pl->eof && got_bytes < 64 * 1024;
 	}
-	lv->plugin_wait = 0;
+	pl->wait = 0;
 	return rc;
+}
+
+/* Drained by reading to the end of stdin: there yet? */
+static int
+plugin_ended(struct live *lv)
+{
+	const struct plugin *pl = lv->src_priv;
+
+	return pl->eof;
+}
+
+static void
+plugin_close(struct live *lv)
+{
+	free(lv->src_priv);
+	lv->src_priv = NULL;
 }
 
 const struct live_source live_plugin = {
 	.kind = "plugin",
-	.ends_at_eof = 1,
 	.open = plugin_open,
 	.pollfd = plugin_pollfd,
 	.read = plugin_read,
+	.ended = plugin_ended,
+	.close = plugin_close,
 };

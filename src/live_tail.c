@@ -11,7 +11,25 @@
 #include "pgsc-int.h"
 #include "live.h"
 
-void
+#define MAX_ROTATED 99
+
+/* The source's state (live.src_priv). */
+struct tail {
+	char *path;
+	int fd;
+	uint64_t inode;
+	uint64_t read_off;          /* bytes read from fd */
+	char fingerprint[24];       /* of the file behind fd, "" until known */
+	/* Files to read next, oldest first, held open: auditd renames
+	 * audit.log.K to .K+1 at every rotation, so a name read later may
+	 * be another file by then. */
+	int queue[MAX_ROTATED + 2];
+	int nqueue;
+	int final_read;             /* read the renamed file once more */
+	int more;                   /* the last read stopped for a commit */
+};
+
+static void
 live_tail_fingerprint(int fd, char out[24])
 {
 	char buf[64 * 1024];
@@ -122,8 +140,8 @@ tail_next(struct tail *t)
 static void
 tail_gap(struct live *lv, const char *detail)
 {
-	lv->r.rotation_gaps++;
-	store_gap(lv->st, lv->round, "rotation", util_now(), detail, NULL);
+	lv->rd.r.rotation_gaps++;
+	store_gap(lv->st, lv->rd.id, "rotation", util_now(), detail, NULL);
 	if (!lv->o->quiet)
 		fprintf(lv->diag, "pgsc: warning: %s\n", detail);
 }
@@ -132,7 +150,7 @@ tail_gap(struct live *lv, const char *detail)
 static int
 tail_locate(struct live *lv)
 {
-	struct tail *t = &lv->tail;
+	struct tail *t = lv->src_priv;
 	struct store_source src = { 0 };
 	char fp[24];
 	int rc, k, found = -1;
@@ -192,7 +210,7 @@ tail_locate(struct live *lv)
 			free(name);
 		}
 		if (rc == 0)
-			feed_set_source(lv->feed, t->path, src.lines, src.offset);
+			feed_set_source(lv->rd.feed, t->path, src.lines, src.offset);
 		return rc;
 	}
 	/* first run on this file: start at its end, on a line boundary */
@@ -210,7 +228,7 @@ tail_locate(struct live *lv)
 		while (end > 0 && pread(t->fd, &c, 1, end - 1) == 1 && c != '\n')
 			end--;
 		t->read_off = (uint64_t)end;
-		feed_set_source(lv->feed, t->path, 0, (uint64_t)end);
+		feed_set_source(lv->rd.feed, t->path, 0, (uint64_t)end);
 	}
 	return 0;
 }
@@ -227,10 +245,10 @@ tail_locate(struct live *lv)
 static int
 tail_truncated(struct live *lv)
 {
-	struct tail *t = &lv->tail;
+	struct tail *t = lv->src_priv;
 	struct stat sb;
 	char fp[24], *name, detail[512];
-	uint64_t off = feed_offset(lv->feed), lines = feed_lines(lv->feed);
+	uint64_t off = feed_offset(lv->rd.feed), lines = feed_lines(lv->rd.feed);
 	int fd;
 
 	if (t->fingerprint[0] == '\0' || fstat(t->fd, &sb) < 0)
@@ -245,7 +263,7 @@ tail_truncated(struct live *lv)
 		return -ENOMEM;
 	fd = util_open_regular(name, NULL);
 	free(name);
-	feed_end_source(lv->feed);
+	feed_end_source(lv->rd.feed);
 	if (fd >= 0) {
 		live_tail_fingerprint(fd, fp);
 		if (strcmp(fp, t->fingerprint) == 0 && fstat(fd, &sb) == 0 &&
@@ -258,7 +276,7 @@ tail_truncated(struct live *lv)
 				close(fd);
 			if (rc < 0)
 				return rc;
-			feed_set_source(lv->feed, t->path, lines, off);
+			feed_set_source(lv->rd.feed, t->path, lines, off);
 			return 1;
 		}
 		close(fd);
@@ -271,7 +289,7 @@ tail_truncated(struct live *lv)
 	t->read_off = 0;
 	t->final_read = 0;
 	live_tail_fingerprint(t->fd, t->fingerprint);
-	feed_set_source(lv->feed, t->path, 0, 0);
+	feed_set_source(lv->rd.feed, t->path, 0, 0);
 	return 1;
 }
 
@@ -284,8 +302,8 @@ tail_truncated(struct live *lv)
 static int
 tail_read(struct live *lv, short revents, double deadline)
 {
-	struct tail *t = &lv->tail;
-	int got = 0, *more = &lv->more;
+	struct tail *t = lv->src_priv;
+	int got = 0, *more = &t->more;
 
 	(void)revents;
 	*more = 0;
@@ -295,7 +313,7 @@ tail_read(struct live *lv, short revents, double deadline)
 		int rc;
 
 		if (got && (util_now() >= deadline ||
-			    proctree_prune_due(lv->tree))) {
+			    proctree_prune_due(lv->rd.tree))) {
 			*more = 1;
 			return 0;
 		}
@@ -319,18 +337,18 @@ tail_read(struct live *lv, short revents, double deadline)
 				live_tail_fingerprint(t->fd, t->fingerprint);
 			t->read_off += (uint64_t)n;
 			got = 1;
-			rc = feed_bytes(lv->feed, lv->buf, (size_t)n);
+			rc = feed_bytes(lv->rd.feed, lv->buf, (size_t)n);
 			if (rc < 0)
 				return rc;
 			continue;
 		}
 		/* at the end of this file: is there a newer one? */
 		if (t->nqueue > 0) {
-			feed_end_source(lv->feed);
+			feed_end_source(lv->rd.feed);
 			rc = tail_next(t);
 			if (rc < 0)
 				return rc;
-			feed_set_source(lv->feed, t->path, 0, 0);
+			feed_set_source(lv->rd.feed, t->path, 0, 0);
 			continue;
 		}
 		rc = tail_truncated(lv);
@@ -369,22 +387,28 @@ tail_read(struct live *lv, short revents, double deadline)
 		rc = tail_queue(t, t->path);
 		if (rc < 0)
 			return rc;
-		feed_end_source(lv->feed);
+		feed_end_source(lv->rd.feed);
 		if (t->nqueue == 0)
 			return 0; /* the new file is not there yet */
 		rc = tail_next(t);
 		if (rc < 0)
 			return rc;
-		feed_set_source(lv->feed, t->path, 0, 0);
+		feed_set_source(lv->rd.feed, t->path, 0, 0);
 	}
 }
 
 static int
 tail_open(struct live *lv, const char *spec)
 {
+	struct tail *t = calloc(1, sizeof(*t));
+
 	lv->source = spec;
-	lv->tail.path = strdup(spec + 5);
-	if (lv->tail.path == NULL)
+	if (t == NULL)
+		return -ENOMEM;
+	lv->src_priv = t;
+	t->fd = -1;
+	t->path = strdup(spec + 5);
+	if (t->path == NULL)
 		return -ENOMEM;
 	return 0; /* opened once the round is known */
 }
@@ -392,10 +416,11 @@ tail_open(struct live *lv, const char *spec)
 static int
 tail_start(struct live *lv)
 {
+	const struct tail *t = lv->src_priv;
 	int rc = tail_locate(lv);
 
 	if (rc < 0 && lv->cause && *lv->cause == NULL)
-		util_cause(lv->cause, "%s: %s", lv->tail.path, strerror(-rc));
+		util_cause(lv->cause, "%s: %s", t->path, strerror(-rc));
 	return rc;
 }
 
@@ -404,8 +429,10 @@ tail_start(struct live *lv)
 static int
 tail_pollfd(struct live *lv, struct pollfd *pfd, int *timeout)
 {
+	const struct tail *t = lv->src_priv;
+
 	(void)pfd;
-	if (lv->more)
+	if (t->more)
 		*timeout = 0;
 	return 0;
 }
@@ -414,7 +441,7 @@ tail_pollfd(struct live *lv, struct pollfd *pfd, int *timeout)
 static int
 tail_position(struct live *lv)
 {
-	struct tail *t = &lv->tail;
+	struct tail *t = lv->src_priv;
 	struct store_source src = { 0 };
 
 	if (t->fingerprint[0] == '\0' && t->fd >= 0)
@@ -423,25 +450,29 @@ tail_position(struct live *lv)
 		return 0;
 	src.path = t->path;
 	src.inode = t->inode;
-	src.offset = feed_offset(lv->feed);
-	src.lines = feed_lines(lv->feed);
-	src.last_serial = lv->ser.max;
-	src.last_event = lv->r.last_event;
+	src.offset = feed_offset(lv->rd.feed);
+	src.lines = feed_lines(lv->rd.feed);
+	src.last_serial = lv->rd.ser.max;
+	src.last_event = lv->rd.r.last_event;
 	util_prefix_hash(t->fd, src.offset, src.prefix_hash);
-	return store_source_put(lv->st, t->fingerprint, &src, lv->round,
+	return store_source_put(lv->st, t->fingerprint, &src, lv->rd.id,
 				lv->cause);
 }
 
 static void
 tail_close(struct live *lv)
 {
-	struct tail *t = &lv->tail;
+	struct tail *t = lv->src_priv;
 
+	if (t == NULL)
+		return;
 	if (t->fd >= 0)
 		close(t->fd);
 	for (int i = 0; i < t->nqueue; i++)
 		close(t->queue[i]);
 	free(t->path);
+	free(t);
+	lv->src_priv = NULL;
 }
 
 const struct live_source live_tail = {

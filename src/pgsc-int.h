@@ -513,20 +513,10 @@ int store_batch_sample(struct store_batch *b, const char *reason,
 		       const char *source, uint64_t line, uint64_t serial,
 		       const char *excerpt, char **cause);
 
-/* round.c - writing a round's aggregates, processes and rejects, with
- * its tallies by role, for import and live alike. */
-struct round_batch {
-	struct store_batch *b;
-	struct store_round *r;      /* gets the tallies by role */
-	char **cause;
-};
+/* round.c - a round read and written the same way by import and live
+ * (round.h); its tallies by role, also for the report. */
 void round_tally_reset(struct store_round *r);
 void round_tally(struct store_round *r, const struct role_agg *a);
-int round_agg(void *arg, const struct role_agg *a);
-int round_proc(void *arg, const struct proc_info *p);
-int round_open(void *arg, const struct proc_count *c);
-int round_rejects(struct round_batch *w,
-		  const uint64_t rejects[PGSC_REJ__COUNT], uint64_t *total);
 
 /* netlink.c - the kernel's audit stream over netlink, audit status. */
 struct netlink_figures {

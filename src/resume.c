@@ -12,12 +12,12 @@
 
 /* The store's strings live only as long as its callback: a row kept from
  * it gets its key (@role, @node: NULL the local host) interned in
- * lv->base_roles.  Returns 0 or -ENOMEM (the key is then as it was). */
+ * lv->rd.base_roles.  Returns 0 or -ENOMEM (the key is then as it was). */
 static int
 keep_key(struct live *lv, const char **role, const char **node)
 {
-	const char *r = strset_intern(&lv->base_roles, *role);
-	const char *n = *node ? strset_intern(&lv->base_roles, *node) : NULL;
+	const char *r = strset_intern(&lv->rd.base_roles, *role);
+	const char *n = *node ? strset_intern(&lv->rd.base_roles, *node) : NULL;
 
 	if (r == NULL || (*node != NULL && n == NULL))
 		return -ENOMEM;
@@ -38,8 +38,8 @@ base_add(void *arg, const struct role_agg *a)
 		return -ENOMEM;
 	n.example_exe = exe;
 	if (keep_key(lv, &n.role, &n.node) == 0 &&
-	    util_append(&lv->base, &lv->capbase, &lv->nbase, &n, sizeof(n),
-			256) == 0)
+	    util_append(&lv->rd.base, &lv->rd.capbase, &lv->rd.nbase, &n,
+			sizeof(n), 256) == 0)
 		return 0;
 	free(exe);
 	return -ENOMEM;
@@ -62,8 +62,8 @@ open_add(void *arg, const struct proc_count *c)
 static void
 base_sub(struct live *lv, const struct proc_count *c)
 {
-	for (size_t i = 0; i < lv->nbase; i++) {
-		struct role_agg *a = &lv->base[i];
+	for (size_t i = 0; i < lv->rd.nbase; i++) {
+		struct role_agg *a = &lv->rd.base[i];
 
 		if (a->role != c->role || a->arch != c->arch || a->nr != c->nr ||
 		    a->node != c->node)
@@ -95,7 +95,7 @@ seed_cb(void *arg, const struct proc_info *p)
 {
 	struct live *lv = arg;
 	size_t lo = 0, hi = lv->nopen;
-	int rc = proctree_seed_open(lv->tree, p);
+	int rc = proctree_seed_open(lv->rd.tree, p);
 
 	if (rc < 0)
 		return rc;
@@ -108,7 +108,7 @@ seed_cb(void *arg, const struct proc_info *p)
 			hi = mid;
 	}
 	for (; lo < lv->nopen && open_cmp(p, &lv->open[lo]) == 0; lo++) {
-		rc = proctree_seed_count(lv->tree, &lv->open[lo]);
+		rc = proctree_seed_count(lv->rd.tree, &lv->open[lo]);
 		if (rc < 0)
 			return rc;
 		if (rc == 1)
@@ -123,28 +123,28 @@ base_compact(struct live *lv)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < lv->nbase; i++) {
-		if (lv->base[i].count > 0) {
-			lv->base[k++] = lv->base[i];
+	for (size_t i = 0; i < lv->rd.nbase; i++) {
+		if (lv->rd.base[i].count > 0) {
+			lv->rd.base[k++] = lv->rd.base[i];
 			continue;
 		}
-		free((char *)(uintptr_t)lv->base[i].example_exe);
+		free((char *)(uintptr_t)lv->rd.base[i].example_exe);
 	}
-	lv->nbase = k;
+	lv->rd.nbase = k;
 }
 
-/* Continue round lv->round, which an earlier run left unfinished. */
+/* Continue round lv->rd.id, which an earlier run left unfinished. */
 int
 resume_round(struct live *lv)
 {
 	char **cause = lv->cause;
 	int rc;
 
-	rc = store_round_get(lv->st, lv->round, &lv->r, cause);
+	rc = store_round_get(lv->st, lv->rd.id, &lv->rd.r, cause);
 	if (rc == 0)
-		rc = store_round_aggs(lv->st, lv->round, base_add, lv, cause);
+		rc = store_round_aggs(lv->st, lv->rd.id, base_add, lv, cause);
 	if (rc == 0)
-		rc = store_open_state(lv->st, lv->round, open_add, seed_cb, lv,
+		rc = store_open_state(lv->st, lv->rd.id, open_add, seed_cb, lv,
 				      cause);
 	if (rc < 0)
 		return rc;
@@ -153,13 +153,16 @@ resume_round(struct live *lv)
 	free(lv->open);
 	lv->open = NULL;
 	lv->nopen = lv->capopen = 0;
-	lv->base_records = lv->r.records;
-	lv->base_rejected = lv->r.rejected;
-	lv->base_lines = lv->r.lines;
+	lv->rd.base_records = lv->rd.r.records;
+	lv->rd.base_rejected = lv->rd.r.rejected;
+	lv->rd.base_lines = lv->rd.r.lines;
+	/* the serial sequences start afresh in this run: the gaps earlier
+	 * runs committed stay counted (round_commit()) */
+	lv->rd.base_gaps = lv->rd.r.serial_gaps;
 	if (!lv->o->quiet)
 		fprintf(lv->diag, "pgsc: continuing round %lld (%llu "
 			"records committed before)\n",
-			(long long)lv->round,
-			(unsigned long long)lv->base_records);
+			(long long)lv->rd.id,
+			(unsigned long long)lv->rd.base_records);
 	return 0;
 }

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: PostgreSQL */
+/* round.c - one round, the same for an import and a live collection:
+ * what the feed reads, counted, and the one transaction that writes it. */
 /*
- * round.c - writing a round: its aggregates, processes, open counts and
- * rejects go into a store batch the same way for an import and for a
- * live commit, and the aggregates are tallied by role on the way (the
- * server's roles against unrelated, standalone and unattributed), so that
- * the store receives counts, not a rule about roles.
+ * The accumulator (struct round, round.h) is the feed's consumer: records
+ * go to the process tree, SECCOMP records are counted with their first and
+ * last times, rejects are counted by reason, serials are marked.  Its
+ * commit writes the round's aggregates, processes, open counts and
+ * rejects into a store batch, tallied by role on the way (the server's
+ * roles against unrelated, standalone and unattributed) so that the
+ * store receives counts, not a rule about roles.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "round.h"
 
 void
 round_tally_reset(struct store_round *r)
@@ -35,10 +42,136 @@ round_tally(struct store_round *r, const struct role_agg *a)
 		r->foreign += a->count;
 }
 
+/* ---------------------------------------------------------------- */
+/* The feed's consumer                                                */
+
+static void
+rd_record(void *arg, const struct pgsc_record *rec)
+{
+	struct round *rd = arg;
+	double t = (double)rec->sec + rec->msec / 1000.0;
+
+	if (rd->ops->record != NULL && !rd->ops->record(rd->arg, rec, t))
+		return;
+	if (rec->type == PGSC_REC_SECCOMP) {
+		rd->records++;
+		util_widen(&rd->r.first_event, &rd->r.last_event, t);
+	}
+	proctree_record(rd->tree, rec);
+}
+
+static void
+rd_event_end(void *arg)
+{
+	struct round *rd = arg;
+
+	proctree_event_end(rd->tree);
+}
+
+/* Count a reject by @reason (out of range: a bad field), then tell the
+ * caller (diagnostics, samples). */
+void
+round_reject(struct round *rd, int reason, const struct feed_loc *loc,
+	     uint64_t serial, const char *text, size_t len)
+{
+	if (reason <= 0 || reason >= PGSC_REJ__COUNT)
+		reason = PGSC_REJ_BAD_FIELD;
+	rd->rejects[reason]++;
+	if (rd->ops->reject != NULL)
+		rd->ops->reject(rd->arg, reason, loc, serial, text, len);
+}
+
+static void
+rd_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
+	  const char *text, size_t len)
+{
+	round_reject(arg, reason, loc, serial, text, len);
+}
+
+static void
+rd_serial(void *arg, uint64_t serial, int type_num, const char *node,
+	  size_t nlen)
+{
+	struct round *rd = arg;
+	uint64_t hole = serials_mark(&rd->ser, serial, node, nlen);
+
+	(void)type_num;
+	if (hole != 0 && rd->ops->hole != NULL)
+		rd->ops->hole(rd->arg, serial, hole, node, nlen);
+}
+
+static void
+rd_line(void *arg, const char *line, size_t len)
+{
+	struct round *rd = arg;
+
+	rd->ops->line(rd->arg, line, len);
+}
+
+/* Two tables: the feed calls .line for every line when it is set. */
+static const struct feed_ops rd_feed_ops = {
+	.record = rd_record,
+	.reject = rd_reject,
+	.event_end = rd_event_end,
+	.serial = rd_serial,
+};
+static const struct feed_ops rd_feed_ops_lines = {
+	.record = rd_record,
+	.reject = rd_reject,
+	.event_end = rd_event_end,
+	.serial = rd_serial,
+	.line = rd_line,
+};
+
+/* The process tree, the serial window and the feed of a new run; @rd is
+ * zeroed first.  round_free() frees what was made, also on failure. */
+int
+round_init(struct round *rd, pgsc_store *st,
+	   const struct proctree_hints *hints, int no_fast_path,
+	   const struct round_ops *ops, void *arg, char **cause)
+{
+	int rc;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->st = st;
+	rd->ops = ops;
+	rd->arg = arg;
+	rc = proctree_new(hints, &rd->tree);
+	if (rc < 0)
+		return rc;
+	rd->ser.bits = calloc(SERIAL_WINDOW / 8, 1);
+	if (rd->ser.bits == NULL)
+		return -ENOMEM;
+	return feed_new(ops->line ? &rd_feed_ops_lines : &rd_feed_ops, rd,
+			no_fast_path, &rd->feed, cause);
+}
+
+void
+round_free(struct round *rd)
+{
+	feed_free(rd->feed);
+	proctree_free(rd->tree);
+	serials_free(&rd->ser);
+	for (size_t i = 0; i < rd->nbase; i++)
+		free((char *)(uintptr_t)rd->base[i].example_exe);
+	free(rd->base);
+	strset_free(&rd->base_roles);
+}
+
+/* ---------------------------------------------------------------- */
+/* The commit                                                         */
+
+/* A store batch and the round whose tallies it takes. */
+struct round_batch {
+	struct store_batch *b;
+	struct store_round *r;
+	char **cause;
+};
+
 /* Callbacks for proctree_each_agg(), _snapshot(), _each_proc() and
  * _each_open(), with a struct round_batch as @arg. */
-int
-round_agg(void *arg, const struct role_agg *a)
+static int
+batch_agg(void *arg, const struct role_agg *a)
 {
 	struct round_batch *w = arg;
 
@@ -46,16 +179,16 @@ round_agg(void *arg, const struct role_agg *a)
 	return store_batch_agg(w->b, a, w->cause);
 }
 
-int
-round_proc(void *arg, const struct proc_info *p)
+static int
+batch_proc(void *arg, const struct proc_info *p)
 {
 	struct round_batch *w = arg;
 
 	return store_batch_proc(w->b, p, w->cause);
 }
 
-int
-round_open(void *arg, const struct proc_count *c)
+static int
+batch_open(void *arg, const struct proc_count *c)
 {
 	struct round_batch *w = arg;
 
@@ -63,8 +196,8 @@ round_open(void *arg, const struct proc_count *c)
 }
 
 /* The rejects counted by reason; *@total gets their sum. */
-int
-round_rejects(struct round_batch *w, const uint64_t rejects[PGSC_REJ__COUNT],
+static int
+batch_rejects(struct round_batch *w, const uint64_t rejects[PGSC_REJ__COUNT],
 	      uint64_t *total)
 {
 	int rc = 0;
@@ -79,4 +212,103 @@ round_rejects(struct round_batch *w, const uint64_t rejects[PGSC_REJ__COUNT],
 						rejects[i], w->cause);
 	}
 	return rc;
+}
+
+/*
+ * The aggregates, open counts and processes.  A live round's are a
+ * snapshot of the running tree on top of what its earlier runs committed
+ * (the base), with the open counts while it is not finished (a finished
+ * round is never continued) and only the process rows that changed; an
+ * import's are its finished tree's.
+ */
+static int
+batch_tree(struct round *rd, struct round_batch *w, int finished)
+{
+	int rc = 0;
+
+	if (!rd->live) {
+		rc = proctree_each_agg(rd->tree, batch_agg, w);
+		if (rc == 0)
+			rc = proctree_each_proc(rd->tree, batch_proc, w);
+		return rc;
+	}
+	for (size_t i = 0; rc == 0 && i < rd->nbase; i++)
+		rc = batch_agg(w, &rd->base[i]);
+	if (rc == 0)
+		rc = proctree_snapshot(rd->tree, batch_agg, w);
+	if (rc == 0 && !finished)
+		rc = proctree_each_open(rd->tree, batch_open, w);
+	if (rc == 0)
+		rc = proctree_each_changed_proc(rd->tree, batch_proc, w);
+	return rc;
+}
+
+/*
+ * Write the round in one transaction: its row (an import's made here, a
+ * live round's snapshot cleared), the tree, the rejects since the last
+ * commit, the caller's samples and positions, then the row's figures
+ * (an import's finished, a live round's updated, finished when
+ * @finished).  The caller sets rd->r's own figures first (lines, the
+ * kernel's).  On failure nothing of it is in the store, and the rejects
+ * and process rows are written again by the next commit.
+ */
+int
+round_commit(struct round *rd, int finished, char **cause)
+{
+	struct round_batch w = { .r = &rd->r, .cause = cause };
+	uint64_t rej = 0;
+	int rc;
+
+	rd->r.records = rd->base_records + rd->records;
+	/*
+	 * The serial sequences start afresh in every run (at the position it
+	 * reads from); the gaps a continued round's earlier runs committed
+	 * stay counted (base_gaps).  A running round commits only the
+	 * settled gaps (serials.c), which a crash may freeze.
+	 */
+	rd->r.serial_gaps = rd->base_gaps + serials_gaps(&rd->ser, !finished);
+	round_tally_reset(&rd->r);
+	rd->rolled_back = 0;
+	rc = store_begin(rd->st, cause);
+	if (rc < 0)
+		return rc;
+	if (rd->live)
+		rc = store_round_clear_snapshot(rd->st, rd->id, cause);
+	else
+		rc = store_round_new(rd->st, rd->label, "import", util_now(),
+				     &rd->id, cause);
+	if (rc == 0)
+		rc = store_batch_new(rd->st, rd->id, &w.b, cause);
+	if (rc == 0)
+		rc = batch_tree(rd, &w, finished);
+	if (rc == 0)
+		rc = batch_rejects(&w, rd->rejects, &rej);
+	if (rc == 0 && rd->ops->samples != NULL)
+		rc = rd->ops->samples(rd->arg, w.b, cause);
+	if (rc == 0 && rd->ops->positions != NULL)
+		rc = rd->ops->positions(rd->arg, rd, cause);
+	if (rc == 0) {
+		rd->r.rejected = rd->base_rejected + rej;
+		if (rd->live) {
+			rc = store_round_live_update(rd->st, rd->id, &rd->r,
+						     finished, cause);
+		} else {
+			rd->r.finished = util_now();
+			rc = store_round_finish(rd->st, rd->id, &rd->r, cause);
+		}
+	}
+	if (rc == 0)
+		rc = store_commit(rd->st, cause);
+	store_batch_free(w.b);
+	if (rc < 0) {
+		store_rollback(rd->st);
+		rd->rolled_back = 1;
+		/* the rows it wrote are not in the store */
+		proctree_rows_unwritten(rd->tree);
+		return rc;
+	}
+	/* rejects are added, not replaced: start counting afresh */
+	rd->base_rejected = rd->r.rejected;
+	memset(rd->rejects, 0, sizeof(rd->rejects));
+	return 0;
 }

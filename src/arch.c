@@ -2,7 +2,7 @@
 /* arch.c - the one table of arches: names, systemd and OCI names, compat. */
 /*
  * An arch is known by its audit arch token, which is also libseccomp's
- * SCMP_ARCH_* value (DESIGN §4).  This table gives its short name (as
+ * SCMP_ARCH_* value (docs/design.md §6).  This table gives its short name (as
  * auparse prints arch=, "x86_64", "i386"), its names in systemd's
  * SystemCallArchitectures= (systemd.unit(5)) and in an OCI profile
  * (runtime-spec config-linux.md, seccomp), and the 32-bit arch that runs

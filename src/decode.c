@@ -4,7 +4,7 @@
  * We decode arch, syscall, code, pid, exe and comm ourselves rather than
  * through auparse's interpretation: auparse_get_field_int() is strtol base
  * 10, so "arch=c000003e" comes back as 0, and its SECCOMP interpretation is
- * wrong without a subj= field (DESIGN §4).  The ENRICHED tail after \x1d
+ * wrong without a subj= field (docs/design.md §4.2).  The ENRICHED tail after \x1d
  * (ARCH=... SYSCALL=unknown-syscall(-1)) is never trusted and never read.
  *
  * Record text is untrusted: comm and exe are chosen by the process.  Every

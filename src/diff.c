@@ -470,7 +470,7 @@ pgsc_lists_load(const char *path, const struct pgsc_lists_opts *opts,
 		fd = STDIN_FILENO;
 	} else {
 		/* a file or a pipe ("pgsc-diff <(...) FILE"), never a
-		 * device, never an open() that waits (issue 25 F13) */
+		 * device, never an open() that waits */
 		int fifo;
 		char *why = NULL;
 

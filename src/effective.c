@@ -312,7 +312,7 @@ pgsc_effective_new(const struct pgsc_filter_spec *spec, uint32_t arch,
 				/* arch 0 is the native arch.  A name
 				 * libseccomp knows but @arch lacks gives a
 				 * negative placeholder, not
-				 * __NR_SCMP_ERROR (DESIGN §4): it is kept,
+				 * __NR_SCMP_ERROR: it is kept,
 				 * with that number. */
 				nr = seccomp_syscall_resolve_name_arch(arch,
 								       name);

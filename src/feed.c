@@ -4,7 +4,7 @@
  * libauparse 3.0.9 is quadratic on SECCOMP-only streams: a SECCOMP record
  * is a one-record event with no EOE, not one of auparse's "last record"
  * types, so it stays open for end_of_event_timeout and every new record
- * scans all open events (DESIGN §4: 105k records took 104 s).  Two ways
+ * scans all open events (105k records took 104 s: docs/design.md §4.1).  Two ways
  * out, both here:
  *
  *  - the default fast path decodes a standalone SECCOMP line directly and

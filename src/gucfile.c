@@ -401,7 +401,7 @@ gucfile_load(const char *path, char **buf, size_t *len, char **cause)
 		}
 	} else {
 		/* a file or a pipe, never a device; a FIFO without a
-		 * writer reads as empty (issue 25 F13) */
+		 * writer reads as empty */
 		int fifo;
 
 		fd = util_open_input(path, &fifo, cause);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* import.c - pgsc_import(): audit log files into a new round of the store. */
 /*
- * The flow is DESIGN §2: bytes -> feed (libauparse) -> records -> process
+ * The flow (docs/design.md §2): bytes -> feed (libauparse) -> records -> process
  * tree -> aggregates -> one transaction.  The whole round, the sources'
  * new positions included, is committed at once, so an import killed at
  * any point leaves the store as it was and can simply be run again.
@@ -639,7 +639,7 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 		return infile_refuse(im, &files[i], why, stats);
 	if (files[i].skip && stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
 		/* opened without waiting (logsrc_open()), and nothing came:
-		 * no writer, or one that wrote nothing (issue 24) */
+		 * no writer, or one that wrote nothing */
 		fprintf(im->diag, "pgsc: %s: a FIFO with no writer (or one "
 			"that wrote nothing): nothing was read; refused: "
 			"start its writer first, or pipe the log in "
@@ -708,7 +708,7 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 }
 
 /* Inputs whose first record comes after --until: nothing was read of
- * them, and that is "no matches", not "nothing new" (issue 24). */
+ * them, and that is "no matches", not "nothing new". */
 static int
 until_cut(const struct importer *im, const struct infile *files, size_t n,
 	  struct pgsc_import_stats *stats)
@@ -727,7 +727,7 @@ until_cut(const struct importer *im, const struct infile *files, size_t n,
 }
 
 /*
- * Is what was read worth a round (issue 24)?  Not when every SECCOMP
+ * Is what was read worth a round?  Not when every SECCOMP
  * record was outside --since/--until: ausearch's "<no matches>".  Not
  * when the input held no SECCOMP record at all and the store no earlier
  * record either: an empty round would report empty lists.  A round

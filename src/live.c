@@ -705,7 +705,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	}
 	if (rc == 0 && stats->records == 0 && lv->rd.id > 1) {
 		/* a round that saw nothing is a proof round only in a store
-		 * whose earlier rounds hold records (issue 24) */
+		 * whose earlier rounds hold records */
 		struct store_totals t;
 
 		if (store_totals(st, 1, lv->rd.id - 1, &t, NULL) == 0)

@@ -235,7 +235,7 @@ tail_locate(struct live *lv)
 
 /*
  * logrotate's copytruncate: the file we read was copied to PATH.1 and
- * emptied in place, the inode kept (issue 25 F10: 3,884 of 8,310 records
+ * emptied in place, the inode kept (once 3,884 of 8,310 records
  * were never read, and no gap said so).  Seen as its size below our
  * offset, or its first line changed (it grew past our offset again
  * meanwhile).  What followed our last whole line is in PATH.1 when that

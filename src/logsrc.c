@@ -10,7 +10,7 @@
  * (LOGSRC_DECODE_MEMLIMIT).  The format is told by the magic bytes, never
  * by the name.
  *
- * What import.c needs from an input (DESIGN §10) stays the same whatever
+ * What import.c needs from an input (docs/design.md §10) stays the same whatever
  * it is: the first line (the fingerprint), a check that it starts like
  * what was imported (the prefix hash at a stored offset), its bytes from
  * that offset, and the prefix hash at the offset it was read up to.  A
@@ -432,7 +432,7 @@ logsrc_open(const char *path, struct logsrc **out, char **cause)
 			 * open() never waits for a writer, which would hold
 			 * the store's writer lock for ever; with none, the
 			 * first read() says end of file, and import.c
-			 * refuses the FIFO (issue 24). */
+			 * refuses the FIFO. */
 			int fl;
 
 			ls->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC |

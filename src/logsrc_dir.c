@@ -147,7 +147,7 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 
 		/* readdir()'s own errno only: a skipped entry's stat()
 		 * failure (a dangling audit.log.1) is that entry's, not the
-		 * directory's (issue 25 F9: it refused the whole directory) */
+		 * directory's (it once refused the whole directory) */
 		errno = 0;
 		de = readdir(d);
 		if (de == NULL) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* names.c - syscall numbers to names per audit arch, through libseccomp. */
 /*
- * Names always come from the record's own arch= (DESIGN §4): i386 122 is
+ * Names always come from the record's own arch= (docs/design.md §6): i386 122 is
  * uname, x86_64 122 is setfsuid.  libseccomp's SCMP_ARCH_* values are the
  * audit arch tokens, so a token is passed straight through.  libaudit's
  * tables are not used: they disagree with libseccomp (pread vs pread64),
@@ -20,7 +20,7 @@
  * tables for the arches of arch.c, a few thousand at most) and always
  * cached: callers keep the pointers.  A miss is cached too, but only the first
  * MISS_MAX of them: syscall= is untrusted, and a log of 2M distinct
- * invalid numbers took 103 MB here (issue 10).  Past the cap a miss asks
+ * invalid numbers took 103 MB here.  Past the cap a miss asks
  * libseccomp again, which is slower but bounded.
  */
 #define MISS_MAX 4096

@@ -16,7 +16,7 @@
 
 #include "pgsc-int.h"
 
-/* DESIGN §4: the multicast reader lost 252 of 3,000 records with the
+/* The multicast reader lost 252 of 3,000 records with the
  * default buffer and none at 8 MiB.  The daemon socket gets more: with
  * 8 MiB it overran once in a benchmark on a machine at load 8 (2 CPUs),
  * and it costs memory only while we fall behind. */
@@ -385,7 +385,7 @@ netlink_open(uint32_t backlog_limit, uint32_t backlog_wait_ms,
 	rc = status_open(&ctl, &f, cause);
 	if (rc < 0)
 		goto out;
-	/* DESIGN §4: one registered daemon at a time, and auditd refuses
+	/* One registered daemon at a time, and auditd refuses
 	 * to start next to another.  A dead daemon's socket is gone, and
 	 * the kernel lets us replace it (audit_replace() fails to reach
 	 * it). */

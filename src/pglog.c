@@ -778,7 +778,7 @@ pglog_load(struct pglog *l, const char *path, const char *prefix,
 	}
 	pglog_prefix_compile(&ld->pf, prefix);
 	/* a file, or a pipe read to its end (<(zcat ...)); never a device
-	 * (/dev/zero was read for ever, the store locked: issue 25 F13),
+	 * (/dev/zero was read for ever, the store locked),
 	 * never an open() that waits for a FIFO's writer; a pipe's text is
 	 * capped at PGLOG_STREAM_MAX */
 	{

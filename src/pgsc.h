@@ -658,7 +658,7 @@ struct pgsc_filter_spec {
 struct pgsc_effective_entry {
 	const char *name;               /* as listed */
 	int nr;                         /* libseccomp number on the arch; may be a
-					 * negative placeholder (DESIGN §4) */
+					 * negative placeholder (libseccomp) */
 	enum pgsc_action action;        /* after precedence kill > error > log > allow */
 };
 

@@ -4,7 +4,7 @@
  * A list is collected on one arch and loaded on another.  A name that
  * the target arch lacks gives no permission there: libseccomp resolves
  * it to a negative placeholder and seccomp_rule_add() drops the rule
- * without a word (DESIGN §4).  So pgsc-report --arch maps each name
+ * without a word.  So pgsc-report --arch maps each name
  * through the alias families (families.def) to what the target has,
  * and pgsc-report --check-guc finds what a check hook on the target
  * would refuse, and what it would accept although it does nothing.
@@ -285,7 +285,7 @@ our_setting(const char *name, size_t *prefix_len, int *ctx, int *set)
 	*prefix_len = (size_t)(base - name);
 	/* a prefix pgsc-report could have written (pgsc_guc_prefix_ok(),
 	 * high-bit bytes too, as PostgreSQL's grammar), or none: what it
-	 * writes, it checks (issue 25 F15) */
+	 * writes, it checks */
 	if (*prefix_len > 0) {
 		char pre[256];
 
@@ -332,7 +332,7 @@ prefix_get(struct chk *c, const char *name, size_t len)
 }
 
 /*
- * Any other setting set twice (issue 25 F6): PostgreSQL takes the later
+ * Any other setting set twice: PostgreSQL takes the later
  * line without a word.  A per-type list of pgsc ("..._syscall_allow" and
  * the like: two backend types whose names differ in blanks and
  * underscores make one) is an error, anything else a warning.

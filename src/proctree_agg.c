@@ -27,8 +27,8 @@
  * program, no role in a server, no child in memory), is taken as gone:
  * processes killed by a signal make no exit_group record, and those that
  * ran before collection started may exit unseen, so without this every
- * such pid ever seen would stay in memory (2M distinct pids took 1.68 GB,
- * issue 10).  It is marked exited, so that the next commit stores it so
+ * such pid ever seen would stay in memory (2M distinct pids took 1.68
+ * GB).  It is marked exited, so that the next commit stores it so
  * (a restart must not seed it as live: it would take the pid), and goes
  * at the prune after that.  A later record of its pid starts a new
  * process, as after an exit.  Postgres processes are never forgotten:

@@ -2,7 +2,7 @@
 /* proctree_event.c - the audit events that make, exec and end processes. */
 /*
  * SECCOMP records carry pid, comm and exe but no ppid, so the tree comes
- * from the SYSCALL records of pgsc.rules (DESIGN §3):
+ * from the SYSCALL records of pgsc.rules (docs/design.md §3):
  *   fork/vfork/clone/clone3  pid= is the parent, exit= the child;
  *   execve/execveat          exe= is the new program, EXECVE its argv;
  *   exit_group (postgres)    PROCTITLE is the title that gives the type.

@@ -17,7 +17,7 @@
 /*
  * The arches a filter must cover: the target of --arch; else the native
  * arch and every arch the global list was recorded on (a filter without
- * i386 kills a 32-bit descendant: DESIGN §4).
+ * i386 kills a 32-bit descendant with SIGSYS).
  */
 static int
 filter_arches(const struct rep *r, const struct lists *L, uint32_t *v,
@@ -58,7 +58,7 @@ filter_setup(const struct rep *r, const struct lists *L,
 }
 
 /*
- * The known max that goes with the lists (issue 14): the highest number
+ * The known max that goes with the lists: the highest number
  * this libseccomp names on each arch of the filter (filter_arches()) and
  * on the compat arch of each, which the module's filters also hold, as
  * pgsc.syscall_known_max takes it: "x86_64:456,i386:456".  Calls above
@@ -110,13 +110,13 @@ report_known_max_json(FILE *out, const struct rep *r, const struct lists *L)
 /*
  * A systemd unit drop-in.  systemd loads one filter, before it execs the
  * service's main process, and every process of the service inherits it:
- * exactly the global context (DESIGN §1).  The session list has no
+ * exactly the global filter (docs/design.md §1).  The session list has no
  * systemd counterpart (backends load it after authentication), so it is
  * not emitted.  systemd 252 (Debian 12): SystemCallErrorNumber= takes an
  * errno or "kill", not "log"; logging everything not listed is
  * SystemCallLog=~LIST, which filters nothing.
  *
- * Calls newer than the lists (issue 14): systemd 252 answers
+ * Calls newer than the lists: systemd 252 answers
  * SystemCallErrorNumber= to every call not listed, unknown ones
  * included.  systemd 255 and later make ENOSYS their filter's default
  * and give SystemCallErrorNumber= only to the calls of their @known set

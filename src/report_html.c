@@ -124,7 +124,7 @@ head(FILE *out, const struct html_page *p)
  * The loss section's box tells the same story as the head: green only
  * when nothing was lost and every record was placed; amber with the
  * counts when records may be missing or were not placed; red when the
- * lists are not usable (issue 24).
+ * lists are not usable (report_usable()).
  */
 static void
 loss(FILE *out, const struct html_page *p)

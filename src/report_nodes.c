@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* report_nodes.c - the nodes of a central log in the report (issue 13,
- * docs/fleet.md): the nodes of a range of rounds with their records,
+/* report_nodes.c - the nodes of a central log in the report
+ * (docs/fleet.md): the nodes of a range of rounds with their records,
  * --node checked against them, and the header line that names them.
  * Node names come from node= prefixes: untrusted, escaped everywhere. */
 #include <errno.h>

@@ -224,7 +224,7 @@ pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	if (n == 0) {
 		verdict = strdup("no data: no rounds yet");
 	} else if (!usable && why != NULL && strncmp(why, "no data", 7) == 0) {
-		/* never "converged" on nothing (issue 24) */
+		/* never "converged" on nothing */
 		verdict = strdup(why);
 	} else if (!v[n - 1].finished) {
 		verdict = strdup("not converged: the last round is still "

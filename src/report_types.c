@@ -83,7 +83,7 @@ pg_type(const char *type)
 }
 
 /*
- * Setting names made unique (issue 25 F6): types whose names differ only
+ * Setting names made unique: types whose names differ only
  * in blanks and underscores make one setting name ("client backend" and
  * a background worker titled "client_backend": client_backend), and the
  * later line would override the earlier in postgresql.conf.  The rule:

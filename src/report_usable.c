@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* report_usable.c - the one rule for "usable" (issue 24): the lists of a
+/* report_usable.c - the one rule for "usable": the lists of a
  * range of rounds are worth pasting only when the rounds hold a server's
  * records and neither list is empty; every report format, --per-type,
  * --node, --status, --check-complete, pgsc-diff and the HTML page ask it

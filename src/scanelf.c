@@ -387,7 +387,7 @@ within(uint64_t off, uint64_t n, size_t len)
  * Is the object whole: its section and program header tables, every
  * section with contents and every segment inside the file?  A truncated
  * object (a copy cut short) had no sections left for libelf and was
- * scanned as 0 functions, exit 0 (issue 25 F12).  0, or -EINVAL with a
+ * scanned as 0 functions, exit 0.  0, or -EINVAL with a
  * cause.
  */
 static int

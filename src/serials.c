@@ -71,7 +71,7 @@ seq_start(struct serials *s, uint64_t serial)
  * line: one below the highest by more than half the 32-bit range is past
  * a wrap (the next epoch), one above it by as much is a late one from
  * before the wrap.  Without this a run was blind after a wrap: every
- * serial was below its first one (issue 25 F5).
+ * serial was below its first one.
  */
 static uint64_t
 seq_unwrap(struct serials *s, uint64_t serial)

@@ -199,7 +199,7 @@ lock_holder(int fd)
 /*
  * The check a reader runs before it trusts a store.  Of 150 truncated or
  * bit-flipped stores, 16 that failed integrity_check still reported, 2
- * with a changed list (issue 10).  quick_check is not enough: it does not
+ * with a changed list.  quick_check is not enough: it does not
  * check that indexes match their tables, and a flipped bit in an index
  * page (report queries use the indexes) passed it in 32 of 150 copies in
  * tests/store/damage.sh.  integrity_check refuses exactly what SQLite
@@ -329,7 +329,7 @@ same_file(const struct stat *a, const struct stat *b)
 
 /*
  * A reader that cannot write the store's directory cannot create the
- * -shm file WAL readers need (issue 10).  When no -wal file exists, or
+ * -shm file WAL readers need.  When no -wal file exists, or
  * an empty one (left by a reader that could write the directory), the file
  * alone is the whole committed store: a writer's commits go to the -wal,
  * and reach the file only by a checkpoint of a -wal that holds them.  The

@@ -5,7 +5,7 @@
  * in place of a table runs whatever query it holds for every reader (a
  * recursive one hangs pgsc-report and pgsc-diff for ever), a trigger
  * runs inside every later pgsc-collect, often root, and adds to every
- * round (issue 25 F7, F11).  integrity_check passes such a store: it is
+ * round.  integrity_check passes such a store: it is
  * well formed.  So every object in sqlite_master must be one that the
  * schema files up to the store's version make, of the same type, on the
  * same table, with the same SQL text, and nothing may be missing; the

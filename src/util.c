@@ -82,7 +82,7 @@ util_read_file(const char *path, size_t max, char **buf, size_t *len,
 
 	*buf = NULL;
 	/* a FIFO or a device is refused before open() can block on it
-	 * (pgsc-report --candidates FIFO hung: issue 25 F13) */
+	 * (pgsc-report --candidates hung on a FIFO) */
 	fd = util_open_regular(path, cause);
 	if (fd < 0)
 		return fd;
@@ -332,7 +332,7 @@ pgsc_guc_name_ok(const char *name)
  * file grammar followed by a dot (guc-file.l: QUALIFIED_ID is
  * {ID}"."{ID}, ID a LETTER then LETTER_OR_DIGITs, LETTER [A-Za-z_] or a
  * byte with the high bit set).  "a.b." makes a name with two dots, which
- * the server refuses to start with (issue 25 F15).
+ * the server refuses to start with.
  */
 int
 pgsc_guc_prefix_ok(const char *p)
@@ -423,7 +423,7 @@ pgsc_round_range_parse(const char *s, int64_t *from, int64_t *to)
  * <(zcat ...)): a regular file as util_open_regular() opens it, or a FIFO
  * opened without waiting for a writer (O_NONBLOCK, cleared after: with no
  * writer the first read() says end of file); devices, sockets and
- * directories refused by name before open() can block (issue 25 F13).
+ * directories refused by name before open() can block.
  * *@fifo says which.  Returns the descriptor, or a negative errno with
  * a cause.
  */
@@ -500,7 +500,7 @@ notreg:
 /**
  * Is @exe (an audit exe= path) the program @name?  The base name is
  * compared, after what the kernel and package tools add to the name of a
- * running program's binary (issue 10):
+ * running program's binary:
  *  - " (deleted)": the file was replaced or removed while the process ran
  *    (every package upgrade: dpkg writes the new file and renames it over
  *    the old one);

@@ -24,9 +24,9 @@ PKGS=(
 	zlib1g-dev liblzma-dev libzstd-dev
 	# pgsc-scan (docs/static.md): ELF objects and x86-64 disassembly
 	libelf-dev libcapstone-dev
-	# tests
+	# tests (shellcheck: ctest lint/shellcheck)
 	libcmocka-dev auditd seccomp sqlite3 time valgrind clang
-	libclang-rt-14-dev util-linux procps gcc-multilib
+	libclang-rt-14-dev util-linux procps gcc-multilib shellcheck
 	# tests/inputs compresses its fixtures with the real tools
 	gzip xz-utils zstd
 	# tests/fleet: audit's own remote transport (audisp-remote)

@@ -377,7 +377,7 @@ run_live(struct args *a)
 	if (ls.has_exit_status && ls.exit_status != 0)
 		return ls.exit_status;
 	if (ls.records == 0 && !ls.store_has_data) {
-		/* said even with --quiet: the round is no evidence (issue 24) */
+		/* said even with --quiet: the round is no evidence */
 		fprintf(stderr, "pgsc-collect: round %lld saw no SECCOMP "
 			"record and no earlier round holds one: nothing was "
 			"logged under a seccomp filter (is the server running "
@@ -401,7 +401,7 @@ when(char *buf, size_t size, double t)
 }
 
 /*
- * New input that gave no round (issue 24): every SECCOMP record outside
+ * New input that gave no round: every SECCOMP record outside
  * --since/--until (ausearch's "<no matches>"), no SECCOMP record at all,
  * or only empty inputs.  Said even with --quiet: it is the result.  Exit 1.
  */
@@ -441,7 +441,7 @@ import_nothing(const struct pgsc_import_stats *stats)
 
 /* A named FIFO gave nothing: no writer, or one that wrote nothing.
  * Nothing was read, which is neither "nothing new" nor an empty log:
- * refused, exit 2 (issue 24; it is never waited for, docs). */
+ * refused, exit 2 (it is never waited for, docs). */
 static int
 import_fifo(const struct pgsc_import_stats *stats)
 {

@@ -73,7 +73,7 @@ main(int argc, char **argv)
 		{ "round", required_argument, NULL, 'r' },
 		{ "session-roles", required_argument, NULL, 's' },
 		{ "families", no_argument, NULL, 'F' },
-		/* issue 13: nodes of a central log (docs/fleet.md) */
+		/* nodes of a central log (docs/fleet.md) */
 		{ "node", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },

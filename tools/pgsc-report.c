@@ -214,15 +214,15 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "strict", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		/* issue 16: the coverage view (src/candidates.c) */
+		/* the coverage view (src/candidates.c) */
 		{ "candidates", required_argument, NULL, 'K' },
-		/* issue 13: one node of a central log (docs/fleet.md) */
+		/* one node of a central log (docs/fleet.md) */
 		{ "node", required_argument, NULL, 'N' },
-		/* issue 14: a list per backend type (src/report_types.c) */
+		/* a list per backend type (src/report_types.c) */
 		{ "per-type", optional_argument, NULL, 'Y' },
-		/* issue 14: ENOSYS for the calls newer than the lists */
+		/* ENOSYS for the calls newer than the lists */
 		{ "unknown-syscall-action", required_argument, NULL, 'U' },
-		/* issue 24: the HTML page's row order */
+		/* the HTML page's row order */
 		{ "sort", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -383,7 +383,7 @@ run_store(struct args *A, pgsc_store *st, int *status, char **cause)
 	int rc;
 
 	if (A->cands != NULL) {
-		/* issue 16: candidates against the observed (docs/static.md) */
+		/* candidates against the observed (docs/static.md) */
 		rc = pgsc_candidates_report(st, A->cands, &A->ro, stdout, cause);
 		if (rc == 0)
 			*status = 0;

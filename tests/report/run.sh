@@ -126,6 +126,7 @@ for a in $ARCHES; do
 			MAPPED[${m%% -> *}]=1
 			case $m in *", "*) m=${m#*, } ;; *) m= ;; esac
 		done
+		# shellcheck disable=SC2013 # names, one word each
 		for s in $(sed -n "s/^.*left out of the $w list://p" "$a.err"); do
 			LEFT[$s]=1
 		done
@@ -377,7 +378,7 @@ for a in x86_64 aarch64; do
 		[ "$(awk -v w=$w '$4 == w && $1 != "<default>" {print $1}' "eff.$a")" = "$(list $w "eff.$a.guc")" ] || { ok=0; echo "$a $w: rows"; }
 		[ "$(grep -c "^<default> *- *kill *$w\$" "eff.$a")" = 1 ] || { ok=0; echo "$a $w: <default> row"; }
 	done
-	while read -r s nr act ctx; do
+	while read -r s nr act _; do
 		[ "$s" = "<default>" ] && continue
 		[ "$act" = allow ] || { ok=0; echo "$s: $act"; }
 		resolve "$a" "$s"

@@ -19,6 +19,14 @@
 #include "pgsc-int.h"
 #include "logsrc-int.h"
 
+static const char *const fmt_names[] = { "plain", "gzip", "xz", "zstd" };
+
+const char *
+decompress_fmt_name(int fmt)
+{
+	return fmt >= 0 && fmt < (int)ARRAY_SIZE(fmt_names) ? fmt_names[fmt] : "?";
+}
+
 /* ------------------------------------------------------------------ */
 /* Formats                                                             */
 
@@ -104,7 +112,7 @@ decompress_init(struct logsrc *ls, char **cause)
 	return 0;
 oom:
 	util_cause(cause, "%s: out of memory for the %s decoder", ls->name,
-		   logsrc_fmt_name(ls->fmt));
+		   decompress_fmt_name(ls->fmt));
 	return -ENOMEM;
 }
 
@@ -113,7 +121,7 @@ damaged(struct logsrc *ls, const char *what, char **cause)
 {
 	util_cause(cause, "%s: damaged %s data (%s) after %llu bytes of "
 		   "compressed input", ls->name,
-		   logsrc_fmt_name(ls->fmt), what,
+		   decompress_fmt_name(ls->fmt), what,
 		   (unsigned long long)ls->raw_off);
 	ls->eof = 1;
 	return -EBADMSG;

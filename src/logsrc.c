@@ -33,14 +33,6 @@
 #include "pgsc-int.h"
 #include "logsrc-int.h"
 
-static const char *const fmt_names[] = { "plain", "gzip", "xz", "zstd" };
-
-const char *
-logsrc_fmt_name(int fmt)
-{
-	return fmt >= 0 && fmt < (int)ARRAY_SIZE(fmt_names) ? fmt_names[fmt] : "?";
-}
-
 /* ------------------------------------------------------------------ */
 /* The prefix hash of a stream                                         */
 
@@ -284,7 +276,7 @@ sniff(struct logsrc *ls, char **cause)
 		}
 		if (ls->fmt != LOGSRC_PLAIN)
 			snprintf(how, sizeof(how), ", %s-compressed",
-				 logsrc_fmt_name(ls->fmt));
+				 decompress_fmt_name(ls->fmt));
 		if (odd > 0) {
 			util_cause(cause, "%s: not an audit log (binary "
 				   "data%s, no audit record in its first "

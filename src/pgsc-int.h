@@ -132,7 +132,7 @@ struct logsrc;
 int logsrc_open(const char *path, struct logsrc **out, char **cause);
 void logsrc_free(struct logsrc *ls);
 const char *logsrc_name(const struct logsrc *ls);
-const char *logsrc_fmt_name(int fmt);
+const char *decompress_fmt_name(int fmt);
 int logsrc_fmt(const struct logsrc *ls);
 uint64_t logsrc_inode(const struct logsrc *ls);
 double logsrc_mtime(const struct logsrc *ls);

@@ -2,7 +2,7 @@
 /* store-int.h - what the store's files (store.c: open, migrate, check;
  * store_round.c: a round's writes; store_report.c: the reads) share
  * and nothing else includes: the handle, and the one mapping from
- * SQLite's errors to a negative errno and a cause (store.c sql_error()).
+ * SQLite's errors to a negative errno and a cause (store_sql.c).
  * SQL, and every sqlite3_ call, stays in the store's files. */
 #ifndef PGSC_STORE_INT_H
 #define PGSC_STORE_INT_H

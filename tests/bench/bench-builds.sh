@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # tests/bench/bench-builds.sh - two builds of pgsc on the same input: is
-# the new one slower?  For a change that must not cost anything (issue 12's
+# the new one slower?  For a change that must not cost anything (a
 # redesign), the old build (main before it) against the new one:
 #
 #   bash tests/bench/bench-builds.sh OLD_BUILDDIR NEW_BUILDDIR SRCDIR [RECORDS]

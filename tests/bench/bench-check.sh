@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # bench-check.sh - what the store check of pgsc-report/pgsc-diff costs
-# (issue 10): a store of 1M SECCOMP records (synthetic, from a real
-# record's shape: PROCS processes, fork records, 60 syscalls), then the
+# (docs/security.md §6): a store of 1M SECCOMP records (synthetic, from a
+# real record's shape: PROCS processes, fork records, 60 syscalls), then the
 # time of PRAGMA quick_check and integrity_check alone (sqlite3 CLI) and of
 # a whole pgsc-report, which runs integrity_check, against the same
 # pgsc-report built with the check replaced by a no-op (a private build in

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# tests/bench/bench-fleet.sh - one central collector for N hosts (issue 13,
-# "Scale"): N simulated nodes (tests/bench/fleet_feed.c: the recorded
+# tests/bench/bench-fleet.sh - one central collector for N hosts
+# (docs/fleet.md): N simulated nodes (tests/bench/fleet_feed.c: the recorded
 # tests/golden/raw.log replayed under node=node01..nodeNN, the same pids on
 # every node, each node its own serials, each node's stream clock at wall
 # clock speed) written at a chosen total rate to one central log, which pgsc-collect follows with --source file: (the path

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# tests/bench/bench-inputs.sh - importing compressed logs (issue 15 item
-# 4): pgsc-collect --import reads gzip, xz and zstd in process
-# (src/logsrc.c); the alternative a user has is a decompressor piped into
-# --import -.  One log (the recording tests/golden/raw.log replayed by
-# tests/bench/fleet_feed as one node until it holds RECORDS SECCOMP
-# records), compressed with gzip -6, xz -6 and zstd -3, then for each form:
-# wall seconds, CPU seconds (user+sys of the whole pipeline) and peak RSS
-# of pgsc-collect, best of REPS, and the ratio in-process / pipe.  Every
-# import must store the same number of records as the plain file's.
+# tests/bench/bench-inputs.sh - importing compressed logs
+# (docs/testing.md): pgsc-collect --import reads gzip, xz and zstd in
+# process (src/logsrc.c); the alternative a user has is a decompressor
+# piped into --import -.  One log (the recording tests/golden/raw.log
+# replayed by tests/bench/fleet_feed as one node until it holds RECORDS
+# SECCOMP records), compressed with gzip -6, xz -6 and zstd -3, then for
+# each form: wall seconds, CPU seconds (user+sys of the whole pipeline) and
+# peak RSS of pgsc-collect, best of REPS, and the ratio in-process / pipe.
+# Every import must store the same number of records as the plain file's.
 #
 #   bash tests/bench/bench-inputs.sh BUILDDIR SRCDIR [RECORDS] [REPS]
 #

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # tests/bench/bench-pids.sh BINDIR [WORKDIR] - memory of the live collector
-# under many distinct pids and many invalid syscall numbers (issue 10).
+# under many distinct pids and many invalid syscall numbers (docs/live.md).
 #
 # A program that prints figures, not a pass/fail test: it exits 0 whatever
 # the figures are (the target, under 64 MB and flat, is reported, not
@@ -22,7 +22,7 @@
 # While it reads, the collector's VmRSS is sampled from /proc every
 # second; printed: the samples at each tenth of the log, the peak (VmHWM),
 # the records committed, and the time.  Without a bounded process table
-# the pids log took 1.68 GB (issue 10).
+# the pids log took 1.68 GB (docs/live.md).
 set -u
 BINDIR=${1:-}
 [ -x "$BINDIR/pgsc-collect" ] || { echo "usage: bench-pids.sh BINDIR [WORKDIR] (BINDIR holds pgsc-collect)" >&2; exit 2; }

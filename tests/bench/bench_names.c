@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* bench_names.c - memory under hostile syscall numbers (issue 10): feeds
- * 2M SECCOMP lines, each with a distinct invalid syscall= number, through
- * the feed and the decoder (the path of pgsc-collect --import), and prints
- * the peak RSS before and after and the name cache's size.  A benchmark:
- * it prints figures and asserts nothing about time.
+/* bench_names.c - memory under hostile syscall numbers (docs/live.md):
+ * feeds 2M SECCOMP lines, each with a distinct invalid syscall= number,
+ * through the feed and the decoder (the path of pgsc-collect --import), and
+ * prints the peak RSS before and after and the name cache's size.  A
+ * benchmark: it prints figures and asserts nothing about time.
  *   build/tests/bench_names [COUNT]
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* fleet_feed.c - N simulated hosts' audit records at a chosen total rate,
- * written as one central log (issue 13, the fleet benchmark).
+ * written as one central log (the fleet benchmark, bench-fleet.sh).
  *
  *   fleet_feed -n NODES -r RATE -s SECONDS -o OUT [-p PREFIX] [-t wall|recorded]
  *              LOG...

@@ -23,7 +23,7 @@
 # the machine hits both alike; with --reps the spread of (a) and (c) over
 # the passes says how noisy the figures are.  Also: SECCOMP records and
 # records/s of round 1, and the collector's peak RSS (/usr/bin/time).
-# Targets (issue 11): (b)/(a) <= 1.5, (c)/(a) <= 1.05.
+# Targets (docs/check-world.md): (b)/(a) <= 1.5, (c)/(a) <= 1.05.
 set -euo pipefail
 export LC_ALL=C
 

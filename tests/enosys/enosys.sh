@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# enosys.sh - ENOSYS for the unknown (issue 14, part 3), on the real
+# enosys.sh - ENOSYS for the unknown (docs/man/pgsc-exec.1), on the real
 # kernel: a syscall number above the list's known max gets EPERM under
 # --default error with --unknown-syscall-action=default and ENOSYS with
 # enosys (also under kill); a number the list names keeps its action; and

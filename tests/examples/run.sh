@@ -28,7 +28,7 @@ set -- ${args//\/var\/lib\/pgsc\/pgsc.db/$T/plugin.db}
 rc=$?
 rounds=$(sqlite3 "$T/plugin.db" "SELECT count(*) FROM rounds WHERE mode = 'plugin' AND finished IS NOT NULL" 2>/dev/null)
 # (an empty input: the round is finished, and it saw nothing in a store
-# without records, which is exit 1 with a message: issue 24)
+# without records, which is exit 1 with a message)
 [ $rc = 1 ] && [ "$rounds" = 1 ] && grep -q 'round 1 saw no SECCOMP record' "$T/plugin.err"
 check "plugins.d/pgsc.conf args start a plugin collector that ends cleanly at EOF" $?
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# run.sh - pgsc-exec never crashes (issue 15): a list under which it could
+# run.sh - pgsc-exec never crashes: a list under which it could
 # not exec the command or exit is refused up front (2) naming the missing
 # calls; a command that cannot be executed exits 127, also from under a
 # filter that allows only execve and exit_group; and strace shows that
@@ -27,7 +27,7 @@ printf '\001\002 not a program\n' >"$T/garbage"   # ENOEXEC at execve
 chmod +x "$T/garbage"
 printf '#!/bin/sh\nexit 0\n' >"$T/noexec"; chmod -x "$T/noexec"
 
-# the issue's crash (rc 139 before): refused up front
+# the list that crashed pgsc-exec (rc 139 before): refused up front
 for def in error kill; do
 	run "rw-$def" 2 --default $def --allow read,write -- /bin/true
 	has "rw-$def" 'execve'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # tests/fleet/nodes.sh - two hosts in one central log are two hosts
-# (issue 13, node-aware attribution; no root, no audit state):
+# (node-aware attribution, docs/fleet.md; no root, no audit state):
 #
 #   bash tests/fleet/nodes.sh BUILDDIR SRCDIR
 #

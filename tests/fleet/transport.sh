@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # tests/fleet/transport.sh - audit's own remote logging, end to end, on
-# loopback only (issue 13, part 2):
+# loopback only (docs/fleet.md):
 #
 #   replayer (node=alpha) | audisp-remote --\
 #   replayer (node=beta)  | audisp-remote ---> central auditd --> fleet.log
@@ -48,11 +48,11 @@
 #      central log's lines; pgsc-report --status --format=json agrees;
 #   4. pgsc-collect --import of the same log: the same records, 0 rejected.
 #
-# TODO(issue 13, node-aware store): per-node counts from pgsc itself
+# TODO(node-aware store): per-node counts from pgsc itself
 # (per-node serials, rounds/aggregates by node, pgsc-report --node NAME,
 # JSON per node).  Today they are printed for information only, see
 # "TODO per-node" below.
-# TODO(issue 13): the local host's own kernel events as one more node (a
+# TODO: the local host's own kernel events as one more node (a
 # host auditd with local_events = yes and the au-remote plugin) needs the
 # audit lock (tests/lib/auditd.sh) and the label live.
 set -uo pipefail

@@ -2,8 +2,8 @@
 /* fuzz_paths.c - libFuzzer harness: one truth for both parse paths.  The
  * same bytes go through the fast path and the auparse-only path
  * (--no-fast-path); both must deliver the same SECCOMP records and reject
- * the same number of lines for each reason (issue 10).  The input is cut
- * at an input-chosen point, like fuzz_feed. */
+ * the same number of lines for each reason (docs/design.md §5).  The input
+ * is cut at an input-chosen point, like fuzz_feed. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -67,8 +67,8 @@ record() { # NAME FORMAT RULES(0/1)
 	cp "$W/data/postmaster.pid" "$W/pm-$name.pid" 2>/dev/null || true
 	audit_end
 	# the sync marker (a USER record) stays: its serial is one of the
-	# stream's, and a log without it has a serial gap (issue 25 F4: the
-	# recorded enriched, raw and node logs lack it and show 1 gap).
+	# stream's, and a log without it has a serial gap (the recorded
+	# enriched, raw and node logs lack it and show 1 gap: docs/robustness.md).
 	# DAEMON_ records carry auditd's own serials, not the kernel's.
 	grep -v -e 'type=DAEMON_' "$W/audit-$name/audit.log" >"$W/$name.log"
 }

@@ -6,7 +6,7 @@
 #   1. import + every report format equals NAME.ref (diff -u);
 #   2. the auparse-only path (--no-fast-path) gives the same output and the
 #      same counts, rejects by reason included, which is what keeps the
-#      SECCOMP fast path honest (DESIGN §4);
+#      SECCOMP fast path honest (docs/design.md §4.1);
 #   3. importing the same file again creates no round and changes nothing;
 #   4. the log cut into a rotated set (audit.log, .1, .2) and given in
 #      shell glob order gives the same lists as the whole file.

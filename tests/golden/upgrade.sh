@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # upgrade.sh - a server stays a server across its own binary's
-# replacement (issue 10).  Every recorded log with a server is rewritten
+# replacement.  Every recorded log with a server is rewritten
 # as if the postgres binary had been replaced half-way through: from the
 # middle on, the kernel's exe= of every postgres record says
 #   "/usr/lib/postgresql/15/bin/postgres (deleted)"   (hex, for the space)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# run.sh - logs as users have them (issue 15, item 4): compressed files,
+# run.sh - logs as users have them (docs/testing.md): compressed files,
 # standard input and pipes, directories of rotated logs, --since/--until,
 # and input that is no audit log.  Every fixture is made here from the
 # recorded golden logs (gzip, xz, zstd, split, time-shifted), and every
@@ -278,17 +278,17 @@ for args in "--since nonsense" "--until 2026-02-30" "--since 1800000500 --until 
 	[ $rc = 2 ] && ok "usage: $args: exit 2" || bad "usage: $args: exit $rc"
 done
 # a FIFO with no writer: no hang, refused with exit 2 and a message that
-# says nothing was read (issue 24; tests/cases/unusable has more)
+# says nothing was read (tests/cases/unusable has more)
 mkfifo "$w/fifo"
 timeout 20 "$BIN/pgsc-collect" --db "$w/fifo.db" --import "$w/fifo" 2>"$w/fifo.err"
 rc=$?
 [ $rc = 2 ] && grep -q 'a FIFO with no writer (or one that wrote nothing): nothing was read; refused' "$w/fifo.err" &&
 	ok "a FIFO without a writer: no hang, refused (2)" || { bad "FIFO: exit $rc"; cat "$w/fifo.err"; }
 
-# 7. a checksum that fails at the end (issue 25 F2): every byte the
-# decoder produced before it is read, the damage is one reject
-# ("damaged") at its line and decoded offset, exit 1; a re-import meets
-# it again and counts nothing twice; the repaired file adds nothing.
+# 7. a checksum that fails at the end (docs/robustness.md, F2): every byte
+# the decoder produced before it is read, the damage is one reject
+# ("damaged") at its line and decoded offset, exit 1; a re-import meets it
+# again and counts nothing twice; the repaired file adds nothing.
 w="$T/sum"
 mkdir -p "$w"
 zcat "$DIR/enriched.log.gz" >"$w/plain.log"
@@ -330,9 +330,9 @@ for z in gzip xz zstd; do
 	fi
 done
 
-# 8. a file is not its first line (issue 25 F3): two different logs that
-# start with the same line ("----", as every ausearch output does) are
-# both read, in one call and in two; the same log twice in one call is
+# 8. a file is not its first line (docs/robustness.md, F3): two different
+# logs that start with the same line ("----", as every ausearch output does)
+# are both read, in one call and in two; the same log twice in one call is
 # refused by name (exit 1), then read on alone; a grown file re-imported
 # adds only what it gained, under the identity of its start.
 w="$T/same"
@@ -372,11 +372,11 @@ collect --db "$w/grow.db" --import "$w/grow" 2>/dev/null
 	ok "a file of 30 kB imported, grown, imported again: every record once" ||
 	bad "grown file: $(records "$w/grow.db") records, want $n1"
 
-# 9. imports count serial gaps (issue 25 F4): records cut from the middle
-# of a log (what a backlog overflow leaves), and a rotated set without
-# audit.log.1, are gaps; --check-complete says so (exit 1); the missing
-# file is a gap with its range, said and kept in the gaps table.  The
-# recorded log itself lacks one serial (record.sh's sync marker): 1 gap.
+# 9. imports count serial gaps (docs/robustness.md, F4): records cut from
+# the middle of a log (what a backlog overflow leaves), and a rotated set
+# without audit.log.1, are gaps; --check-complete says so (exit 1); the
+# missing file is a gap with its range, said and kept in the gaps table.
+# The recorded log itself lacks one serial (record.sh's sync marker): 1 gap.
 w="$T/gaps"
 mkdir -p "$w/set"
 zcat "$DIR/raw.log.gz" >"$w/full.log"
@@ -432,11 +432,11 @@ collect --db "$w/mid.db" --import "$w/mid.log" 2>/dev/null
 	ok "gaps: a log starting mid-stream, then continued: no gap" ||
 	bad "gaps: mid-stream log: $(sqlite3 "$w/mid.db" "SELECT group_concat(serial_gaps) FROM rounds") gaps"
 
-# 10. the kernel's 32-bit serial wraps (issue 25 F5): the recorded log's
-# serials moved so that 0 comes after its first 3000, and the records of
-# 23 serials after the wrap deleted: 24 gaps (23 + the log's own 1), as
-# without the wrap; in one file, across two files cut at the wrap, and
-# followed live (--source file:).  A wrap was blind: 0 gaps, complete.
+# 10. the kernel's 32-bit serial wraps (docs/robustness.md, F5): the
+# recorded log's serials moved so that 0 comes after its first 3000, and the
+# records of 23 serials after the wrap deleted: 24 gaps (23 + the log's own
+# 1), as without the wrap; in one file, across two files cut at the wrap,
+# and followed live (--source file:).  A wrap was blind: 0 gaps, complete.
 w="$T/wrap"
 mkdir -p "$w"
 python3 - "$T/gaps/full.log" "$w" <<'PY'
@@ -484,12 +484,13 @@ rc=$?
 	ok "wrap: followed live (file:, --from-start): 24 gaps, --check-complete exit 1" ||
 	{ bad "wrap: live: $l gaps (want 24), $(records "$w/live.db") of $want records, check-complete $rc"; cat "$w/live.out"; }
 
-# 11. a file: collector through logrotate's copytruncate (issue 25 F10):
-# the log copied to LOG.1 and emptied in place (same inode), then written
-# again.  With LOG.1 there, every record is read once (the rest of the
-# old content from LOG.1, the new from LOG's start), no gap; without a
-# copy, the new content is read from 0 and a rotation gap says what may
-# be missing.  Before: the new content was read from the old offset on.
+# 11. a file: collector through logrotate's copytruncate
+# (docs/robustness.md, F10): the log copied to LOG.1 and emptied in place
+# (same inode), then written again.  With LOG.1 there, every record is read
+# once (the rest of the old content from LOG.1, the new from LOG's start),
+# no gap; without a copy, the new content is read from 0 and a rotation gap
+# says what may be missing.  Before: the new content was read from the old
+# offset on.
 w="$T/ct"
 mkdir -p "$w"
 half=$(($(wc -l <"$T/gaps/full.log") / 2))
@@ -534,9 +535,9 @@ for mode in copy nocopy; do
 	fi
 done
 
-# 12. one dangling symlink does not refuse its directory (issue 25 F9:
-# the errno of its stat() survived to readdir()'s end check): skipped by
-# name, the rest imported, exit 0
+# 12. one dangling symlink does not refuse its directory
+# (docs/robustness.md, F9: the errno of its stat() survived to readdir()'s
+# end check): skipped by name, the rest imported, exit 0
 w="$T/dangling"
 mkdir -p "$w/d"
 cp "$T/gaps/full.log" "$w/d/audit.log"
@@ -548,11 +549,11 @@ rc=$?
 	ok "a dangling audit.log.1: skipped by name, the directory imported, exit 0" ||
 	{ bad "dangling symlink in a directory: exit $rc, $(records "$w/d.db") records"; cat "$w/d.err"; }
 
-# 13. more inputs than descriptors (issue 25 F14: every input was opened
-# before the first was read, and a call with more files than "ulimit -n"
-# lost the rest to "Too many open files"): the recorded log cut into 300
-# files, imported in one call under a limit of 40 descriptors, gives
-# every record and the lists of the whole file, exit 0
+# 13. more inputs than descriptors (docs/robustness.md, F14: every input
+# was opened before the first was read, and a call with more files than
+# "ulimit -n" lost the rest to "Too many open files"): the recorded log
+# cut into 300 files, imported in one call under a limit of 40
+# descriptors, gives every record and the lists of the whole file, exit 0
 w="$T/many"
 mkdir -p "$w/p"
 total=$(wc -l <"$T/gaps/full.log")

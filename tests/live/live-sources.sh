@@ -493,7 +493,7 @@ check_rotation() {
 	echo "rotation: $n rotations during the storm; SECCOMP records per file, oldest first: $(for f in $(rotated "$log") "$log"; do printf '%s ' "$(grep -c '^type=SECCOMP ' "$f")"; done)"
 }
 
-# 5a. rotation by SIGUSR1, as the issue asks: five signals during a
+# 5a. rotation by SIGUSR1: five signals during a
 # storm of 400000 records or more (it waits for the signals), auditd
 # with max_log_file_action = ROTATE (and a max_log_file too large to
 # rotate by size).  pgsc-collect sends the kernel no request while it
@@ -548,7 +548,7 @@ check_rotation_usr1() {
 	# Records dropped before the log are auditd's and the kernel's loss
 	# (docs/live.md); pgsc's part is to count exactly what reached the log
 	# and to see every missing record.  PGSC_LIVE_USR1_STRICT=bad makes
-	# such a loss fail the check, as the issue's "counts exact" would.
+	# such a loss fail the check, as a demand for exact counts would.
 	n=$(rotated "$log" | grep -c .)
 	# shellcheck disable=SC2012 # auditd's own file names
 	[ "$n" = 5 ] || bad "auditd made $n rotated files for 5 SIGUSR1: $(ls "$d/audit" | tr '\n' ' ')"

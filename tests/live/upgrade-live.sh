@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # tests/live/upgrade-live.sh BINDIR - a server stays a server across its
-# own binary's replacement (issue 10), on the real kernel.
+# own binary's replacement, on the real kernel.
 #
 # A private copy of the postgres binary runs a cluster under
 # "pgsc-exec --default log" with a private auditd and examples/pgsc.rules.

@@ -28,16 +28,16 @@
 #      works, and pg_ls_dir() (readdir = getdents64) fails with EPERM;
 #      the same role with getdents64 allowed runs pg_ls_dir(); a session
 #      kill list with getdents64 kills the backend with SIGSYS;
-#   8. ENOSYS for the unknown (issue 14): pgsc_filter() shows the known max
-#      per arch (found here with scmp_sys_resolver); under a session
-#      default error, a program run by COPY FROM PROGRAM that calls a
-#      number above the known max gets ENOSYS with
+#   8. ENOSYS for the unknown (docs/module.md): pgsc_filter() shows the
+#      known max per arch (found here with scmp_sys_resolver); under a
+#      session default error, a program run by COPY FROM PROGRAM that calls
+#      a number above the known max gets ENOSYS with
 #      pgsc.unknown_syscall_action = enosys and EPERM with default, and a
 #      program creating a thread under a list without clone3 and
 #      pgsc.syscall_known_max = 'x86_64:434' (a list made before clone3)
-#      runs its thread through glibc's clone fallback with enosys, and
-#      fails with EPERM with default; bad values refuse to start;
-#   9. a filter per backend type (issue 14): every type has its five
+#      runs its thread through glibc's clone fallback with enosys, and fails
+#      with EPERM with default; bad values refuse to start;
+#   9. a filter per backend type (docs/module.md): every type has its five
 #      settings; each process of a type with settings carries its own
 #      filter (Seccomp_filters 2, the others 1); the type's lists refuse
 #      in a client backend (pg_ls_dir), a parallel worker (shm_open's

@@ -11,7 +11,7 @@
 #   2. headless Chromium (Debian's chromium, no network namespace) takes a
 #      screenshot that is not blank: many colours, and the chart's two bar
 #      colours present (a stdlib PNG reader);
-#   3. the page tells one story (issue 24), asserted on the DOM the real
+#   3. the page tells one story, asserted on the DOM the real
 #      browser laid out at 1280 px (a copy of the page with a probe script
 #      appended and the CSP line dropped, printed with --dump-dom): no
 #      horizontal overflow, the matrix within the window, one box colour
@@ -197,7 +197,7 @@ dom() {
 	[ -s "$T/$1.dom" ] || bad "$1: chromium --dump-dom gave no probe result: $(tail -3 "$T/$1.chromium.log")"
 }
 # a whole recording in one round: nothing unattributed, one serial
-# missing from the recording (issue 25 F4)
+# missing from the recording (docs/robustness.md, F4)
 "$BIN/pgsc-collect" -q --db "$T/g.db" --import "$T/raw.log"
 "$BIN/pgsc-report" --db "$T/g.db" --format=html >"$T/g.html" || bad "the page of the golden store: exit $?"
 "$BIN/pgsc-report" --db "$T/g.db" --format=html --sort name >"$T/gn.html" || bad "--sort name: exit $?"
@@ -222,8 +222,8 @@ def check(cond, what):
     if not cond:
         errors.append(what)
 GREEN, AMBER, RED = "rgb(227, 244, 225)", "rgb(255, 243, 205)", "rgb(253, 226, 225)"
-# the golden recording misses one serial (issue 25 F4): amber; "one" is
-# whole and attributed: green
+# the golden recording misses one serial (docs/robustness.md, F4): amber;
+# "one" is whole and attributed: green
 want = {"golden": {AMBER}, "sorted": {AMBER}, "three": {AMBER}, "unusable": {RED}, "one": {GREEN}}
 for name, colours in want.items():
     try:

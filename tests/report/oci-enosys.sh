@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # oci-enosys.sh - the OCI profile answers ENOSYS to the calls newer than
-# the lists and EPERM to the known ones they do not allow (issue 14).
+# the lists and EPERM to the known ones they do not allow.
 #   bash tests/report/oci-enosys.sh BINDIR DIR
 # DIR is tests/report; tests/golden/raw.log.gz next to it is the real
 # x86_64 recording the store is made from.  Nothing expected is typed

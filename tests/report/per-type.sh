@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# tests/report/per-type.sh - pgsc-report --per-type (issue 14): a list per
-# backend type, with its descendants' calls.
+# tests/report/per-type.sh - pgsc-report --per-type (docs/per-type.md): a
+# list per backend type, with its descendants' calls.
 #
 #   bash tests/report/per-type.sh BINDIR SRCDIR
 #

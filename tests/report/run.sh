@@ -70,7 +70,7 @@ zcat "$DIR/../golden/raw.log.gz" >raw.log
 "$R" --db x.db >x.guc || { echo "FAIL: pgsc-report"; exit 1; }
 [ "$(list global x.guc | wc -l)" -gt 50 ] || { echo "FAIL: x.guc is short"; cat x.guc; exit 1; }
 # m.db holds a postmaster and its 32-bit child only: its session list is
-# empty, so the report says so and exits 1 (issue 24); its global list is
+# empty, so the report says so and exits 1; its global list is
 # what the tests below read
 "$R" --db m.db >m.guc 2>m.err
 [ $? = 1 ] && grep -q 'session list of rounds 1-1 is empty' m.err ||

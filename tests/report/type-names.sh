@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# type-names.sh - per-type setting names are unique (issue 25 F6): a
-# background worker titled "client_backend" and PostgreSQL's "client
-# backend" make one setting name; pgsc-report --per-type gives the name
-# to PostgreSQL's type only and says why the other has no line (both
-# lines were printed, the later overriding the earlier, and --check-guc
-# said 0 errors); --check-guc reports a setting set twice in any file.
+# type-names.sh - per-type setting names are unique (docs/robustness.md,
+# F6): a background worker titled "client_backend" and PostgreSQL's "client
+# backend" make one setting name; pgsc-report --per-type gives the name to
+# PostgreSQL's type only and says why the other has no line (both lines were
+# printed, the later overriding the earlier, and --check-guc said 0 errors);
+# --check-guc reports a setting set twice in any file.
 #   bash tests/report/type-names.sh BINDIR GOLDENDIR
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"

@@ -13,8 +13,8 @@
 #   3. the observed truth is derived INDEPENDENTLY of pgsc: every SECCOMP
 #      line whose exe= is the postgres binary, named with scmp_sys_resolver;
 #   4. recall = observed names that are candidates / observed names; the
-#      test fails below PGSC_SCAN_MIN_RECALL (default 95, the target of
-#      issue 16; docs/static.md has the measured figure and every miss);
+#      test fails below PGSC_SCAN_MIN_RECALL (default 95, the target;
+#      docs/static.md has the measured figure and every miss);
 #   5. the coverage view (pgsc-report --candidates) over the imported store
 #      must agree: its observed + missed names are the store's global list,
 #      and its misses are exactly the observed names that are not

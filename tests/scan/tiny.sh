@@ -121,8 +121,9 @@ if "$BINDIR/pgsc-scan" --server "$W/not-elf" --no-modules >"$W/out" 2>"$W/err"; 
 fi
 grep -q "$W/not-elf: not an ELF object" "$W/err" || fail "no clear error for a non-ELF file: $(cat "$W/err")"
 
-# bad input: an ELF object cut short (issue 25 F12: 0 functions, exit 0):
-# exit 1, named as truncated; at every cut past the ELF header
+# bad input: an ELF object cut short (docs/robustness.md, F12: was 0
+# functions, exit 0): exit 1, named as truncated; at every cut past the ELF
+# header
 size=$(stat -c %s "$W/tiny")
 for cut in $((size / 2)) $((size - 1)) 200; do
 	head -c "$cut" "$W/tiny" >"$W/cut"

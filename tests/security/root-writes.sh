@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # root-writes.sh - the files root writes in directories another user owns
-# (issue 25 F1, docs/security.md §10): that user plants symlinks where
+# (docs/security.md §10): that user plants symlinks where
 # root will write, and nothing outside the directory changes.
 #   - pgsc-collect --db through a planted symlink: refused (exit 1), the
 #     target untouched (it was opened O_RDWR and made a store before);

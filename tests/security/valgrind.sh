@@ -63,7 +63,7 @@ done
 # one round that found syscalls: not converged, exit 1; no loss: exit 0
 vg report-status 1 "$BIN/pgsc-report" --db "$T/a.db" --status
 # the recorded logs lack one serial (record.sh's sync marker): not
-# complete, exit 1 (issue 25 F4)
+# complete, exit 1 (docs/robustness.md, F4)
 vg report-complete 1 "$BIN/pgsc-report" --db "$T/a.db" --check-complete
 [ -s "$T/import-fast.err" ] && grep -q "SECCOMP records" "$T/import-fast.err" ||
 	bad "import-fast printed no round summary"

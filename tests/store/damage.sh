@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# damage.sh - a store is checked before it is trusted (issue 10): copies of
-# a real store, truncated or with bits flipped, are given to pgsc-report
-# and pgsc-diff.  Every copy that fails SQLite's own integrity_check (the
-# independent judge, run by the sqlite3 CLI) must be refused with exit 2
-# and an error naming the file; no copy may crash either program.
+# damage.sh - a store is checked before it is trusted (docs/security.md
+# §6): copies of a real store, truncated or with bits flipped, are given
+# to pgsc-report and pgsc-diff.  Every copy that fails SQLite's own
+# integrity_check (the independent judge, run by the sqlite3 CLI) must be
+# refused with exit 2 and an error naming the file; no copy may crash
+# either program.
 #   bash tests/store/damage.sh BINDIR GOLDENDIR
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"

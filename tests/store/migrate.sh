@@ -281,11 +281,11 @@ done
 [ "$(sha256sum <"$T/newer.db")" = "$sum" ] && ok || bad "newer store: changed by a refused open"
 [ "$(sqlite3 "$T/newer.db" 'PRAGMA user_version')" = $((CUR + 1)) ] && ok || bad "newer store: version changed"
 
-# old stores with a table the migration needs dropped: a clear refusal,
-# the migration rolled back (the store keeps its version), no crash
-# (V TABLE the version it stops at: the schema check refuses a store
-# whose objects are not its version's before any migration runs, issue
-# 25 F7; a v3 store without open_counts was migrated to 4 before)
+# old stores with a table the migration needs dropped: a clear refusal, the
+# migration rolled back (the store keeps its version), no crash (V TABLE the
+# version it stops at: the schema check refuses a store whose objects are
+# not its version's before any migration runs, docs/robustness.md F7; a v3
+# store without open_counts was migrated to 4 before)
 for dmg in "5 aggregates 5" "5 processes 5" "5 open_counts 5" "4 processes 4" "3 open_counts 3"; do
 	read -r v t stop <<<"$dmg"
 	db="$T/dropped-v$v-$t.db"

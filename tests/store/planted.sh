@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# planted.sh - a store is schema-checked before it is trusted (issue 25
-# F7, F11; docs/security.md §6): SQL planted in a store (a view in place
-# of a table, a trigger, an extra table or index) makes pgsc-report,
-# pgsc-diff and pgsc-collect refuse it at once, exit 2, naming the object;
-# nothing of it runs (the recursive view hung the readers for ever, the
-# trigger added a syscall to every later round).  A clean store still
-# opens.  A hang is caught by timeout (exit 124) and fails the check.
+# planted.sh - a store is schema-checked before it is trusted
+# (docs/security.md §6; docs/robustness.md, F7 and F11): SQL planted in a
+# store (a view in place of a table, a trigger, an extra table or index)
+# makes pgsc-report, pgsc-diff and pgsc-collect refuse it at once, exit 2,
+# naming the object; nothing of it runs (the recursive view hung the readers
+# for ever, the trigger added a syscall to every later round).  A clean
+# store still opens.  A hang is caught by timeout (exit 124) and fails the
+# check.
 #   bash tests/store/planted.sh BINDIR GOLDENDIR
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
@@ -45,7 +46,7 @@ refused() {
 	[ "$(sqlite3 "$db" "SELECT count(*) FROM rounds")" = "$before" ] &&
 		ok "$name: no round was added" || bad "$name: pgsc-collect wrote a round"
 }
-# the issue's recipes
+# a recursive view in place of a table, and a trigger
 refused view "ALTER TABLE aggregates RENAME TO r; CREATE VIEW aggregates AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT r.* FROM r, c;" view aggregates
 refused trigger "CREATE TRIGGER t AFTER INSERT ON rounds BEGIN INSERT INTO aggregates (round_id, role, arch, nr, count, first_seen, last_seen, node) VALUES (new.id, 'postmaster', 3221225534, 101, 1, 0, 0, ''); END;" trigger t
 # objects the schema does not make, and one it makes but changed

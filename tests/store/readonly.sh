@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# readonly.sh - readers without write access (issue 10, docs/security.md
-# §6).  The store lives in a root-owned 0755 directory; user nobody can
-# write neither the directory nor the store.
+# readonly.sh - readers without write access (docs/security.md §6).  The
+# store lives in a root-owned 0755 directory; user nobody can write neither
+# the directory nor the store.
 #   1. the shipped default (0600): nobody is refused, exit 2, with a cause
 #      that says how a reader gets access;
 #   2. 0644, no writer running (no -wal): nobody reports, and the lists

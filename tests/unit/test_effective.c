@@ -384,7 +384,7 @@ test_foreign_arch_placeholder(void **state)
 	int open_nr = seccomp_syscall_resolve_name_arch(AARCH64, "open");
 
 	(void)state;
-	/* the premise, from libseccomp itself (DESIGN §4) */
+	/* the premise, from libseccomp itself (docs/portability.md) */
 	assert_true(open_nr < 0);
 	assert_int_not_equal(open_nr, __NR_SCMP_ERROR);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_feed.c - unit tests for feed.c: zeroed blocks and over-long lines
- * at any chunk boundary (issue 10), and both parse paths counting alike. */
+ * at any chunk boundary, and both parse paths counting alike. */
 #include "unit.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_live.c - unit tests for the live collector's drain marker: found
- * in whole lines, however the reads split them (issue 12, item 6). */
+ * in whole lines, however the reads split them (docs/security.md §3). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

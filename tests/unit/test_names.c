@@ -33,7 +33,7 @@ test_x86_64(void **state)
 	assert_string_equal(pgsc_syscall_name(X86_64, 231), "exit_group");
 	assert_string_equal(pgsc_syscall_name(X86_64, 257), "openat");
 	assert_string_equal(pgsc_syscall_name(X86_64, 435), "clone3");
-	/* libseccomp's spelling, not libaudit's (DESIGN §4) */
+	/* libseccomp's spelling, not libaudit's (docs/design.md §6) */
 	assert_string_equal(pgsc_syscall_name(X86_64, 17), "pread64");
 }
 
@@ -160,7 +160,7 @@ test_cache_consistent(void **state)
 	names_reset_cache();
 }
 
-/* 2M invalid numbers (issue 10) leave a bounded cache, and the names
+/* 2M invalid numbers (docs/live.md) leave a bounded cache, and the names
  * still resolve afterwards. */
 static void
 test_cache_bounded(void **state)

@@ -559,13 +559,13 @@ test_pid_reuse_child_first(void **state)
 }
 
 /*
- * PID reuse of a non-postgres process.  When pgsc.rules audited
- * exit_group only for the postgres binary, every other process (here a
- * "cat") stayed "live" in the tree for ever, and when its pid was later
- * given to a new clone3 child whose records come before the fork record
- * (DESIGN §3: every time for vfork-style spawns), the old process took
- * them.  pgsc.rules now audit every exit_group, so the old holder's exit
- * is in the stream, as below.
+ * PID reuse of a non-postgres process.  When pgsc.rules audited exit_group
+ * only for the postgres binary, every other process (here a "cat") stayed
+ * "live" in the tree for ever, and when its pid was later given to a new
+ * clone3 child whose records come before the fork record (docs/design.md
+ * §7: every time for vfork-style spawns), the old process took them.
+ * pgsc.rules now audit every exit_group, so the old holder's exit is in the
+ * stream, as below.
  */
 static void
 test_pid_reuse_after_unaudited_exit(void **state)
@@ -639,7 +639,7 @@ test_unattributed_and_hint(void **state)
 }
 
 /*
- * Foreign (issue 24, docs/roles.md §2): another program, another uid than
+ * Foreign (docs/roles.md §2, §7): another program, another uid than
  * any postgres process ran as, no parent: no server's.  A program of a
  * server's uid, or one linked to the server by a fork record, is not.
  * The residual risk: a server's child that runs a setuid program as
@@ -754,7 +754,7 @@ test_server_user(void **state)
 }
 
 /* ---------------------------------------------------------------- */
-/* Forged identities (issue 10; docs/security.md).  Each puts ptrace
+/* Forged identities (docs/security.md §2).  Each puts ptrace
  * into the records; it must reach no role of the server.             */
 
 static uint64_t
@@ -1753,18 +1753,18 @@ test_restart_stale_provisional(void **state)
 }
 
 /*
- * The crash-live "unattributed|126" failure (issue 10), as pg_ctl's
- * posix_spawn child makes it in the recorded log: the child's records
- * come before its parent's clone3 record.  Commit A sees the child
- * provisional (row born at its first record); the fork record adopts it;
- * it exits; commit B; the kill.  The adopted process is exited now, with
- * its counts still open (or pruned), so nothing in memory holds the pid
- * when the restart reads the processes table.  The row of commit A must
- * not come back as a live process: when the pid is reused (the next copy
- * of the workload) and the new child's records again come first, it
- * would take them, and they would go to "unattributed" instead of
- * "unrelated".  With @prune the adopted process is forgotten before
- * commit B, as a live collector does after a commit.
+ * The crash-live "unattributed|126" failure (docs/robustness.md), as
+ * pg_ctl's posix_spawn child makes it in the recorded log: the child's
+ * records come before its parent's clone3 record.  Commit A sees the child
+ * provisional (row born at its first record); the fork record adopts it; it
+ * exits; commit B; the kill.  The adopted process is exited now, with its
+ * counts still open (or pruned), so nothing in memory holds the pid when
+ * the restart reads the processes table.  The row of commit A must not come
+ * back as a live process: when the pid is reused (the next copy of the
+ * workload) and the new child's records again come first, it would take
+ * them, and they would go to "unattributed" instead of "unrelated".  With
+ * @prune the adopted process is forgotten before commit B, as a live
+ * collector does after a commit.
  */
 static void
 adopted_part1(struct saved *sv, int prune)

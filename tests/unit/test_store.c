@@ -208,7 +208,7 @@ test_report_empty_store(void **state)
 	tmp_path(path, sizeof(path), "empty.db");
 	assert_int_equal(pgsc_store_open(path, 0, &st, &cause), 0);
 	out = report(st, PGSC_FMT_GUC, &rc);
-	/* no rounds: no data, exit 1, not an error (issue 24) */
+	/* no rounds: no data, exit 1, not an error */
 	assert_int_equal(rc, 1);
 	free(out);
 	pgsc_store_free(st);
@@ -290,7 +290,7 @@ test_import_and_report(void **state)
 	assert_non_null(strstr(out, "\nsession_syscall_allow = 'getpid,"
 			       "getrandom,set_robust_list'\n"));
 	/* the fixture is cut from a log (serials 4030-4041, then 9977):
-	 * an import counts the serials between as gaps (issue 25 F4) */
+	 * an import counts the serials between as gaps (docs/robustness.md) */
 	assert_non_null(strstr(out, "# warning: records may be missing: "
 			       "kernel lost 0, serial gaps 5935, rotation "
 			       "gaps 0, drain timeouts 0"));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_util.c - unit tests for util.c: util_exe_is() (a binary replaced
- * under a running server, issue 10), util_open_regular(), util_append()
+ * under a running server), util_open_regular(), util_append()
  * and util_widen_span(). */
 #include "unit.h"
 

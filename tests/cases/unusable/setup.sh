@@ -1,12 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# setup.sh - the inputs of the unusable-result cases (issue 24) in the
-# work directory: the recorded raw log, the same without its SECCOMP
-# records, a log of foreign programs only (root's python3, cat, seq and
-# sh, never children of a server), an empty file to follow, a node= log
-# with a node of foreign records, a postmaster whose child has no type,
-# a FIFO, the recorded server without the rules beside 11000 records of
-# noise programs.
+# setup.sh - the inputs of the unusable-result cases (report/unusable) in
+# the work directory: the recorded raw log, the same without its SECCOMP
+# records, a log of foreign programs only (root's python3, cat, seq and sh,
+# never children of a server), an empty file to follow, a node= log with a
+# node of foreign records, a postmaster whose child has no type, a FIFO, the
+# recorded server without the rules beside 11000 records of noise programs.
 # shellcheck source-path=SCRIPTDIR source=../../lib/common.sh
 . "$TESTS/lib/common.sh"
 need_progs python3 sqlite3 mkfifo zcat

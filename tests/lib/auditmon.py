@@ -5,8 +5,9 @@ from the kernel's read-only audit multicast group (AUDIT_NLGRP_READLOG).
 
 For a run that must see its records for an hour while other tests come
 and go as the kernel's audit daemon (tests/world/soak.sh): the multicast
-group receives every record whoever the daemon is (DESIGN.md §4: lossy
-under load; a 32 MiB buffer, and the soak's servers make a handful).  A
+group receives every record whoever the daemon is (lossy: the kernel
+drops what a full socket cannot take; a 32 MiB buffer, and the soak's
+servers make a handful).  A
 record is kept when its pid is, or descends from, one of the pids listed
 in PIDFILE (re-read every second); the ancestry is read from /proc when
 the record arrives.  A server process gone by then cannot be attributed:

@@ -236,7 +236,11 @@ head -n 40 "$W/neg.out" | sed 's/^/    /'
 [ "$rc" = 3 ] || fail "pgsc-iterate --proof-only with '$victim' removed exited $rc, expected 3 (proof failed)"
 grep -q '^src/test/recovery/001_stream_rep.pl FAILED$' "$W/neg/proof-1-src_test_recovery_001_stream_rep/status" ||
 	fail "001_stream_rep did not fail without '$victim': $(cat "$W/neg/proof-1-src_test_recovery_001_stream_rep/status")"
-"$BINDIR/pgsc-report" --db "$W/neg/proof.db" --format=json >"$W/neg.json" || fail "pgsc-report on the negative proof store failed"
+# a store of denials only is no usable list (exit 1, its JSON written):
+# its records are what is read here
+rc=0
+"$BINDIR/pgsc-report" --db "$W/neg/proof.db" --format=json >"$W/neg.json" 2>"$W/neg.err" || rc=$?
+[ "$rc" -le 1 ] && [ -s "$W/neg.json" ] || fail "pgsc-report on the negative proof store failed (exit $rc): $(cat "$W/neg.err")"
 line=$(grep -E "^    \{\"name\": \"$victim\", \"arch\": \"x86_64\", \"nr\": $nr," "$W/neg.json" || true)
 [ -n "$line" ] || fail "no SECCOMP record of $victim (x86_64 $nr) in the negative proof's store"
 grep -qE '"(walsender|walreceiver)": [1-9]' <<<"$line" ||
@@ -263,7 +267,9 @@ rc=0
 head -n 30 "$W/neg2.out" | sed 's/^/    /'
 [ "$rc" = 3 ] || fail "pgsc-iterate --proof-only --per-type with '$wv' out of the walwriter's list exited $rc, expected 3 (proof failed)"
 grep -q "pgsc: walwriter filter built: default error" "$W"/neg2/server-proof-1-*.log || fail "the walwriter's filter was not built in the negative proof"
-"$BINDIR/pgsc-report" --db "$W/neg2/proof.db" --format=json >"$W/neg2.json" || fail "pgsc-report on the per-type negative proof store failed"
+rc=0
+"$BINDIR/pgsc-report" --db "$W/neg2/proof.db" --format=json >"$W/neg2.json" 2>"$W/neg2.err" || rc=$?
+[ "$rc" -le 1 ] && [ -s "$W/neg2.json" ] || fail "pgsc-report on the per-type negative proof store failed (exit $rc): $(cat "$W/neg2.err")"
 wnr=$(scmp_sys_resolver -a x86_64 "$wv") || fail "scmp_sys_resolver does not know $wv"
 line=$(grep -E "^    \{\"name\": \"$wv\", \"arch\": \"x86_64\", \"nr\": $wnr," "$W/neg2.json" || true)
 [ -n "$line" ] || fail "no SECCOMP record of $wv (x86_64 $wnr) in the per-type negative proof's store"

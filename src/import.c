@@ -666,11 +666,9 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	if (rc == TWICE_SAME) {
 		files[i].skip = 1;
 		stats->skipped_files++;
-		logsrc_suspend(files[i].ls);
 		return 0;
 	}
 	if (rc == TWICE_REFUSED) {
-		logsrc_suspend(files[i].ls);
 		files[i].skip = 1;
 		stats->refused_files++;
 		return 0;
@@ -702,8 +700,6 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 		files[i].lines0 = src.lines;
 		files[i].seed_round = src.last_round;
 	}
-	/* one decoder at a time: a file is decoded again when read */
-	logsrc_suspend(files[i].ls);
 	return 1;
 }
 
@@ -799,8 +795,9 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 				    stats, cause);
 		if (rc < 0)
 			goto out;
-		/* skipped or not, it waits closed: a call may name more
-		 * files than there are descriptors */
+		/* skipped or not, it waits closed and without its decoder
+		 * (decoded again when read): a call may name more files
+		 * than there are descriptors */
 		if (files[i].ls != NULL)
 			logsrc_suspend(files[i].ls);
 		todo += (size_t)rc;

@@ -41,6 +41,8 @@ struct infile {
 	uint64_t last_serial;
 	double last_event;
 	int64_t seed_round;         /* round that last read it */
+	uint8_t *serials;           /* serials_save() at its end */
+	size_t serials_len;
 };
 
 struct sample {
@@ -279,6 +281,13 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	im->cur = f;
 	im->file_rejects = 0;
 	serials_file(&im->rd.ser);
+	if (f->start != 0) {
+		/* read on: the serials read before are not holes */
+		rc = round_serials_resume(&im->rd, f->key, f->path, im->diag,
+					  cause);
+		if (rc < 0)
+			return rc;
+	}
 	feed_set_source(im->rd.feed, f->path, f->lines0, f->start);
 	if (im->opts->has_until)
 		logsrc_set_until(f->ls, im->opts->until);
@@ -322,6 +331,17 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	if (logsrc_prefix_hash(f->ls, f->end_offset, f->end_hash) < 0) {
 		util_cause(cause, "%s: cannot re-read", f->path);
 		return -EIO;
+	}
+	{
+		/* every hole up to here is the round's: a later import of
+		 * the file ignores the serials below */
+		ssize_t n = serials_save(&im->rd.ser, 0, &f->serials);
+
+		if (n < 0) {
+			util_cause(cause, "%s: out of memory", f->path);
+			return (int)n;
+		}
+		f->serials_len = (size_t)n;
 	}
 	if (im->file_rejects > (im->opts->max_diagnostics ?
 				im->opts->max_diagnostics : 20) &&
@@ -367,6 +387,7 @@ imp_positions(void *arg, struct round *rd, char **cause)
 			.last_serial = f->last_serial,
 			.last_event = f->last_event,
 			.head_len = f->head_len,
+			.serials = f->serials, .serials_len = f->serials_len,
 		};
 
 		if (f->skip)
@@ -891,8 +912,10 @@ out:
 		free(im.samples[i].excerpt);
 	for (size_t i = 0; i < im.nholes; i++)
 		free(im.holes[i]);
-	for (size_t i = 0; files != NULL && i < n; i++)
+	for (size_t i = 0; files != NULL && i < n; i++) {
 		logsrc_free(files[i].ls);
+		free(files[i].serials);
+	}
 	free(files);
 	pgsc_import_expand_free(list, n);
 	free(buf);

@@ -211,6 +211,13 @@ tail_locate(struct live *lv)
 		}
 		if (rc == 0)
 			feed_set_source(lv->rd.feed, t->path, src.lines, src.offset);
+		/* the same file read on: the serials read before are no
+		 * holes (not after a rotation gap: the next file may be of
+		 * another boot, with serials below) */
+		if (rc == 0)
+			rc = round_serials_resume(&lv->rd, fp, t->path,
+						  lv->o->quiet ? NULL : lv->diag,
+						  lv->cause);
 		return rc;
 	}
 	/* first run on this file: start at its end, on a line boundary */
@@ -443,6 +450,9 @@ tail_position(struct live *lv)
 {
 	struct tail *t = lv->src_priv;
 	struct store_source src = { 0 };
+	uint8_t *b;
+	ssize_t n;
+	int rc;
 
 	if (t->fingerprint[0] == '\0' && t->fd >= 0)
 		live_tail_fingerprint(t->fd, t->fingerprint);
@@ -455,8 +465,16 @@ tail_position(struct live *lv)
 	src.last_serial = lv->rd.ser.max;
 	src.last_event = lv->rd.r.last_event;
 	util_prefix_hash(t->fd, src.offset, src.prefix_hash);
-	return store_source_put(lv->st, t->fingerprint, &src, lv->rd.id,
-				lv->cause);
+	/* with what this commit does not count as gaps (serials.c) */
+	n = serials_save(&lv->rd.ser, lv->rd.settled, &b);
+	if (n < 0)
+		return (int)n;
+	src.serials = b;
+	src.serials_len = (size_t)n;
+	rc = store_source_put(lv->st, t->fingerprint, &src, lv->rd.id,
+			      lv->cause);
+	free(b);
+	return rc;
 }
 
 static void

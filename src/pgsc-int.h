@@ -117,6 +117,8 @@ uint64_t serials_mark(struct serials *s, uint64_t serial, const char *node,
 		      size_t nlen);
 void serials_file(struct serials *s);
 uint64_t serials_gaps(const struct serials *s, int settled);
+ssize_t serials_save(const struct serials *s, int settled, uint8_t **out);
+int serials_load(struct serials *s, const uint8_t *buf, size_t len);
 void serials_free(struct serials *s);
 
 /* logsrc.c (decompress_magic() in decompress.c, logsrc_log_name() in
@@ -453,6 +455,10 @@ struct store_source {
 	uint64_t head_len;          /* 0: a row from before schema 8 */
 	char head_hash[40];
 	int64_t last_round;
+	/* serials_save()'s state, written by store_source_put() (NULL:
+	 * none); read by store_source_serials() */
+	const uint8_t *serials;
+	size_t serials_len;
 };
 /* Each source whose fingerprint is @fingerprint or @fingerprint/N (the
  * files that start with one line: schemas/008_source_head.sql), newest
@@ -464,6 +470,10 @@ int store_source_each(pgsc_store *st, const char *fingerprint,
 int store_source_put(pgsc_store *st, const char *fingerprint,
 		     const struct store_source *src, int64_t round,
 		     char **cause);
+/* The serial state stored with source @fingerprint, in a buffer the
+ * caller frees: 1, 0 when there is none (*@buf NULL), or < 0. */
+int store_source_serials(pgsc_store *st, const char *fingerprint,
+			 uint8_t **buf, size_t *len, char **cause);
 
 /* Prepared inserts for one round. */
 struct store_batch;

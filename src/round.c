@@ -266,7 +266,8 @@ round_commit(struct round *rd, int finished, char **cause)
 	 * stay counted (base_gaps).  A running round commits only the
 	 * settled gaps (serials.c), which a crash may freeze.
 	 */
-	rd->r.serial_gaps = rd->base_gaps + serials_gaps(&rd->ser, !finished);
+	rd->settled = !finished;
+	rd->r.serial_gaps = rd->base_gaps + serials_gaps(&rd->ser, rd->settled);
 	round_tally_reset(&rd->r);
 	rd->rolled_back = 0;
 	rc = store_begin(rd->st, cause);
@@ -311,4 +312,34 @@ round_commit(struct round *rd, int finished, char **cause)
 	rd->base_rejected = rd->r.rejected;
 	memset(rd->rejects, 0, sizeof(rd->rejects));
 	return 0;
+}
+
+/*
+ * Read source @key (file @path) on where a run stopped: its serial
+ * sequences start at the state that run committed (serials_save()), so
+ * that serials it read out of order are no holes.  A state that is not
+ * one is said on @diag, and the sequences start afresh.  0 or < 0.
+ */
+int
+round_serials_resume(struct round *rd, const char *key, const char *path,
+		     FILE *diag, char **cause)
+{
+	uint8_t *b;
+	size_t n;
+	int rc = store_source_serials(rd->st, key, &b, &n, cause);
+
+	if (rc <= 0)
+		return rc;
+	rc = serials_load(&rd->ser, b, n);
+	free(b);
+	if (rc == -EINVAL) {
+		if (diag != NULL)
+			fprintf(diag, "pgsc: warning: %s: the stored serial "
+				"state is not readable; serials before this "
+				"run are not accounted\n", path);
+		rc = 0;
+	}
+	if (rc == -ENOMEM)
+		util_cause(cause, "%s: out of memory", path);
+	return rc;
 }

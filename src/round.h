@@ -58,6 +58,9 @@ struct round {
 	size_t nbase, capbase;
 	struct strset base_roles;   /* the keys of base rows */
 	int rolled_back;            /* the last commit failed after BEGIN */
+	int settled;                /* the commit under way counts only the
+				     * settled serial gaps (not finished):
+				     * what serials_save() is given */
 	const struct round_ops *ops;
 	void *arg;
 };
@@ -69,5 +72,7 @@ void round_free(struct round *rd);
 void round_reject(struct round *rd, int reason, const struct feed_loc *loc,
 		  uint64_t serial, const char *text, size_t len);
 int round_commit(struct round *rd, int finished, char **cause);
+int round_serials_resume(struct round *rd, const char *key, const char *path,
+			 FILE *diag, char **cause);
 
 #endif

@@ -18,9 +18,21 @@
  * a crash would have frozen them as gaps.  The last commit counts all.
  * A run ignores the serials below its first one (of each sequence): the
  * run before it read them, and they would open false holes.
+ *
+ * The kernel numbers an event when it starts and queues it when it ends,
+ * so a log holds serials out of order (in a storm of four processes on
+ * two cores, one line in 130 comes after a higher serial, by up to ~100).
+ * A run that starts where another stopped, between N+1 and N, would take
+ * N as its first and N+1 (read by the run before) as a hole: one false
+ * gap per such restart.  So each commit stores, with the position, the
+ * state of every sequence above what it counted (serials_save()): the
+ * highest serial, and which serials the window above the counted ones
+ * holds.  The next run starts from there (serials_load()).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "pgsc-int.h"
 #include "live.h"
@@ -172,20 +184,25 @@ seq_mark(struct serials *s, uint64_t serial)
 	return hole;
 }
 
+/* Where the part of @s that a commit does not count begins: past its
+ * highest serial when every hole counts (!@settled), else SERIAL_SLACK
+ * below it. */
+static uint64_t
+seq_from(const struct serials *s, int settled)
+{
+	if (!settled)
+		return s->max + 1;
+	return s->max > s->min + SERIAL_SLACK ? s->max - SERIAL_SLACK : s->min;
+}
+
 /* The gaps of one sequence; @settled: only the holes SERIAL_SLACK below
  * its highest serial. */
 static uint64_t
 seq_total(const struct serials *s, int settled)
 {
-	uint64_t to;
-
 	if (s->bits == NULL || !s->started)
 		return s->gaps;
-	to = s->max + 1;
-	if (settled)
-		to = s->max > s->min + SERIAL_SLACK ? s->max - SERIAL_SLACK :
-		     s->min;
-	return s->gaps + serials_zeros(s, s->min, to);
+	return s->gaps + serials_zeros(s, s->min, seq_from(s, settled));
 }
 
 /* The sequence of node @name (@len bytes), made on its first serial;
@@ -263,6 +280,170 @@ serials_gaps(const struct serials *s, int settled)
 	for (size_t i = 0; i < s->nnodes; i++)
 		t += seq_total(&s->nodes[i].seq, settled);
 	return t;
+}
+
+/*
+ * The stored state (serials_save()), version 1, integers little-endian:
+ *   u8 version (1)
+ *   per sequence: u8 name length (0: the local host), the name,
+ *                 u64 epoch, u64 from, u64 max,
+ *                 ceil((max + 1 - from) / 8) bytes: bit k set when serial
+ *                 from + k was read (none when from = max + 1)
+ * Serials below from were counted (their holes are in the round's gaps),
+ * so the next run ignores them; those from from on are its own.
+ */
+#define SAVE_VERSION 1
+#define SAVE_SPAN_MAX (SERIAL_SLACK + 1)
+
+static void
+put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t
+get_u64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* The state of one started sequence, at @out: its length. */
+static size_t
+seq_save(const struct serials *s, const char *name, size_t nlen,
+	 int settled, uint8_t *out)
+{
+	uint64_t from = seq_from(s, settled), span;
+	size_t n = 0;
+
+	out[n++] = (uint8_t)nlen;
+	memcpy(out + n, name, nlen);
+	n += nlen;
+	put_u64(out + n, s->epoch);
+	put_u64(out + n + 8, from);
+	put_u64(out + n + 16, s->max);
+	n += 24;
+	span = s->max + 1 - from;
+	memset(out + n, 0, (span + 7) / 8);
+	for (uint64_t k = 0; k < span; k++) {
+		uint64_t i = from + k - s->base;
+
+		if (s->bits[i / 8] & (1u << (i % 8)))
+			out[n + k / 8] |= (uint8_t)(1u << (k % 8));
+	}
+	return n + (size_t)((span + 7) / 8);
+}
+
+/**
+ * The state of every started sequence of @s, as a round commits it
+ * (@settled: a running round's commit, see serials_gaps()), in a buffer
+ * the caller frees: 0 and *@out NULL when there is none, the length, or
+ * -ENOMEM.
+ */
+ssize_t
+serials_save(const struct serials *s, int settled, uint8_t **out)
+{
+	size_t cap = 1, n = 1;
+	uint8_t *b;
+
+	*out = NULL;
+	if (s->bits == NULL)
+		return 0;
+	/* a sequence: at most 1 + 255 + 24 + SAVE_SPAN_MAX / 8 + 1 */
+	cap += (1 + s->nnodes) * (1 + PGSC_NODE_MAX + 24 + SAVE_SPAN_MAX / 8 + 1);
+	b = malloc(cap);
+	if (b == NULL)
+		return -ENOMEM;
+	b[0] = SAVE_VERSION;
+	if (s->started)
+		n += seq_save(s, "", 0, settled, b + n);
+	for (size_t i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].seq.started && s->nodes[i].seq.bits != NULL)
+			n += seq_save(&s->nodes[i].seq, s->nodes[i].name,
+				      s->nodes[i].len, settled, b + n);
+	if (n == 1) {
+		free(b);
+		return 0;
+	}
+	*out = b;
+	return (ssize_t)n;
+}
+
+/* Start @s at a stored state: serials below @from ignored, those from
+ * @from to @max read as @bits says. */
+static void
+seq_load(struct serials *s, uint64_t epoch, uint64_t from, uint64_t max,
+	 const uint8_t *bits)
+{
+	uint64_t span = max + 1 - from;
+
+	memset(s->bits, 0, SERIAL_WINDOW / 8);
+	s->epoch = epoch;
+	s->base = from > SERIAL_WINDOW / 4 ? from - SERIAL_WINDOW / 4 : 0;
+	s->first = s->min = from;
+	s->max = max;
+	s->gaps = 0;
+	s->started = 1;
+	for (uint64_t k = 0; k < span; k++) {
+		if (bits[k / 8] & (1u << (k % 8))) {
+			uint64_t i = from + k - s->base;
+
+			s->bits[i / 8] |= (uint8_t)(1u << (i % 8));
+		}
+	}
+}
+
+/**
+ * Start the sequences of @s that have not started at the state @buf
+ * (@len bytes) that serials_save() made: a run that reads on where the
+ * one that committed it stopped.  Sequences already started keep their
+ * own.  Returns 0, -EINVAL when @buf is not such a state (nothing is
+ * taken from it), or -ENOMEM.
+ */
+int
+serials_load(struct serials *s, const uint8_t *buf, size_t len)
+{
+	size_t n = 1;
+
+	if (s->bits == NULL)
+		return 0;
+	if (len < 1 || buf[0] != SAVE_VERSION)
+		return -EINVAL;
+	/* check it all before taking any of it */
+	while (n < len) {
+		size_t nlen = buf[n];
+		uint64_t from, max, epoch;
+
+		if (len - n < 1 + nlen + 24)
+			return -EINVAL;
+		epoch = get_u64(buf + n + 1 + nlen);
+		from = get_u64(buf + n + 1 + nlen + 8);
+		max = get_u64(buf + n + 1 + nlen + 16);
+		if (from > max + 1 || max + 1 - from > SAVE_SPAN_MAX ||
+		    max == UINT64_MAX || epoch % SERIAL_WRAP != 0 ||
+		    len - n - 1 - nlen - 24 < (max + 1 - from + 7) / 8)
+			return -EINVAL;
+		n += 1 + nlen + 24 + (size_t)((max + 1 - from + 7) / 8);
+	}
+	for (n = 1; n < len;) {
+		size_t nlen = buf[n];
+		const uint8_t *p = buf + n + 1 + nlen;
+		uint64_t from = get_u64(p + 8), max = get_u64(p + 16);
+		struct serials *q = s;
+
+		if (nlen > 0)
+			q = node_seq(s, (const char *)buf + n + 1, nlen);
+		if (nlen > 0 && q == NULL && s->nnodes < SERIALS_NODES_MAX)
+			return -ENOMEM;
+		if (q != NULL && !q->started)
+			seq_load(q, get_u64(p), from, max, p + 24);
+		n += 1 + nlen + 24 + (size_t)((max + 1 - from + 7) / 8);
+	}
+	return 0;
 }
 
 void

@@ -148,12 +148,13 @@ store_source_put(pgsc_store *st, const char *fingerprint,
 
 	rc = store_prep(st, "INSERT INTO sources (fingerprint, path, inode, offset, "
 		      "lines, prefix_hash, last_serial, last_event, head_len, "
-		      "head_hash, first_round, last_round) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) "
+		      "head_hash, first_round, last_round, serials) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, "
+		      "?12) "
 		      "ON CONFLICT (fingerprint) DO UPDATE SET path = ?2, "
 		      "inode = ?3, offset = ?4, lines = ?5, prefix_hash = ?6, "
 		      "last_serial = ?7, last_event = ?8, head_len = ?9, "
-		      "head_hash = ?10, last_round = ?11",
+		      "head_hash = ?10, last_round = ?11, serials = ?12",
 		  &s, cause);
 	if (rc < 0)
 		return rc;
@@ -161,7 +162,48 @@ store_source_put(pgsc_store *st, const char *fingerprint,
 	store_bind_text(s, 2, src->path);
 	store_bind_row(s, 3, STORE_ROW_SOURCE, src, sizeof(*src));
 	sqlite3_bind_int64(s, 11, round);
+	if (src->serials != NULL)
+		sqlite3_bind_blob(s, 12, src->serials, (int)src->serials_len,
+				  SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 12);
 	return store_step_final(st, s, cause);
+}
+
+int
+store_source_serials(pgsc_store *st, const char *fingerprint, uint8_t **buf,
+		     size_t *len, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*buf = NULL;
+	*len = 0;
+	rc = store_prep(st, "SELECT serials FROM sources WHERE fingerprint = ?1",
+			&s, cause);
+	if (rc < 0)
+		return rc;
+	store_bind_text(s, 1, fingerprint);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const void *b = sqlite3_column_blob(s, 0);
+		int n = sqlite3_column_bytes(s, 0);
+
+		rc = 0;
+		if (b != NULL && n > 0) {
+			*buf = malloc((size_t)n);
+			if (*buf == NULL) {
+				rc = -ENOMEM;
+			} else {
+				memcpy(*buf, b, (size_t)n);
+				*len = (size_t)n;
+				rc = 1;
+			}
+		}
+		sqlite3_finalize(s);
+		return rc;
+	}
+	return store_rows_end(st, s, rc, cause);
 }
 
 struct store_batch {

@@ -1,0 +1,11 @@
+-- 009_source_serials.sql - the serial accounting of a source, stored with
+-- its position (src/serials.c, serials_save()).  The kernel's serials
+-- reach a log out of order (an event is numbered when it starts, queued
+-- when it ends), so a run that reads on where another stopped, between
+-- serial N+1 and N, took N+1 for a hole: a false serial gap at one
+-- restart in ten of a storm (tests/live/live-sources.sh, restart).  The
+-- column holds, per node, the highest serial read and which of the
+-- serials above the counted ones were read; the next run starts from
+-- there.  NULL (rows from before 009, or a source with no serial read
+-- yet): the next run starts afresh, as before.
+ALTER TABLE sources ADD COLUMN serials BLOB;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "syscalls.h"
 
 static const struct arch_info arches[] = {
 	{ SCMP_ARCH_X86_64, "x86_64", "x86-64", "SCMP_ARCH_X86_64",

@@ -9,6 +9,10 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "candidates.h"
+#include "json.h"
+#include "proctree.h"
+#include "store.h"
 
 #define CAND_MAX_FILE (32u << 20)
 #define CAND_MAX_STR 4096

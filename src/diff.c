@@ -17,6 +17,10 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "diff.h"
+#include "filter.h"
+#include "json.h"
+#include "syscalls.h"
 
 static const char *const list_names[2] = { "global", "session" };
 

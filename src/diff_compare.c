@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "diff.h"
+#include "syscalls.h"
 
 static const char *const list_names[2] = { "global", "session" };
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "syscalls.h"
 
 /* Longest name accepted; the longest libseccomp 2.5.4 knows has 24. */
 #define EFF_NAME_MAX 64

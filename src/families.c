@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "syscalls.h"
 
 #define FAMILY(id, reason, ...) \
 	static const char *const members_##id[] = { __VA_ARGS__, NULL };

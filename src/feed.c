@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
 
 /* Remember where recent lines handed to auparse came from, so that a
  * record rejected inside an event can still be reported by line. */

@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "filter.h"
+#include "gucfile.h"
+#include "syscalls.h"
 
 int
 pgsc_action_parse(const char *s)

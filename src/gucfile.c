@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "gucfile.h"
 
 enum tok {
 	T_EOL, T_ID, T_QUALIFIED_ID, T_STRING, T_UNQUOTED, T_INTEGER, T_REAL,

@@ -15,6 +15,10 @@
 #include <zlib.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "pglog.h"
+#include "proctree.h"
+#include "store.h"
 #include "round.h"
 
 #define READ_CHUNK (1024 * 1024)

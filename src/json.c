@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "json.h"
 
 /**
  * Start reading @len bytes at @buf.

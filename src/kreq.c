@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "pgsc-int.h"
+#include "netlink.h"
 #include "live.h"
 
 /* A thread that lost its wait for the kernel is left behind after this. */

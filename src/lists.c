@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "syscalls.h"
 
 static int
 is_blank(const char *blanks, char c)

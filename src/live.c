@@ -23,6 +23,10 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "netlink.h"
+#include "proctree.h"
+#include "store.h"
 #include "live.h"
 
 #define DRAIN_TIMEOUT 30.0

@@ -15,6 +15,8 @@
 #include <sys/types.h>
 
 #include "round.h"
+#include "netlink.h"
+#include "proctree.h"
 
 #define BUF_SIZE (1024 * 1024)
 

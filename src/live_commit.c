@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "netlink.h"
+#include "proctree.h"
 #include "live.h"
 
 /* Exited processes stay in memory this long (stream time) after their

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "netlink.h"
+#include "store.h"
 #include "live.h"
 
 /* The source's state (live.src_priv). */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
 #include "live.h"
 
 /*

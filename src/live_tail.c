@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "proctree.h"
+#include "store.h"
 #include "live.h"
 
 #define MAX_ROTATED 99

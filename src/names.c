@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "syscalls.h"
 
 /*
  * Open-addressing cache of (arch, nr) -> name.  Names are few (libseccomp's

@@ -15,6 +15,7 @@
 #include <libaudit.h>
 
 #include "pgsc-int.h"
+#include "netlink.h"
 
 /* The multicast reader lost 252 of 3,000 records with the
  * default buffer and none at 8 MiB.  The daemon socket gets more: with

@@ -40,6 +40,8 @@
 #include <time.h>
 
 #include "pgsc-int.h"
+#include "json.h"
+#include "pglog.h"
 
 #define PGLOG_LINE_MAX (1024 * 1024)    /* longer lines are skipped */
 #define PGLOG_SLACK 2.0                 /* seconds audit and log disagree */

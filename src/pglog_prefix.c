@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "pglog.h"
 
 #define PAD_MAX 1000            /* %-NNNx padding we follow */
 #define SKIP_MAX 2048           /* bytes of a skipped escape's value */

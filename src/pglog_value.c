@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "pgsc-int.h"
+#include "pglog.h"
 
 static int
 is_digit(int c)

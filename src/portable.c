@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "gucfile.h"
+#include "syscalls.h"
 
 /* ---------------------------------------------------------------- */
 /* Arches                                                            */

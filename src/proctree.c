@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "pglog.h"
+#include "proctree.h"
+#include "roles.h"
 #include "proctree-int.h"
 
 static const char *title_rest(const char *title);

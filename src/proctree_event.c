@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "proctree.h"
 #include "proctree-int.h"
 
 static double

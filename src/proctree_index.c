@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "proctree.h"
 #include "proctree-int.h"
 
 const char *

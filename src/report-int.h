@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "pgsc-int.h"
+#include "store.h"
 
 struct rolecount {
 	const char *role;   /* interned in rep->roles */

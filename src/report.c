@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "diff.h"
 
 /* The formats: whether the writer reads the lists, whether it takes
  * --per-type, and the writer. */

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "report-int.h"
+#include "syscalls.h"
 
 /*
  * The arches a filter must cover: the target of --arch; else the native

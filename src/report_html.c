@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "report_html.h"
 
 /* @s as HTML text (also safe inside a quoted attribute). */
 static void

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "store.h"
 
 struct json_rejects {
 	FILE *out;

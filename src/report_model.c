@@ -12,6 +12,11 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "proctree.h"
+#include "roles.h"
+#include "round.h"
+#include "store.h"
+#include "syscalls.h"
 
 /*
  * Every role of @roles is a known backend type or a role the store holds

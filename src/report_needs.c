@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "report-int.h"
+#include "filter.h"
 
 /**
  * Add to @global each of the module's needs it lacks that exists on

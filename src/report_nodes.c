@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "store.h"
 
 static int
 load_node(void *arg, const char *node, uint64_t records)

@@ -10,6 +10,9 @@
 #include <time.h>
 
 #include "report-int.h"
+#include "report_html.h"
+#include "roles.h"
+#include "store.h"
 
 struct status_row {
 	int64_t id, records, loss, nnew, nnew_sess;

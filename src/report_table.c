@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "roles.h"
+#include "store.h"
 
 static int
 table_reject(void *arg, const char *reason, uint64_t count)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "roles.h"
 
 /* The longest type a setting is named after: PostgreSQL's custom
  * settings' names are identifiers of at most NAMEDATALEN - 1 (63). */

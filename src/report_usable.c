@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "store.h"
 
 /* Do rounds before @r->from hold records?  Then a range without any is
  * a proof round's: a run under error that nothing was denied in

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "proctree.h"
+#include "store.h"
 #include "live.h"
 
 /* The store's strings live only as long as its callback: a row kept from

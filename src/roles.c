@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "roles.h"
 
 #define DESC_PREFIX PGSC_ROLE_DESCENDANT "/"
 #define DESC_LEN (sizeof(DESC_PREFIX) - 1)

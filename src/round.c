@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "proctree.h"
+#include "store.h"
 #include "round.h"
 
 void

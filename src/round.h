@@ -17,6 +17,9 @@
 #include <stdint.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "proctree.h"
+#include "store.h"
 
 struct round;
 
@@ -74,5 +77,10 @@ void round_reject(struct round *rd, int reason, const struct feed_loc *loc,
 int round_commit(struct round *rd, int finished, char **cause);
 int round_serials_resume(struct round *rd, const char *key, const char *path,
 			 FILE *diag, char **cause);
+
+/* round.c - a round read and written the same way by import and live
+ * its tallies by role, also for the report. */
+void round_tally_reset(struct store_round *r);
+void round_tally(struct store_round *r, const struct role_agg *a);
 
 #endif

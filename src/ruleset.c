@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "filter.h"
 
 /* Measured with strace on a backend of PostgreSQL 15 (docs/module.md):
  * between the commit of InitPostgres's transaction and the load, the

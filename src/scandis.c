@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "scan.h"
 
 /* The value a register holds within a basic block. */
 enum { V_UNKNOWN = 0, V_CONST, V_ARG0 };

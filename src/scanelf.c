@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "scan.h"
 
 /* Bigger than any library of a PostgreSQL server (libicudata is 30 MiB). */
 #define SCAN_MAX_FILE (512u << 20)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "scan.h"
 
 #define NONE UINT32_MAX
 /* Exported functions where a child process of the postmaster starts (or

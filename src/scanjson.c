@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "scan.h"
 
 static const char *
 kind_name(enum scan_kind k)

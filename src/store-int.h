@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "pgsc-int.h"
+#include "proctree.h"
+#include "store.h"
 
 struct pgsc_store {
 	sqlite3 *db;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "store.h"
 #include "store-int.h"
 
 struct pgsc_schema {

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "store-int.h"
+#include "roles.h"
+#include "store.h"
 
 /* Prepare @sql, whose ?1 and ?2 are the first and last round of a range. */
 static int

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "store-int.h"
+#include "proctree.h"
+#include "store.h"
 
 int
 store_round_new(pgsc_store *st, const char *label, const char *mode,

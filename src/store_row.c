@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "store-int.h"
+#include "proctree.h"
+#include "store.h"
 
 /* How a column is held in C. */
 enum store_col_class {

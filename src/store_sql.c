@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "store.h"
 #include "store-int.h"
 
 /*

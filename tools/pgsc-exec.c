@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "filter.h"
+#include "syscalls.h"
 
 static void
 usage(FILE *f)

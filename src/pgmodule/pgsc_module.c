@@ -35,6 +35,8 @@
 #include "utils/memutils.h"
 
 #include "pgsc_module.h"
+#include "filter.h"
+#include "syscalls.h"
 
 PG_MODULE_MAGIC;
 

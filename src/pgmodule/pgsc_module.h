@@ -11,6 +11,7 @@
 #include "utils/guc.h"
 
 #include "pgsc-int.h"
+#include "filter.h"
 
 #define PGSC_GUC_PREFIX "pgsc"
 

@@ -56,6 +56,7 @@ static struct ptype ptypes[] = {
 #define PGSC_TYPE(name, setting, bt, bgw_type, client) \
 	{ name, setting, bt, bgw_type, client },
 #include "pgtypes.def"
+#include "filter.h"
 #undef PGSC_TYPE
 };
 #define N_TYPES (sizeof(ptypes) / sizeof(ptypes[0]))

@@ -12,6 +12,8 @@
 #include <sys/resource.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "syscalls.h"
 
 static unsigned long long rejected, counted;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
+#include "proctree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "gucfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

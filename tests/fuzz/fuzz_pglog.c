@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "pglog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

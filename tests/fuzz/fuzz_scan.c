@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "pgsc-int.h"
+#include "gucfile.h"
 
 static int
 each(void *arg, const struct gucfile_entry *e)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "netlink.h"
 
 #define BUF_SIZE (1024 * 1024)
 #define SMALL_CAP 1000          /* a few lines: the next one must wait */

@@ -13,6 +13,9 @@
  * the bytes it holds).
  */
 #include "unit.h"
+#include "feed.h"
+#include "proctree.h"
+#include "store.h"
 
 #include <errno.h>
 #include <sqlite3.h>

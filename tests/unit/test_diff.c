@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "diff.h"
+#include "syscalls.h"
 
 /* The arches a member must exist on (one of), and those every family
  * must cover. */

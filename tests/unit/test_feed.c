@@ -2,6 +2,7 @@
 /* test_feed.c - unit tests for feed.c: zeroed blocks and over-long lines
  * at any chunk boundary, and both parse paths counting alike. */
 #include "unit.h"
+#include "feed.h"
 
 #include <stdio.h>
 #include <stdlib.h>

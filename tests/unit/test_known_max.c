@@ -10,6 +10,8 @@
  * exactly the program libseccomp writes to a file for the same filter.
  */
 #include "unit.h"
+#include "filter.h"
+#include "syscalls.h"
 
 #include <errno.h>
 #include <seccomp.h>

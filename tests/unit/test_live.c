@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "feed.h"
 #include "live.h"
 
 static void

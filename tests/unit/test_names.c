@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_names.c - unit tests for names.c: syscall and arch names. */
 #include "unit.h"
+#include "syscalls.h"
 
 #include <seccomp.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_pglog.c - unit tests for pglog.c (PostgreSQL server logs as hints). */
 #include "unit.h"
+#include "pglog.h"
 
 #include <errno.h>
 #include <stdio.h>

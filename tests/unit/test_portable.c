@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pgsc-int.h"
+#include "syscalls.h"
 
 static const char *const arches[] = {
 	"x86_64", "i386", "aarch64", "arm", "ppc64le", "s390x",

@@ -2,6 +2,8 @@
 /* test_proctree.c - unit tests for proctree.c: ancestry, roles, PID reuse,
  * children whose records come before their fork record, process titles. */
 #include "unit.h"
+#include "proctree.h"
+#include "roles.h"
 
 #include <stdio.h>
 #include <stdlib.h>

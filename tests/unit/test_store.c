@@ -2,6 +2,7 @@
 /* test_store.c - unit tests for store.c, import.c and report.c: opening
  * and migrating a store, importing a small real log once, reporting. */
 #include "unit.h"
+#include "filter.h"
 
 #include <errno.h>
 #include <stdio.h>

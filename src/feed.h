@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* feed.h - bytes to decoded records (feed.c). */
+#ifndef PGSC_FEED_H
+#define PGSC_FEED_H
+
+#include "pgsc-int.h"
+
+/* feed.c - turns bytes into decoded records, through libauparse. */
+struct feed;
+struct feed_loc {
+	const char *file;       /* source name for messages */
+	uint64_t line;          /* 1-based line number, 0 when not known */
+	uint64_t offset;        /* byte offset of the line's start */
+};
+struct feed_ops {
+	/* A record passed decoding.  Records of one event arrive together. */
+	void (*record)(void *arg, const struct pgsc_record *rec);
+	/* A line or record was rejected; @loc->line or @serial locates it. */
+	void (*reject)(void *arg, int reason, const struct feed_loc *loc,
+		       uint64_t serial, const char *text, size_t len);
+	/* The event with @serial is complete (all its records were seen). */
+	void (*event_end)(void *arg);
+	/* Every line with a valid header, for serial gap accounting
+	 * (optional); @node (@nlen bytes, NULL: the local host) names the
+	 * sequence. */
+	void (*serial)(void *arg, uint64_t serial, int type_num,
+		       const char *node, size_t nlen);
+	/* Every whole line with a valid header, however it was split into
+	 * reads (optional; the live drain marker). */
+	void (*line)(void *arg, const char *line, size_t len);
+};
+int feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
+	     struct feed **out, char **cause);
+void feed_free(struct feed *f);
+/* Feed bytes (any split).  @loc_name names the source in messages. */
+int feed_bytes(struct feed *f, const char *data, size_t len);
+void feed_set_source(struct feed *f, const char *name, uint64_t line0,
+		     uint64_t offset0);
+/* The current source ended: drop an incomplete last line. */
+void feed_end_source(struct feed *f);
+/* Complete all open events (end of input). */
+int feed_flush(struct feed *f);
+uint64_t feed_lines(const struct feed *f);
+/* Offset just past the last complete line consumed. */
+uint64_t feed_offset(const struct feed *f);
+/* Bytes of an incomplete last line held back. */
+size_t feed_pending(const struct feed *f);
+int feed_busy(const struct feed *f);
+void feed_flush_events(struct feed *f);
+
+#endif

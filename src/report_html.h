@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: PostgreSQL */
+/* report_html.h - the HTML page of pgsc-report --format=html
+ * (report_html.c). */
+#ifndef PGSC_REPORT_HTML_H
+#define PGSC_REPORT_HTML_H
+
+#include "pgsc-int.h"
+#include "store.h"
+
+/* report_html.c - the HTML page of pgsc-report --format=html */
+struct html_syscall {
+	const char *name, *arch;
+	uint64_t all;                   /* records in every role */
+	int global, session;
+	int64_t first_round, example_pid;
+	const char *example_exe;        /* untrusted */
+	const uint64_t *role_counts;    /* per html_page.roles */
+	int sensitive;                  /* in src/sensitive.def */
+	uint32_t nr;
+};
+struct html_round {
+	int64_t id, records, nnew, nnew_sess, loss;
+	const char *label;              /* untrusted */
+};
+struct html_node {
+	const char *name;               /* untrusted; "" the local host */
+	uint64_t records;
+};
+struct html_page {
+	int64_t from, to;
+	const char *node;               /* --node, untrusted; NULL: all */
+	const struct html_node *nodes;  /* a central log's nodes, or none */
+	size_t nnodes;
+	const struct store_totals *t;   /* the records and the loss */
+	const char *const *arches;
+	size_t narches;
+	const char *const *roles;       /* untrusted; the matrix's columns */
+	size_t nroles;
+	const struct html_syscall *sc;
+	size_t nsc;
+	const struct html_round *rounds;
+	size_t nrounds;
+	const char *const *list[2];     /* the global and session lists */
+	size_t nlist[2], nglobal, nsession;
+	const char *const *needs;       /* the module's, added to the global */
+	size_t nneeds;                  /* list (report_needs.c) */
+	const char *warning;            /* why the lists are not usable */
+	int sort;                       /* enum pgsc_sort: the matrix's rows */
+};
+int report_html_write(FILE *out, const struct html_page *p);
+/* The matrix's rows in the order of @sort (enum pgsc_sort). */
+void report_html_sort(struct html_syscall *sc, size_t n, int sort);
+
+#endif

@@ -165,7 +165,7 @@ keep_name(struct strset *set, const char *nm, const char *name,
 
 /**
  * Add the names of a GUC list value to @out.  Names are separated by
- * commas and blanks, as pgsc-exec reads them (filter.c).
+ * commas and blanks, as pgsc-exec reads them (filter_exec.c).
  * @param name the file, for causes
  * @param which "global" or "session", for causes
  * Returns 0, -EINVAL for a name that is not [a-z0-9_]+, -E2BIG past

@@ -287,7 +287,7 @@ live_open(struct run *ru)
 	if (rc < 0)
 		return rc;
 	if (o->load_rules) {
-		rc = rules_load(lv->cause);
+		rc = auditrules_load(lv->cause);
 		if (rc < 0)
 			return rc;
 		ru->rules = 1;
@@ -666,7 +666,7 @@ live_cleanup(struct run *ru)
 		waitpid(ru->child, NULL, 0);
 	}
 	if (ru->rules)
-		rules_remove();
+		auditrules_remove();
 	if (ru->sfd >= 0) {
 		close(ru->sfd);
 		sigprocmask(SIG_SETMASK, &ru->oldmask, NULL);

@@ -181,10 +181,10 @@ int decode_is_seccomp(const char *line, size_t len);
 long decode_node(const char *line, size_t len, const char **node,
 		 size_t *nlen);
 
-/* rules.c - pgsc's audit rules (key "pgsc"), loaded through auditctl */
+/* auditrules.c - pgsc's audit rules (key "pgsc"), loaded through auditctl */
 /* Load them, removing stale ones first; needs root. */
-int rules_load(char **cause);
-int rules_remove(void);
+int auditrules_load(char **cause);
+int auditrules_remove(void);
 
 /* utf8.c - the one UTF-8 decoder and encoder */
 size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);

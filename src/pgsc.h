@@ -640,10 +640,10 @@ int pgsc_guc_check(const char *path, const struct pgsc_guc_check_opts *opts,
 		   char **cause);
 
 /* ------------------------------------------------------------------ */
-/* Effective filters (effective.c)                                     */
+/* Effective filters (filter_effective.c)                                     */
 /* ------------------------------------------------------------------ */
 
-/* effective.c depends only on libc and libseccomp: the PostgreSQL module
+/* filter_effective.c depends only on libc and libseccomp: the PostgreSQL module
  * (src/pgmodule/) compiles it in.  See docs/module.md. */
 
 /* The four lists and default action of one filter context. */

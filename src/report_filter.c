@@ -305,7 +305,7 @@ report_oci(const struct rep_out *w)
 /*
  * The effective filters, one row per (syscall, context), like the RFC's
  * pg_get_seccomp_filter() and the module's pgsc_filter(), with the
- * default first as "<default>": computed by effective.c, the code the
+ * default first as "<default>": computed by filter_effective.c, the code the
  * module runs, so both agree.  The lists are allow lists; every other
  * call gets the default.  Each context is shown alone, as pgsc_filter()
  * shows it; a backend runs under both, the strictest action winning.

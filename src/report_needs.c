@@ -3,7 +3,7 @@
  * pgsc module's own, and the postmaster's start-up for outside loaders. */
 /*
  * Each backend builds and loads its session filter under the global
- * filter (ruleset_needs[] in ruleset.c says with which calls).  A store
+ * filter (filter_needs[] in filter_build.c says with which calls).  A store
  * collected under an older module, or with the server's own calls only,
  * may lack one of them, and the module then refuses to start with the
  * list (a module that needed memfd_create once refused every connection
@@ -31,7 +31,7 @@ report_needs_add(struct strset *global, struct strset *added, uint32_t arch)
 		return 0;
 	if (arch == 0)
 		arch = pgsc_native_arch();
-	for (const char *const *n = ruleset_needs; *n != NULL; n++) {
+	for (const char *const *n = filter_needs; *n != NULL; n++) {
 		if (strset_has(global, *n) ||
 		    seccomp_syscall_resolve_name_arch(arch, *n) < 0)
 			continue;

@@ -89,7 +89,7 @@ find_command(const char *name, char *out, size_t size)
  * -1 after saying why.
  */
 static int
-known_max_get(const char *spec, struct ruleset_unknown *u)
+known_max_get(const char *spec, struct filter_unknown *u)
 {
 	uint32_t native = pgsc_native_arch();
 	uint32_t compat = pgsc_compat_arch(native);
@@ -140,7 +140,7 @@ main(int argc, char **argv)
 	 * global list already has would never be logged again. */
 	const char *allow = NULL, *allow_file = NULL, *which = "session";
 	const char *known_max = NULL;
-	struct ruleset_unknown unknown, *u = &unknown;
+	struct filter_unknown unknown, *u = &unknown;
 	char *file_list = NULL, *cause = NULL;
 	char path[PATH_MAX], msg[PATH_MAX + 64];
 	struct pgsc_exec_plan plan;

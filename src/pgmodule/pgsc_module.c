@@ -12,10 +12,10 @@
  *
  * Each filter has a default action and four lists (allow, log, error,
  * kill); a name on several lists gets the strictest action, computed by
- * ../effective.c, the same code pgsc-report --format=effective uses.
+ * ../filter_effective.c, the same code pgsc-report --format=effective uses.
  * docs/module.md says where each filter is loaded and why.
  *
- * Only libc, libseccomp and ../effective.c are linked in: nothing of the
+ * Only libc, libseccomp and ../filter_effective.c are linked in: nothing of the
  * rest of pgsc (sqlite, auparse) belongs in a backend.
  */
 #include "postgres.h"
@@ -81,7 +81,7 @@ static char *known_max_spec;
 /* The known max of each arch, from pgsc.syscall_known_max or this
  * libseccomp: computed once (in the postmaster, before the global
  * filter), inherited by every child. */
-static struct ruleset_unknown known_max;
+static struct filter_unknown known_max;
 static bool known_max_ready = false;
 
 /* The session spec as loaded in this backend (TopMemoryContext), for
@@ -186,7 +186,7 @@ check_known_max(char **newval, void **extra, GucSource source)
 /* ------------------------------------------------------------------ */
 
 /* The known max of the native and the compat arch (-1: no compat). */
-const struct ruleset_unknown *
+const struct filter_unknown *
 pgsc_known_max_get(void)
 {
 	uint32_t native = pgsc_native_arch();
@@ -206,7 +206,7 @@ pgsc_known_max_get(void)
 }
 
 /* The unknown part of the filters, or NULL for "default". */
-const struct ruleset_unknown *
+const struct filter_unknown *
 pgsc_unknown_part(void)
 {
 	return unknown_action == UNKNOWN_ENOSYS ? pgsc_known_max_get() : NULL;
@@ -240,7 +240,7 @@ pgsc_session_spec(int def, char *const *lists, struct pgsc_filter_spec *out,
 /*
  * The rules of the filter of @spec, in @fr (free with
  * pgsc_filter_rules_free()): one per listed name, those whose action is
- * the default included (ruleset_load() leaves them out of the filter,
+ * the default included (filter_build_load() leaves them out of the filter,
  * and out of its unknown part); fr->nrules counts the others.  @what
  * ("global", "session", a type) is for messages.
  * Returns 0 or a negative errno with *cause (malloc'd).
@@ -264,7 +264,7 @@ pgsc_filter_rules(const struct pgsc_filter_spec *spec, const char *what,
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		/* ruleset_load() leaves out a rule whose action is the
+		/* filter_build_load() leaves out a rule whose action is the
 		 * default (libseccomp refuses it), but its number keeps the
 		 * default rather than ENOSYS. */
 		if (v[i].action != spec->def)
@@ -295,26 +295,26 @@ pgsc_filter_rules_free(struct filter_rules *fr)
 	memset(fr, 0, sizeof(*fr));
 }
 
-/* The sentence for a ruleset_load() or ruleset_export() that failed at
- * @step with @rc (rule @bad at RULESET_RULE), in *@cause. */
+/* The sentence for a filter_build_load() or filter_build_export() that failed at
+ * @step with @rc (rule @bad at FILTER_STEP_RULE), in *@cause. */
 void
-pgsc_ruleset_cause(enum ruleset_step step, int rc,
+pgsc_filter_cause(enum filter_step step, int rc,
 		   const struct filter_rules *fr, size_t bad, char **cause)
 {
 	char buf[160];
 
-	if (step == RULESET_COMPAT)
+	if (step == FILTER_STEP_COMPAT)
 		snprintf(buf, sizeof(buf), "cannot add the 32-bit compat arch");
-	else if (step == RULESET_LOG)
+	else if (step == FILTER_STEP_LOG)
 		snprintf(buf, sizeof(buf), "cannot set SCMP_FLTATR_CTL_LOG "
 			 "(kernel without seccomp logging?)");
-	else if (step == RULESET_RULE)
+	else if (step == FILTER_STEP_RULE)
 		snprintf(buf, sizeof(buf), "seccomp_rule_add(%s): %s",
 			 fr->r[bad].name, strerror(-rc));
-	else if (step == RULESET_UNKNOWN)
+	else if (step == FILTER_STEP_UNKNOWN)
 		snprintf(buf, sizeof(buf), "seccomp_rule_add(%zu, ENOSYS): %s",
 			 bad, strerror(-rc));
-	else if (step == RULESET_MERGE)
+	else if (step == FILTER_STEP_MERGE)
 		snprintf(buf, sizeof(buf), "seccomp_merge: %s", strerror(-rc));
 	else
 		snprintf(buf, sizeof(buf), "seccomp_load: %s", strerror(-rc));
@@ -345,7 +345,7 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 	    int *n_rules, char **cause)
 {
 	struct filter_rules fr;
-	enum ruleset_step step;
+	enum filter_step step;
 	size_t bad = 0;
 	int rc;
 
@@ -353,21 +353,21 @@ filter_load(const struct pgsc_filter_spec *spec, const char *what,
 	rc = pgsc_filter_rules(spec, what, &fr, cause);
 	if (rc < 0)
 		return rc;
-	rc = ruleset_load(pgsc_action_scmp(spec->def), fr.r, fr.n,
+	rc = filter_build_load(pgsc_action_scmp(spec->def), fr.r, fr.n,
 			  pgsc_unknown_part(), &step, &bad);
-	if (rc == 0 || step == RULESET_INIT) {
+	if (rc == 0 || step == FILTER_STEP_INIT) {
 		*n_rules = rc == 0 ? (int)fr.nrules : 0;
 		goto out;
 	}
-	*n_rules = step == RULESET_RULE ? (int)bad : (int)fr.nrules;
-	pgsc_ruleset_cause(step, rc, &fr, bad, cause);
+	*n_rules = step == FILTER_STEP_RULE ? (int)bad : (int)fr.nrules;
+	pgsc_filter_cause(step, rc, &fr, bad, cause);
 out:
 	pgsc_filter_rules_free(&fr);
 	return rc < 0 ? rc : 0;
 }
 
 /*
- * The module's own needs (ruleset_needs[]): every backend builds and
+ * The module's own needs (filter_needs[]): every backend builds and
  * loads its session filter (or its client type's) under the global
  * filter, and the children of the other types load theirs with
  * seccomp(2) under it too.  A global filter that refuses one of those
@@ -387,7 +387,7 @@ check_needs(const struct pgsc_filter_spec *g)
 	if (rc < 0)
 		pgsc_load_failed("global", rc, cause);
 	n = pgsc_effective_entries(e, &v);
-	for (const char *const *need = ruleset_needs; *need != NULL; need++) {
+	for (const char *const *need = filter_needs; *need != NULL; need++) {
 		int nr = seccomp_syscall_resolve_name(*need);
 		enum pgsc_action a = g->def;
 
@@ -801,7 +801,7 @@ static void
 put_unknown_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
 		 const char *context)
 {
-	const struct ruleset_unknown *k = pgsc_known_max_get();
+	const struct filter_unknown *k = pgsc_known_max_get();
 	uint32_t native = pgsc_native_arch();
 	uint32_t arch[2] = { native, pgsc_compat_arch(native) };
 	int max[2] = { k->max_native, k->max_compat };

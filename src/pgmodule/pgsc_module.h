@@ -34,20 +34,20 @@ int pgsc_session_spec(int def, char *const *lists,
 /* A filter's rules, their names pointing into @e. */
 struct filter_rules {
 	pgsc_effective *e;
-	struct ruleset_rule *r;
+	struct filter_rule *r;
 	size_t n;
 	size_t nrules;          /* of them, those not of the default action */
 };
 int pgsc_filter_rules(const struct pgsc_filter_spec *spec, const char *what,
 		      struct filter_rules *fr, char **cause);
 void pgsc_filter_rules_free(struct filter_rules *fr);
-void pgsc_ruleset_cause(enum ruleset_step step, int rc,
+void pgsc_filter_cause(enum filter_step step, int rc,
 			const struct filter_rules *fr, size_t bad,
 			char **cause);
 void pgsc_load_failed(const char *what, int rc, char *cause)
 	pg_attribute_noreturn();
-const struct ruleset_unknown *pgsc_known_max_get(void);
-const struct ruleset_unknown *pgsc_unknown_part(void);
+const struct filter_unknown *pgsc_known_max_get(void);
+const struct filter_unknown *pgsc_unknown_part(void);
 void pgsc_put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
 		   const char *context);
 

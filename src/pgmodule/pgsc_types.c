@@ -56,7 +56,6 @@ static struct ptype ptypes[] = {
 #define PGSC_TYPE(name, setting, bt, bgw_type, client) \
 	{ name, setting, bt, bgw_type, client },
 #include "pgtypes.def"
-#include "filter.h"
 #undef PGSC_TYPE
 };
 #define N_TYPES (sizeof(ptypes) / sizeof(ptypes[0]))
@@ -262,7 +261,7 @@ type_build(struct ptype *t, const struct pgsc_filter_spec *g)
 {
 	struct pgsc_filter_spec spec;
 	struct filter_rules fr;
-	enum ruleset_step step;
+	enum filter_step step;
 	char *cause = NULL;
 	size_t bad = 0, len = 0;
 	void *bpf = NULL;
@@ -274,11 +273,11 @@ type_build(struct ptype *t, const struct pgsc_filter_spec *g)
 	rc = pgsc_filter_rules(&spec, t->name, &fr, &cause);
 	if (rc < 0)
 		pgsc_load_failed(t->name, rc, cause);
-	rc = ruleset_export(pgsc_action_scmp(spec.def), fr.r, fr.n,
+	rc = filter_build_export(pgsc_action_scmp(spec.def), fr.r, fr.n,
 			    pgsc_unknown_part(), &bpf, &len, &step, &bad);
 	if (rc < 0) {
-		if (step != RULESET_INIT)
-			pgsc_ruleset_cause(step, rc, &fr, bad, &cause);
+		if (step != FILTER_STEP_INIT)
+			pgsc_filter_cause(step, rc, &fr, bad, &cause);
 		pgsc_filter_rules_free(&fr);
 		pgsc_load_failed(t->name, rc, cause);
 	}

@@ -25,7 +25,7 @@ drop_call() {
 
 # added_needs GUCFILE: the names pgsc-report added to the global list
 # because the records lacked them (the module's own needs,
-# ruleset_needs[]: its "# added to the global list, not seen in the
+# filter_needs[]: its "# added to the global list, not seen in the
 # records: A,B (...)" line), one a line, sorted; nothing when none.
 added_needs() {
 	sed -n 's/^# added to the global list, not seen in the records: \([a-z0-9_,]*\) (.*/\1/p' "$1" |

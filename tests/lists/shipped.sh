@@ -19,7 +19,7 @@
 # a baseline run with no filter, and the servers must make 0 SECCOMP
 # records.  Then the negative control, so that a loader change cannot
 # pass unseen: the module file without one call the module itself needs
-# (ruleset_needs[] in src/ruleset.c, read from the source) and the
+# (filter_needs[] in src/filter_build.c, read from the source) and the
 # outside file without chdir (the postmaster's ChangeToDataDir() before
 # any library loads) must both fail the first step.
 # A code change that needs a new syscall fails this test: regenerate the
@@ -132,9 +132,9 @@ done
 
 # ------------------------------------------------ negative controls --
 first=${STEPS%%,*}
-mapfile -t NEEDS < <(sed -n '/^const char \*const ruleset_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/ruleset.c" |
+mapfile -t NEEDS < <(sed -n '/^const char \*const filter_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/filter_build.c" |
 	grep -o '"[a-z0-9_]*"' | tr -d '"')
-[ ${#NEEDS[@]} -ge 2 ] || fail "could not read ruleset_needs[] from src/ruleset.c"
+[ ${#NEEDS[@]} -ge 2 ] || fail "could not read filter_needs[] from src/filter_build.c"
 drop() { # drop NAME FILE > OUT: FILE with NAME out of its global list
 	awk -v v="$1" -F"'" '/^pgsc\.global_syscall_allow = / {
 		n = split($2, a, ","); out = ""

@@ -491,7 +491,7 @@ errors=0
 bad() { echo "FAIL: $*" >&2; errors=$((errors + 1)); }
 
 # line 4, when the records lacked some of the calls each backend makes
-# to load its session filter (ruleset_needs[] in src/ruleset.c; this
+# to load its session filter (filter_needs[] in src/filter_build.c; this
 # server ran under a launcher's filter, not the module): the names
 # pgsc-report added to the global list
 ADDED=$W/out/added
@@ -501,9 +501,9 @@ if [[ "${GL[3]:-}" == "# added to the global list, not seen in the records: "* ]
 	tr ',' '\n' <<<"${a%% (*}" | sort -u >"$ADDED"
 	GL=("${GL[@]:0:3}" "${GL[@]:4}")
 fi
-sed -n '/^const char \*const ruleset_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/ruleset.c" |
+sed -n '/^const char \*const filter_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/filter_build.c" |
 	grep -o '"[a-z0-9_]*"' | tr -d '"' | sort -u >"$W/out/needs"
-[ -s "$W/out/needs" ] || bad "could not read ruleset_needs[] from src/ruleset.c"
+[ -s "$W/out/needs" ] || bad "could not read filter_needs[] from src/filter_build.c"
 [ "${#GL[@]}" = 4 ] || bad "pgsc-report --format=guc printed ${#GL[@]} lines (but the added-names comment), expected 4: $(cat "$GUC")"
 # line 4: the highest syscall numbers the lists knew, as a comment (no
 # prefix: not the module's settings), as pgsc-exec's own libseccomp says

@@ -44,7 +44,7 @@
 #      openat), a walsender (pg_basebackup's sendto) and the checkpointer
 #      (CHECKPOINT's pwrite64), and nowhere else;
 #  10. its own needs: the postmaster refuses to start with a global filter
-#      that refuses a call of ruleset_needs[] (src/ruleset.c), naming it.
+#      that refuses a call of filter_needs[] (src/filter_build.c), naming it.
 # No audit records are needed, so the audit lock is not taken (ctest runs
 # it alone: its servers' log filters write SECCOMP records).
 # PGSC_MODULE_KEEP=1 keeps the work directory.
@@ -565,16 +565,16 @@ runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m immediate -w -t 60 stop >/dev/
 
 # ------------------------------------------------ 10. its own needs --
 # The calls each backend makes to load its session filter under the
-# global one: the table ruleset_needs[] of src/ruleset.c (read here from
+# global one: the table filter_needs[] of src/filter_build.c (read here from
 # the source, the one place that names them).  Under a global default of
 # error whose allow list is every other name, the postmaster refuses to
 # start, naming the missing call; with every name allowed, a connection
 # loads its session filter and answers.
-mapfile -t NEEDS < <(sed -n '/^const char \*const ruleset_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/ruleset.c" |
+mapfile -t NEEDS < <(sed -n '/^const char \*const filter_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/filter_build.c" |
 	grep -o '"[a-z0-9_]*"' | tr -d '"')
-[ ${#NEEDS[@]} -ge 2 ] || fail "could not read ruleset_needs[] from src/ruleset.c"
+[ ${#NEEDS[@]} -ge 2 ] || fail "could not read filter_needs[] from src/filter_build.c"
 for n in "${NEEDS[@]}"; do
-	grep -qx "$n" "$W/all.names" || fail "ruleset_needs[] names '$n', which libseccomp does not know"
+	grep -qx "$n" "$W/all.names" || fail "filter_needs[] names '$n', which libseccomp does not know"
 	set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = error" \
 		"pgsc.global_syscall_allow = '$(grep -vx "$n" "$W/all.names" | paste -sd,)'"
 	if start; then

@@ -368,7 +368,7 @@ first=$(for s in getppid getpgrp sysinfo sched_yield getsid times getuid umask; 
 [ $rc = 159 ] && ! grep -q "^$first=" <<<"$out"
 result "runc under --default kill: SIGSYS at $first" $((! $?)) "exit $rc"
 
-# -- effective: rows from effective.c, numbers from scmp_sys_resolver ------
+# -- effective: rows from filter_effective.c, numbers from scmp_sys_resolver ------
 ok=1
 for a in x86_64 aarch64; do
 	"$R" --db x.db --format effective --arch "$a" --default kill >"eff.$a" 2>/dev/null || ok=0

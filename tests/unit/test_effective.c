@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* test_effective.c - unit tests for effective.c: precedence, '*', names. */
+/* test_effective.c - unit tests for filter_effective.c: precedence, '*', names. */
 #include "unit.h"
 
 #include <errno.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* test_known_max.c - unit tests for arch.c's known max and ruleset.c's ENOSYS part and export. */
+/* test_known_max.c - unit tests for arch.c's known max and filter_build.c's ENOSYS part and export. */
 /*
  * The known max is the highest number libseccomp names on an arch; a
- * spec ("x86_64:434,i386:434") overrides it per arch.  ruleset_load()
+ * spec ("x86_64:434,i386:434") overrides it per arch.  filter_build_load()
  * with an unknown part is tried on the real kernel, in a child process:
  * a number above the known max fails with ENOSYS, a known one the rules
  * lack with the default's EPERM, and a number above the max that a rule
- * names keeps its action.  ruleset_export() hands back through its pipe
+ * names keeps its action.  filter_build_export() hands back through its pipe
  * exactly the program libseccomp writes to a file for the same filter.
  */
 #include "unit.h"
@@ -106,9 +106,9 @@ test_text(void **state)
 static int
 errno_under(int max_native, const char *const *names, size_t n, long nr)
 {
-	struct ruleset_rule rules[8];
-	struct ruleset_unknown u = { max_native, -1 };
-	enum ruleset_step step;
+	struct filter_rule rules[8];
+	struct filter_unknown u = { max_native, -1 };
+	enum filter_step step;
 	size_t bad;
 	pid_t pid;
 	int st;
@@ -123,7 +123,7 @@ errno_under(int max_native, const char *const *names, size_t n, long nr)
 	if (pid == 0) {
 		long rc;
 
-		if (ruleset_load(SCMP_ACT_ERRNO(EPERM), rules, n, &u, &step,
+		if (filter_build_load(SCMP_ACT_ERRNO(EPERM), rules, n, &u, &step,
 				 &bad) < 0)
 			syscall(SYS_exit_group, 100);
 		rc = syscall(nr, -1, 0, 0);
@@ -135,7 +135,7 @@ errno_under(int max_native, const char *const *names, size_t n, long nr)
 }
 
 static void
-test_ruleset_enosys(void **state)
+test_filter_enosys(void **state)
 {
 	static const char *const base[] = { "exit_group", "pidfd_open" };
 	int max = arch_known_max(X86_64);
@@ -159,7 +159,7 @@ test_ruleset_enosys(void **state)
 }
 
 /* The program libseccomp itself exports to a temporary file for the
- * filter ruleset_build() makes without an unknown part: default @def,
+ * filter build_ctx() makes without an unknown part: default @def,
  * the compat arch, logging, one allow rule per number of @nr. */
 static size_t
 libseccomp_bpf(uint32_t def, const int *nr, size_t n, char *buf, size_t cap)
@@ -184,12 +184,12 @@ libseccomp_bpf(uint32_t def, const int *nr, size_t n, char *buf, size_t cap)
 }
 
 static void
-test_ruleset_export(void **state)
+test_filter_export(void **state)
 {
 	/* a small program, and one of every number libseccomp names on
 	 * x86_64 (several pages: more than one write of a pipe's page) */
-	static char want[RULESET_BPF_MAX + 1];
-	struct ruleset_rule *r = calloc(1024, sizeof(*r));
+	static char want[FILTER_BPF_MAX + 1];
+	struct filter_rule *r = calloc(1024, sizeof(*r));
 	int *nr = calloc(1024, sizeof(*nr));
 	size_t sizes[2] = { 3, 0 };
 
@@ -209,14 +209,14 @@ test_ruleset_export(void **state)
 	}
 	assert_true(sizes[1] > 300);
 	for (int t = 0; t < 2; t++) {
-		enum ruleset_step step;
+		enum filter_step step;
 		size_t len = 0, bad = 0, wlen;
 		void *bpf = NULL;
 
 		wlen = libseccomp_bpf(SCMP_ACT_ERRNO(EPERM), nr, sizes[t], want,
 				      sizeof(want));
-		assert_true(wlen > 0 && wlen <= RULESET_BPF_MAX);
-		assert_int_equal(ruleset_export(SCMP_ACT_ERRNO(EPERM), r,
+		assert_true(wlen > 0 && wlen <= FILTER_BPF_MAX);
+		assert_int_equal(filter_build_export(SCMP_ACT_ERRNO(EPERM), r,
 						 sizes[t], NULL, &bpf, &len,
 						 &step, &bad), 0);
 		assert_int_equal(len, wlen);
@@ -236,8 +236,8 @@ main(void)
 		cmocka_unit_test(test_known_max),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_text),
-		cmocka_unit_test(test_ruleset_enosys),
-		cmocka_unit_test(test_ruleset_export),
+		cmocka_unit_test(test_filter_enosys),
+		cmocka_unit_test(test_filter_export),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

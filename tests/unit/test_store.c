@@ -267,7 +267,7 @@ test_import_and_report(void **state)
 	assert_non_null(strstr(out, "session_syscall_allow = '"));
 	assert_non_null(strstr(out, "# pgsc: 11 records, rounds 1-1"));
 	/* every syscall of both processes, names sorted, with the
-	 * module's needs (ruleset_needs[]) the records lacked, said so */
+	 * module's needs (filter_needs[]) the records lacked, said so */
 	assert_non_null(strstr(out, "\nglobal_syscall_allow = 'brk,clone,"
 			       "close,fcntl,getpid,getrandom,getsockname,"
 			       "mmap,munmap,pipe2,prctl,pselect6,read,"
@@ -276,7 +276,7 @@ test_import_and_report(void **state)
 	assert_non_null(strstr(out, "\n# added to the global list, not seen "
 			       "in the records: brk,fcntl,mmap,munmap,pipe2,"
 			       "prctl,read,seccomp,write ("));
-	for (const char *const *n = ruleset_needs; *n != NULL; n++) {
+	for (const char *const *n = filter_needs; *n != NULL; n++) {
 		const char *g = strstr(out, "\nglobal_syscall_allow = '");
 		char want[64];
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* filter.c - build and load seccomp filters, read GUC files (pgsc-exec). */
+/* filter_exec.c - build and load seccomp filters, read GUC files (pgsc-exec). */
 #include <errno.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -87,7 +87,7 @@ pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
 /* The rules of allow list @list (names separated by commas and blanks,
  * cut in place), in *out. */
 static int
-allow_rules(char *list, struct ruleset_rule **out, size_t *n, char **cause)
+allow_rules(char *list, struct filter_rule **out, size_t *n, char **cause)
 {
 	const char *p, *t;
 	size_t len, cap = 0;
@@ -104,7 +104,7 @@ allow_rules(char *list, struct ruleset_rule **out, size_t *n, char **cause)
 		return -ENOMEM;
 	for (p = list; (t = lists_next(&p, LISTS_SEP_BLANKS,
 				     LISTS_SPLIT_BLANKS, &len)) != NULL;) {
-		struct ruleset_rule *r = &(*out)[(*n)++];
+		struct filter_rule *r = &(*out)[(*n)++];
 
 		list[t - list + (ptrdiff_t)len] = '\0';
 		r->name = t;
@@ -125,15 +125,15 @@ pgsc_filter_load(enum pgsc_action def, const char *allow, char **cause)
 }
 
 /**
- * pgsc_filter_load() with the unknown part @u (ruleset_load()): numbers
+ * pgsc_filter_load() with the unknown part @u (filter_build_load()): numbers
  * above the known max fail with ENOSYS under error and kill.
  */
 int
 filter_load_unknown(enum pgsc_action def, const char *allow,
-		    const struct ruleset_unknown *u, char **cause)
+		    const struct filter_unknown *u, char **cause)
 {
-	struct ruleset_rule *rules = NULL;
-	enum ruleset_step step;
+	struct filter_rule *rules = NULL;
+	enum filter_step step;
 	char *list = NULL;
 	size_t n = 0, bad = 0;
 	int rc = 0;
@@ -145,24 +145,24 @@ filter_load_unknown(enum pgsc_action def, const char *allow,
 		if (rc < 0)
 			goto out;
 	}
-	rc = ruleset_load(pgsc_action_scmp(def), rules, n, u, &step, &bad);
+	rc = filter_build_load(pgsc_action_scmp(def), rules, n, u, &step, &bad);
 	if (rc == 0)
 		goto out;
-	if (step == RULESET_INIT)
+	if (step == FILTER_STEP_INIT)
 		util_cause(cause, "seccomp_init failed");
-	else if (step == RULESET_COMPAT)
+	else if (step == FILTER_STEP_COMPAT)
 		util_cause(cause, "cannot add the compat arch: %s",
 			   strerror(-rc));
-	else if (step == RULESET_LOG)
+	else if (step == FILTER_STEP_LOG)
 		util_cause(cause, "cannot enable filter logging: %s",
 			   strerror(-rc));
-	else if (step == RULESET_RULE)
+	else if (step == FILTER_STEP_RULE)
 		util_cause(cause, "cannot allow %s: %s", rules[bad].name,
 			   strerror(-rc));
-	else if (step == RULESET_UNKNOWN)
+	else if (step == FILTER_STEP_UNKNOWN)
 		util_cause(cause, "cannot make syscall %zu fail with ENOSYS: "
 			   "%s", bad, strerror(-rc));
-	else if (step == RULESET_MERGE)
+	else if (step == FILTER_STEP_MERGE)
 		util_cause(cause, "cannot merge the compat arch's filter: %s",
 			   strerror(-rc));
 	else

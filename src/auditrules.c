@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* rules.c - pgsc's audit rules: printed for auditd, loaded and removed
+/* auditrules.c - pgsc's audit rules: printed for auditd, loaded and removed
  * with auditctl for the duration of a wrapped command. */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,7 +65,7 @@ run_auditctl(char *const argv[], int keep_fd)
  * Returns 0 or a negative errno.
  */
 int
-rules_remove(void)
+auditrules_remove(void)
 {
 	char *const argv[] = { s_auditctl, s_D, s_k, s_pgsc, NULL };
 
@@ -73,7 +73,7 @@ rules_remove(void)
 }
 
 int
-rules_load(char **cause)
+auditrules_load(char **cause)
 {
 	/*
 	 * auditctl -R wants a regular file owned by root and writable by
@@ -85,7 +85,7 @@ rules_load(char **cause)
 	int fd, rc = 0;
 	FILE *f;
 
-	rules_remove();
+	auditrules_remove();
 	fd = memfd_create("pgsc-rules", MFD_CLOEXEC);
 	if (fd < 0 || fchmod(fd, 0600) < 0) {
 		rc = -errno;

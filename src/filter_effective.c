@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* effective.c - the effective action of every listed syscall in a filter. */
+/* filter_effective.c - the effective action of every listed syscall in a filter. */
 /*
  * A filter context (global or session) has a default action and four
  * lists.  A name on several lists gets the strictest action, in the

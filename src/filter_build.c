@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* ruleset.c - the one seccomp filter builder: a default, rules, loaded
+/* filter_build.c - the one seccomp filter builder: a default, rules, loaded
  * (or exported as BPF for a process to load later). */
 /*
- * pgsc-exec (filter.c) and the module (pgmodule/pgsc_module.c) load the
+ * pgsc-exec (filter_exec.c) and the module (pgmodule/pgsc_module.c) load the
  * same kind of filter: a default action, one rule per syscall number,
  * the 32-bit compat arch beside the native one (a filter for the native
  * arch alone kills every i386 call through the bad-arch action, DESIGN
@@ -32,7 +32,7 @@
  * between the commit of InitPostgres's transaction and the load, the
  * module calls brk (libseccomp's allocations; mmap and munmap for large
  * ones), pipe2, fcntl, write, read, close, prctl and seccomp. */
-const char *const ruleset_needs[] = {
+const char *const filter_needs[] = {
 	"brk", "close", "fcntl", "mmap", "munmap", "pipe2", "prctl", "read",
 	"seccomp", "write", NULL,
 };
@@ -48,7 +48,7 @@ const char *const ruleset_needs[] = {
 /* Does one of the @n rules @r name number @nr of the native arch, or
  * (@name not NULL) call @name? */
 static int
-named(const struct ruleset_rule *r, size_t n, int nr, const char *name)
+named(const struct filter_rule *r, size_t n, int nr, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (name != NULL ? strcmp(r[i].name, name) == 0
@@ -67,13 +67,13 @@ named(const struct ruleset_rule *r, size_t n, int nr, const char *name)
  * -EFAULT), and keeps the default (docs/module.md).
  */
 static int
-add_rules(scmp_filter_ctx ctx, uint32_t def, const struct ruleset_rule *r,
+add_rules(scmp_filter_ctx ctx, uint32_t def, const struct filter_rule *r,
 	  size_t n, uint32_t arch, int native, int max,
-	  enum ruleset_step *step, size_t *bad)
+	  enum filter_step *step, size_t *bad)
 {
 	int rc;
 
-	*step = RULESET_RULE;
+	*step = FILTER_STEP_RULE;
 	for (size_t i = 0; i < n; i++) {
 		/* a placeholder: the native arch has no such call */
 		if (r[i].action == def || (native && max >= 0 && r[i].nr < 0))
@@ -84,7 +84,7 @@ add_rules(scmp_filter_ctx ctx, uint32_t def, const struct ruleset_rule *r,
 			return rc;
 		}
 	}
-	*step = RULESET_UNKNOWN;
+	*step = FILTER_STEP_UNKNOWN;
 	for (int nr = max + 1; max >= 0 && nr <= UNKNOWN_END(max); nr++) {
 		char *name = NULL;      /* a malloc'd copy (libseccomp 2.5) */
 		int k = nr, skip = 0;
@@ -111,25 +111,25 @@ add_rules(scmp_filter_ctx ctx, uint32_t def, const struct ruleset_rule *r,
 /* A filter of default @def holding arch @arch alone, logging. */
 static int
 ctx_new(uint32_t def, uint32_t arch, scmp_filter_ctx *out,
-	enum ruleset_step *step)
+	enum filter_step *step)
 {
 	uint32_t native = seccomp_arch_native();
 	scmp_filter_ctx ctx;
 	int rc = 0;
 
-	*step = RULESET_INIT;
+	*step = FILTER_STEP_INIT;
 	*out = ctx = seccomp_init(def);
 	if (ctx == NULL)
 		return -ENOMEM;
 	if (arch != native) {
-		*step = RULESET_COMPAT;
+		*step = FILTER_STEP_COMPAT;
 		rc = seccomp_arch_add(ctx, arch);
 		if (rc == 0)
 			rc = seccomp_arch_remove(ctx, native);
 		if (rc < 0)
 			return rc;
 	}
-	*step = RULESET_LOG;
+	*step = FILTER_STEP_LOG;
 	return seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1);
 }
 
@@ -141,15 +141,15 @@ ctx_new(uint32_t def, uint32_t arch, scmp_filter_ctx *out,
  * the unknown part.
  * @param u NULL, or the unknown part: the highest known number of the
  *	native and the compat arch (-1: none for that arch)
- * @param step the step that failed (RULESET_*)
- * @param bad the index of the rule that failed, at RULESET_RULE; the
- *	number, at RULESET_UNKNOWN
+ * @param step the step that failed (FILTER_STEP_*)
+ * @param bad the index of the rule that failed, at FILTER_STEP_RULE; the
+ *	number, at FILTER_STEP_UNKNOWN
  * Returns 0 or libseccomp's negative errno (nothing left in *@out).
  */
 static int
-ruleset_build(uint32_t def, const struct ruleset_rule *r, size_t n,
-	      const struct ruleset_unknown *u, scmp_filter_ctx *out,
-	      enum ruleset_step *step, size_t *bad)
+build_ctx(uint32_t def, const struct filter_rule *r, size_t n,
+	      const struct filter_unknown *u, scmp_filter_ctx *out,
+	      enum filter_step *step, size_t *bad)
 {
 	uint32_t native = seccomp_arch_native();
 	uint32_t compat = pgsc_compat_arch(native);
@@ -165,7 +165,7 @@ ruleset_build(uint32_t def, const struct ruleset_rule *r, size_t n,
 	 * rules name the native numbers and libseccomp translates them. */
 	rc = ctx_new(def, native, &ctx, step);
 	if (rc == 0 && compat != 0 && u == NULL) {
-		*step = RULESET_COMPAT;
+		*step = FILTER_STEP_COMPAT;
 		rc = seccomp_arch_add(ctx, compat);
 		if (rc == -EEXIST)
 			rc = 0;
@@ -186,7 +186,7 @@ ruleset_build(uint32_t def, const struct ruleset_rule *r, size_t n,
 				       u->max_compat, step, bad);
 		if (rc < 0)
 			goto fail;
-		*step = RULESET_MERGE;
+		*step = FILTER_STEP_MERGE;
 		rc = seccomp_merge(ctx, cctx);
 		if (rc < 0)
 			goto fail;
@@ -203,18 +203,18 @@ fail:
 }
 
 /**
- * Build the filter of default action @def and rules @r (ruleset_build()),
+ * Build the filter of default action @def and rules @r (build_ctx()),
  * and load it into the calling thread.  It is exported first and every
  * context freed, so that the load is the last thing done: after it the
  * process may no longer allocate (a sanitizer's allocator that cannot map
  * memory under the new filter loops on its refused exit_group), and the
  * one free() left is of the program itself.  As libseccomp's own load:
  * no_new_privs, then seccomp(2) with SECCOMP_FILTER_FLAG_LOG.
- * Returns 0 or a negative errno; RULESET_LOAD is the load.
+ * Returns 0 or a negative errno; FILTER_STEP_LOAD is the load.
  */
 int
-ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
-	     const struct ruleset_unknown *u, enum ruleset_step *step,
+filter_build_load(uint32_t def, const struct filter_rule *r, size_t n,
+	     const struct filter_unknown *u, enum filter_step *step,
 	     size_t *bad)
 {
 	struct sock_fprog prog;
@@ -222,12 +222,12 @@ ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
 	size_t len;
 	int rc;
 
-	rc = ruleset_export(def, r, n, u, &bpf, &len, step, bad);
+	rc = filter_build_export(def, r, n, u, &bpf, &len, step, bad);
 	if (rc < 0)
 		return rc;
 	prog.len = (unsigned short)(len / sizeof(struct sock_filter));
 	prog.filter = bpf;
-	*step = RULESET_LOAD;
+	*step = FILTER_STEP_LOAD;
 	rc = 0;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -242,12 +242,12 @@ ruleset_load(uint32_t def, const struct ruleset_rule *r, size_t n,
  * end has been closed, into *@bpf (malloc'd, *@len bytes).  @cap is the
  * pipe's capacity: a program that filled it may have been cut short by
  * the non-blocking write (libseccomp 2.5 ignores a short write), so it
- * is refused, as one over RULESET_BPF_MAX is.
+ * is refused, as one over FILTER_BPF_MAX is.
  */
 static int
 pipe_read_all(int rfd, size_t cap, void **bpf, size_t *len)
 {
-	size_t got = 0, max = RULESET_BPF_MAX + 1;
+	size_t got = 0, max = FILTER_BPF_MAX + 1;
 	char *buf = malloc(max);
 	ssize_t r;
 
@@ -264,7 +264,7 @@ pipe_read_all(int rfd, size_t cap, void **bpf, size_t *len)
 		}
 		got += (size_t)r;
 	}
-	if (got == 0 || got > RULESET_BPF_MAX || got >= cap ||
+	if (got == 0 || got > FILTER_BPF_MAX || got >= cap ||
 	    got % sizeof(struct sock_filter) != 0) {
 		free(buf);
 		return got == 0 ? -EIO : -E2BIG;
@@ -288,9 +288,9 @@ export_pipe(int p[2], size_t *cap)
 		return -errno;
 	sz = fcntl(p[1], F_GETPIPE_SZ);
 	/* A user over fs.pipe-user-pages-soft gets one-page pipes. */
-	if (sz >= 0 && sz <= RULESET_BPF_MAX)
-		sz = fcntl(p[1], F_SETPIPE_SZ, 2 * RULESET_BPF_MAX);
-	if (sz < 0 || sz <= RULESET_BPF_MAX) {
+	if (sz >= 0 && sz <= FILTER_BPF_MAX)
+		sz = fcntl(p[1], F_SETPIPE_SZ, 2 * FILTER_BPF_MAX);
+	if (sz < 0 || sz <= FILTER_BPF_MAX) {
 		int err = sz < 0 ? errno : E2BIG;
 
 		close(p[0]);
@@ -302,7 +302,7 @@ export_pipe(int p[2], size_t *cap)
 }
 
 /**
- * Build the same filter as ruleset_load() would load, as the BPF program
+ * Build the same filter as filter_build_load() would load, as the BPF program
  * the kernel takes (struct sock_filter instructions), in *@bpf (malloc'd,
  * *@len bytes), for a process that loads it later by itself with
  * seccomp(2) and SECCOMP_FILTER_FLAG_LOG (what SCMP_FLTATR_CTL_LOG
@@ -310,14 +310,14 @@ export_pipe(int p[2], size_t *cap)
  * only: the program goes through a pipe, so that a backend building its
  * session filter under the global filter makes only calls every
  * PostgreSQL list already has (pipe2, fcntl, write, read, close; the
- * module's own table, RULESET_NEEDS).  A memfd did this before, and a
+ * module's own table, FILTER_NEEDS).  A memfd did this before, and a
  * global list without memfd_create then refused every connection.
- * Returns 0 or a negative errno; RULESET_LOAD is the export step.
+ * Returns 0 or a negative errno; FILTER_STEP_LOAD is the export step.
  */
 int
-ruleset_export(uint32_t def, const struct ruleset_rule *r, size_t n,
-	       const struct ruleset_unknown *u, void **bpf, size_t *len,
-	       enum ruleset_step *step, size_t *bad)
+filter_build_export(uint32_t def, const struct filter_rule *r, size_t n,
+	       const struct filter_unknown *u, void **bpf, size_t *len,
+	       enum filter_step *step, size_t *bad)
 {
 	scmp_filter_ctx ctx;
 	size_t cap = 0;
@@ -325,10 +325,10 @@ ruleset_export(uint32_t def, const struct ruleset_rule *r, size_t n,
 
 	*bpf = NULL;
 	*len = 0;
-	rc = ruleset_build(def, r, n, u, &ctx, step, bad);
+	rc = build_ctx(def, r, n, u, &ctx, step, bad);
 	if (rc < 0)
 		return rc;
-	*step = RULESET_LOAD;
+	*step = FILTER_STEP_LOAD;
 	rc = export_pipe(p, &cap);
 	if (rc < 0)
 		goto out;

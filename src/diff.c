@@ -182,7 +182,7 @@ diff_parse_names(const char *value, const char *name, const char *which,
 
 	if (copy == NULL)
 		return -ENOMEM;
-	while (rc == 0 && (t = lists_next(&p, LISTS_SEP_BLANKS,
+	while (rc == 0 && (t = syscall_lists_next(&p, LISTS_SEP_BLANKS,
 					  LISTS_SPLIT_BLANKS, &len)) != NULL) {
 		copy[t - copy + (ptrdiff_t)len] = '\0';
 		rc = keep_name(out, t, name, which, cause);

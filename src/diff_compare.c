@@ -3,7 +3,7 @@
 /*
  * pgsc_diff_new() merges each list of two pairs (loaded by diff.c) and
  * notes, for every name in one pair only, the members of its families
- * (families.c) that the other pair has: such a name is equivalent, not
+ * (syscall_families.c) that the other pair has: such a name is equivalent, not
  * different, when asked.  pgsc_diff_print() writes the result as text,
  * Markdown (a CI comment) or JSON; every name that reaches the output is
  * escaped for it.
@@ -58,7 +58,7 @@ add_entry(struct pgsc_diff *d, int l, const char *nm, int sign,
 	if (e->name == NULL)
 		return -ENOMEM;
 	d->n[l]++;
-	for (size_t i = 0; equivalent && (f = families_of(nm, i)) != NULL; i++)
+	for (size_t i = 0; equivalent && (f = syscall_families_of(nm, i)) != NULL; i++)
 		for (const char *const *m = f->members; *m != NULL; m++) {
 			if (strcmp(*m, nm) == 0 || !strset_has(other, *m))
 				continue;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* filter_effective.c - the effective action of every listed syscall in a filter. */
+/* filter_effective.c - the effective action of every listed syscall in a
+ * filter. */
 /*
  * A filter context (global or session) has a default action and four
  * lists.  A name on several lists gets the strictest action, in the
@@ -152,7 +153,7 @@ msg_give(struct msg *m, char **cause)
 static const char *
 next_token(const char **p, size_t *len)
 {
-	return lists_next(p, " \t\n\r", 0, len);
+	return syscall_lists_next(p, " \t\n\r", 0, len);
 }
 
 /* Is @s exactly "*", give or take blanks? */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* filter_exec.c - build and load seccomp filters, read GUC files (pgsc-exec). */
+/* filter_exec.c - the filter of pgsc-exec: build and load it, check that
+ * the command can run under it, read its lists from GUC files. */
 #include <errno.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ list_has(const char *allow, const char *name)
 
 	if (p == NULL)
 		return 0;
-	while ((t = lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
+	while ((t = syscall_lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
 			       &len)) != NULL)
 		if (len == n && strncmp(t, name, n) == 0)
 			return 1;
@@ -94,7 +95,7 @@ allow_rules(char *list, struct filter_rule **out, size_t *n, char **cause)
 
 	*out = NULL;
 	*n = 0;
-	for (p = list; lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
+	for (p = list; syscall_lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
 				  &len) != NULL;)
 		cap++;
 	if (cap == 0)
@@ -102,7 +103,7 @@ allow_rules(char *list, struct filter_rule **out, size_t *n, char **cause)
 	*out = calloc(cap, sizeof(**out));
 	if (*out == NULL)
 		return -ENOMEM;
-	for (p = list; (t = lists_next(&p, LISTS_SEP_BLANKS,
+	for (p = list; (t = syscall_lists_next(&p, LISTS_SEP_BLANKS,
 				     LISTS_SPLIT_BLANKS, &len)) != NULL;) {
 		struct filter_rule *r = &(*out)[(*n)++];
 

@@ -352,7 +352,7 @@ struct pgsc_report_opts {
 	int64_t round_from, round_to;   /* 0,0 = all rounds */
 	const char *guc_prefix;         /* "" or e.g. "pgseccomp." */
 	const char *session_roles;      /* preset or comma list, NULL = default */
-	/* report.c, portable.c (docs/portability.md) */
+	/* report.c, syscall_portable.c (docs/portability.md) */
 	uint32_t arch;                  /* --arch: map every name to this arch
 					 * token; 0 = names as recorded */
 	int portable;                   /* --portable: every family member
@@ -596,7 +596,7 @@ int pgsc_diff_print(const pgsc_diff *d, enum pgsc_diff_format format,
 void pgsc_families_print(FILE *out);
 
 /* ------------------------------------------------------------------ */
-/* Other arches (portable.c)                                           */
+/* Other arches (syscall_portable.c)                                  */
 /* ------------------------------------------------------------------ */
 
 /**

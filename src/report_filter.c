@@ -72,7 +72,7 @@ known_max_text(const struct rep *r, const struct lists *L, char *buf,
 	uint32_t arches[FILTER_ARCH_MAX];
 	int na = filter_arches(r, L, arches, FILTER_ARCH_MAX);
 
-	if (arch_known_max_list(buf, size, arches, (size_t)na,
+	if (syscall_known_max_list(buf, size, arches, (size_t)na,
 				     json) < 0 && size > 0)
 		buf[0] = '\0';
 }
@@ -163,7 +163,7 @@ report_systemd(const struct rep_out *w)
 	fputs("SystemCallArchitectures=", out);
 	for (int i = 0; i < na; i++) {
 		const char *n = arches[i] == pgsc_native_arch() ? "native"
-				: portable_systemd_arch(arches[i]);
+				: syscall_portable_systemd_arch(arches[i]);
 
 		fprintf(out, "%s%s", i ? " " : "", n ? n : "native");
 	}
@@ -193,9 +193,9 @@ known_not_allowed(const struct lists *L, const uint32_t *arches, int na,
 		  struct strset *out)
 {
 	for (int i = 0; i < na; i++) {
-		int max = arch_known_max(arches[i]);
+		int max = syscall_known_max(arches[i]);
 
-		if (portable_oci_arch(arches[i]) == NULL)
+		if (syscall_portable_oci_arch(arches[i]) == NULL)
 			continue;
 		for (int nr = 0; nr <= max; nr++) {
 			/* a malloc'd copy (libseccomp 2.5) */
@@ -284,7 +284,7 @@ report_oci(const struct rep_out *w)
 		fprintf(out, "  \"defaultErrnoRet\": %d,\n", EPERM);
 	fputs("  \"architectures\": [", out);
 	for (int i = 0, first = 1; i < na; i++) {
-		const char *n = portable_oci_arch(arches[i]);
+		const char *n = syscall_portable_oci_arch(arches[i]);
 
 		if (n == NULL)
 			continue;

@@ -322,7 +322,7 @@ report_map_entry(const struct entry *e, const struct pgsc_report_opts *o,
 			t[nt++] = e->arch;
 	}
 	for (size_t j = 0; j < nt; j++) {
-		rc = portable_map(e->name, t[j], o->portable, to);
+		rc = syscall_portable_map(e->name, t[j], o->portable, to);
 		if (rc < 0)
 			return rc;
 	}

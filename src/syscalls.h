@@ -1,49 +1,50 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* syscalls.h - syscall names across arches: the arch table (arch.c), the
- * name cache (names.c), families (families.c), the portable names
- * (portable.c) and the one tokenizer of lists (lists.c). */
+/* syscalls.h - syscall names across arches: the arch table
+ * (syscall_arch.c), the name cache (syscall_names.c), families
+ * (syscall_families.c), the portable names (syscall_portable.c) and the
+ * one tokenizer of lists (syscall_lists.c). */
 #ifndef PGSC_SYSCALLS_H
 #define PGSC_SYSCALLS_H
 
 #include "pgsc-int.h"
 
-/* names.c */
-void names_reset_cache(void);
-size_t names_cache_size(size_t *misses);
+/* syscall_names.c */
+void syscall_names_reset_cache(void);
+size_t syscall_names_cache_size(size_t *misses);
 
-/* portable.c */
+/* syscall_portable.c */
 /* Add to @out the names that stand for @name on @arch: @name itself when
  * it exists there, else the nearest member of each of its families that
  * does; with @all, @name (if it exists) and every member that does.
  * Returns how many names were new in @out (with an empty @out, 0 means
  * no equivalent), or -ENOMEM. */
-int portable_map(const char *name, uint32_t arch, int all,
+int syscall_portable_map(const char *name, uint32_t arch, int all,
 		 struct strset *out);
 /* systemd's SystemCallArchitectures= and the OCI profile's name of an
  * arch, or NULL. */
-const char *portable_systemd_arch(uint32_t arch);
-const char *portable_oci_arch(uint32_t arch);
+const char *syscall_portable_systemd_arch(uint32_t arch);
+const char *syscall_portable_oci_arch(uint32_t arch);
 
-/* families.c */
+/* syscall_families.c */
 struct family {
 	const char *name;               /* the family's id in families.def */
 	const char *reason;             /* one line: why they are one job */
 	const char *const *members;     /* NULL-terminated */
 };
-size_t families_count(void);
-const struct family *families_at(size_t i);
+size_t syscall_families_count(void);
+const struct family *syscall_families_at(size_t i);
 /* The family called @name, or NULL. */
-const struct family *families_find(const char *name);
+const struct family *syscall_families_find(const char *name);
 /* The @i-th family (from 0) that has @member, or NULL past the last. */
-const struct family *families_of(const char *member, size_t i);
+const struct family *syscall_families_of(const char *member, size_t i);
 /* Returns 1 when @member is in @f, else 0. */
-int families_has(const struct family *f, const char *member);
+int syscall_families_has(const struct family *f, const char *member);
 /* Returns 1 when syscall @member exists on audit arch @arch, 0 when
  * libseccomp knows the name but the arch lacks it, -ENOENT when
  * libseccomp does not know the name, -EINVAL for an unknown arch. */
-int families_exists(const char *member, uint32_t arch);
+int syscall_families_exists(const char *member, uint32_t arch);
 
-/* arch.c - the one table of arches */
+/* syscall_arch.c - the one table of arches */
 struct arch_info {
 	uint32_t token;         /* audit arch token, SCMP_ARCH_* */
 	const char *name;       /* as auparse prints arch= */
@@ -51,22 +52,22 @@ struct arch_info {
 	const char *oci;        /* an OCI profile's architectures */
 	uint32_t compat;        /* the 32-bit arch that runs on it, or 0 */
 };
-const struct arch_info *arch_find(uint32_t token);
-int arch_known_max(uint32_t arch);
-int arch_known_max_spec(const char *spec, uint32_t arch, int *max,
+const struct arch_info *syscall_arch_find(uint32_t token);
+int syscall_known_max(uint32_t arch);
+int syscall_known_max_spec(const char *spec, uint32_t arch, int *max,
 			     char **cause);
-int arch_known_max_text(char *buf, size_t size);
-#define ARCH_LIST_MAX 16        /* arches arch_known_max_list() takes */
-int arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
+int syscall_known_max_text(char *buf, size_t size);
+#define ARCH_LIST_MAX 16        /* arches syscall_known_max_list() takes */
+int syscall_known_max_list(char *buf, size_t size, const uint32_t *arch,
 			     size_t n, int json);
 
-/* lists.c - the one tokenizer of syscall lists */
+/* syscall_lists.c - the one tokenizer of syscall lists */
 #define LISTS_SEP_BLANKS " \t\n"      /* what pgsc-exec splits on */
 enum {
 	LISTS_SPLIT_BLANKS = 1,         /* "read write": two names */
 	LISTS_KEEP_EMPTY = 2,           /* "a,,b": an empty name too */
 };
-const char *lists_next(const char **p, const char *blanks, int flags,
+const char *syscall_lists_next(const char **p, const char *blanks, int flags,
 		       size_t *len);
 
 #endif

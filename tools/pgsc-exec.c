@@ -97,9 +97,9 @@ known_max_get(const char *spec, struct filter_unknown *u)
 	int rc;
 
 	u->max_native = u->max_compat = -1;
-	rc = arch_known_max_spec(spec, native, &u->max_native, &cause);
+	rc = syscall_known_max_spec(spec, native, &u->max_native, &cause);
 	if (rc == 0 && compat != 0)
-		rc = arch_known_max_spec(spec, compat, &u->max_compat,
+		rc = syscall_known_max_spec(spec, compat, &u->max_compat,
 					      &cause);
 	if (rc == 0)
 		return 0;
@@ -115,7 +115,7 @@ print_known_max(void)
 {
 	char buf[128];
 
-	arch_known_max_text(buf, sizeof(buf));
+	syscall_known_max_text(buf, sizeof(buf));
 	printf("%s\n", buf);
 	return 0;
 }

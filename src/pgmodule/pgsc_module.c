@@ -104,7 +104,7 @@ bool
 pgsc_is_star(const char *s)
 {
 	size_t len;
-	const char *t = lists_next(&s, " \t", LISTS_KEEP_EMPTY, &len);
+	const char *t = syscall_lists_next(&s, " \t", LISTS_KEEP_EMPTY, &len);
 
 	return s == NULL && len == 1 && *t == '*';
 }
@@ -174,7 +174,7 @@ check_known_max(char **newval, void **extra, GucSource source)
 
 	(void)extra;
 	(void)source;
-	if (arch_known_max_spec(*newval, 0, &max, &cause) == 0)
+	if (syscall_known_max_spec(*newval, 0, &max, &cause) == 0)
 		return true;
 	GUC_check_errdetail("%s", cause != NULL ? cause : "invalid value");
 	free(cause);
@@ -196,10 +196,10 @@ pgsc_known_max_get(void)
 		return &known_max;
 	known_max.max_native = known_max.max_compat = -1;
 	/* checked by check_known_max() */
-	(void)arch_known_max_spec(known_max_spec, native,
+	(void)syscall_known_max_spec(known_max_spec, native,
 				       &known_max.max_native, NULL);
 	if (compat != 0)
-		(void)arch_known_max_spec(known_max_spec, compat,
+		(void)syscall_known_max_spec(known_max_spec, compat,
 					       &known_max.max_compat, NULL);
 	known_max_ready = true;
 	return &known_max;
@@ -576,7 +576,7 @@ check_postmaster_values(void)
 		char *cause = NULL;
 		int max;
 
-		if (arch_known_max_spec(v, 0, &max, &cause) < 0) {
+		if (syscall_known_max_spec(v, 0, &max, &cause) < 0) {
 			char *msg = pstrdup(cause != NULL ? cause : "invalid");
 
 			free(cause);

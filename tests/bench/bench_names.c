@@ -68,7 +68,7 @@ main(int argc, char **argv)
 	}
 	feed_bytes(f, buf, len);
 	feed_flush(f);
-	entries = names_cache_size(&misses);
+	entries = syscall_names_cache_size(&misses);
 	printf("bench_names: %lu lines with distinct invalid syscall numbers: "
 	       "%llu rejected as bad-syscall, %llu counted\n", n, rejected,
 	       counted);
@@ -78,6 +78,6 @@ main(int argc, char **argv)
 	       before, peak_kb(), peak_kb() - before);
 	feed_free(f);
 	free(buf);
-	names_reset_cache();
+	syscall_names_reset_cache();
 	return rejected == n ? 0 : 1;
 }

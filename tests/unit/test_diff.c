@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* test_diff.c - unit tests for pgsc-diff: the families data (families.def,
- * families.c), the equivalence logic, the GUC and JSON readers with
+ * syscall_families.c), the equivalence logic, the GUC and JSON readers with
  * hostile inputs, and the three output formats (diff.c). */
 #include "unit.h"
 
@@ -28,9 +28,9 @@ static void
 test_families_members(void **state)
 {
 	(void)state;
-	assert_true(families_count() >= 30);
-	for (size_t i = 0; i < families_count(); i++) {
-		const struct family *f = families_at(i);
+	assert_true(syscall_families_count() >= 30);
+	for (size_t i = 0; i < syscall_families_count(); i++) {
+		const struct family *f = syscall_families_at(i);
 		size_t n = 0;
 
 		assert_non_null(f);
@@ -38,7 +38,7 @@ test_families_members(void **state)
 		assert_true(strlen(f->reason) > 10);
 		assert_null(strchr(f->reason, '\n'));
 		for (size_t k = 0; k < i; k++)
-			assert_string_not_equal(families_at(k)->name, f->name);
+			assert_string_not_equal(syscall_families_at(k)->name, f->name);
 		for (const char *const *m = f->members; *m != NULL; m++, n++) {
 			int found = 0;
 
@@ -47,7 +47,7 @@ test_families_members(void **state)
 			for (const char *const *o = f->members; o < m; o++)
 				assert_string_not_equal(*o, *m);
 			for (size_t a = 0; a < ARRAY_SIZE(some_arches); a++) {
-				int rc = families_exists(*m,
+				int rc = syscall_families_exists(*m,
 					pgsc_arch_token(some_arches[a]));
 
 				if (rc == -ENOENT)
@@ -65,7 +65,7 @@ test_families_members(void **state)
 		}
 		assert_true(n >= 2);
 	}
-	assert_null(families_at(families_count()));
+	assert_null(syscall_families_at(syscall_families_count()));
 }
 
 static void
@@ -74,15 +74,15 @@ test_families_cover(void **state)
 	static const char *const must[] = { "x86_64", "aarch64" };
 
 	(void)state;
-	for (size_t i = 0; i < families_count(); i++) {
-		const struct family *f = families_at(i);
+	for (size_t i = 0; i < syscall_families_count(); i++) {
+		const struct family *f = syscall_families_at(i);
 
 		for (size_t a = 0; a < ARRAY_SIZE(must); a++) {
 			uint32_t arch = pgsc_arch_token(must[a]);
 			int found = 0;
 
 			for (const char *const *m = f->members; *m; m++)
-				found |= families_exists(*m, arch) == 1;
+				found |= syscall_families_exists(*m, arch) == 1;
 			if (!found)
 				print_error("family %s has no member on %s\n",
 					    f->name, must[a]);
@@ -97,24 +97,24 @@ test_families_lookup(void **state)
 	const struct family *f;
 
 	(void)state;
-	f = families_find("open");
+	f = syscall_families_find("open");
 	assert_non_null(f);
-	assert_true(families_has(f, "openat"));
-	assert_true(families_has(f, "openat2"));
-	assert_false(families_has(f, "read"));
-	assert_null(families_find("read"));
-	assert_null(families_find(""));
+	assert_true(syscall_families_has(f, "openat"));
+	assert_true(syscall_families_has(f, "openat2"));
+	assert_false(syscall_families_has(f, "read"));
+	assert_null(syscall_families_find("read"));
+	assert_null(syscall_families_find(""));
 	/* unlinkat does what unlink and rmdir do */
-	assert_string_equal(families_of("unlinkat", 0)->name, "unlink");
-	assert_string_equal(families_of("unlinkat", 1)->name, "rmdir");
-	assert_null(families_of("unlinkat", 2));
-	assert_null(families_of("read", 0));
-	assert_null(families_of("", 0));
-	assert_string_equal(families_of("_newselect", 0)->name, "select");
-	assert_string_equal(families_of("arm_sync_file_range", 0)->name,
+	assert_string_equal(syscall_families_of("unlinkat", 0)->name, "unlink");
+	assert_string_equal(syscall_families_of("unlinkat", 1)->name, "rmdir");
+	assert_null(syscall_families_of("unlinkat", 2));
+	assert_null(syscall_families_of("read", 0));
+	assert_null(syscall_families_of("", 0));
+	assert_string_equal(syscall_families_of("_newselect", 0)->name, "select");
+	assert_string_equal(syscall_families_of("arm_sync_file_range", 0)->name,
 			    "sync_file_range");
 	/* the brief's example "newfstat" is not a libseccomp name */
-	assert_null(families_of("newfstat", 0));
+	assert_null(syscall_families_of("newfstat", 0));
 }
 
 static void
@@ -126,20 +126,20 @@ test_families_exists(void **state)
 	uint32_t arm = pgsc_arch_token("arm");
 
 	(void)state;
-	assert_int_equal(families_exists("open", x86_64), 1);
-	assert_int_equal(families_exists("open", aarch64), 0);
-	assert_int_equal(families_exists("openat", aarch64), 1);
-	assert_int_equal(families_exists("mmap", arm), 0);
-	assert_int_equal(families_exists("mmap2", arm), 1);
-	assert_int_equal(families_exists("mmap2", x86_64), 0);
+	assert_int_equal(syscall_families_exists("open", x86_64), 1);
+	assert_int_equal(syscall_families_exists("open", aarch64), 0);
+	assert_int_equal(syscall_families_exists("openat", aarch64), 1);
+	assert_int_equal(syscall_families_exists("mmap", arm), 0);
+	assert_int_equal(syscall_families_exists("mmap2", arm), 1);
+	assert_int_equal(syscall_families_exists("mmap2", x86_64), 0);
 	/* through socketcall() and ipc(): libseccomp's -1xx and -2xx */
 	assert_true(seccomp_syscall_resolve_name_arch(i386, "accept") < 0);
-	assert_int_equal(families_exists("accept", i386), 1);
-	assert_int_equal(families_exists("shmget", i386), 1);
-	assert_int_equal(families_exists("no_such_syscall", x86_64), -ENOENT);
-	assert_int_equal(families_exists("", x86_64), -ENOENT);
-	assert_int_equal(families_exists("open", 0x12345678), -EINVAL);
-	assert_int_equal(families_exists("open", 0), -EINVAL);
+	assert_int_equal(syscall_families_exists("accept", i386), 1);
+	assert_int_equal(syscall_families_exists("shmget", i386), 1);
+	assert_int_equal(syscall_families_exists("no_such_syscall", x86_64), -ENOENT);
+	assert_int_equal(syscall_families_exists("", x86_64), -ENOENT);
+	assert_int_equal(syscall_families_exists("open", 0x12345678), -EINVAL);
+	assert_int_equal(syscall_families_exists("open", 0), -EINVAL);
 }
 
 static void

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* test_known_max.c - unit tests for arch.c's known max and filter_build.c's ENOSYS part and export. */
+/* test_known_max.c - unit tests for syscall_arch.c's known max and
+ * filter_build.c's ENOSYS part and export. */
 /*
  * The known max is the highest number libseccomp names on an arch; a
  * spec ("x86_64:434,i386:434") overrides it per arch.  filter_build_load()
@@ -25,7 +26,7 @@
 static void
 test_known_max(void **state)
 {
-	int max = arch_known_max(X86_64);
+	int max = syscall_known_max(X86_64);
 	char *name;
 
 	(void)state;
@@ -36,8 +37,8 @@ test_known_max(void **state)
 	free(name);
 	for (int n = max + 1; n < 8192; n++)
 		assert_null(seccomp_syscall_resolve_num_arch(X86_64, n));
-	assert_true(arch_known_max(I386) >= 435);
-	assert_int_equal(arch_known_max(0x12345678), -1);
+	assert_true(syscall_known_max(I386) >= 435);
+	assert_int_equal(syscall_known_max(0x12345678), -1);
 }
 
 static void
@@ -47,36 +48,36 @@ test_spec(void **state)
 	int max = -7;
 
 	(void)state;
-	assert_int_equal(arch_known_max_spec("x86_64:434,i386:400",
+	assert_int_equal(syscall_known_max_spec("x86_64:434,i386:400",
 						  X86_64, &max, &cause), 0);
 	assert_int_equal(max, 434);
-	assert_int_equal(arch_known_max_spec("x86_64:434, x86:400",
+	assert_int_equal(syscall_known_max_spec("x86_64:434, x86:400",
 						  I386, &max, &cause), 0);
 	assert_int_equal(max, 400);
 	/* not named, empty, NULL: libseccomp's */
-	assert_int_equal(arch_known_max_spec("x86_64:434", I386, &max,
+	assert_int_equal(syscall_known_max_spec("x86_64:434", I386, &max,
 						  &cause), 0);
-	assert_int_equal(max, arch_known_max(I386));
-	assert_int_equal(arch_known_max_spec("", X86_64, &max, &cause),
+	assert_int_equal(max, syscall_known_max(I386));
+	assert_int_equal(syscall_known_max_spec("", X86_64, &max, &cause),
 			 0);
-	assert_int_equal(max, arch_known_max(X86_64));
-	assert_int_equal(arch_known_max_spec(NULL, X86_64, &max, &cause),
+	assert_int_equal(max, syscall_known_max(X86_64));
+	assert_int_equal(syscall_known_max_spec(NULL, X86_64, &max, &cause),
 			 0);
 	assert_null(cause);
 	/* arch 0: check only */
-	assert_int_equal(arch_known_max_spec("aarch64:450", 0, &max,
+	assert_int_equal(syscall_known_max_spec("aarch64:450", 0, &max,
 						  &cause), 0);
-	assert_int_equal(arch_known_max_spec("vax:3", 0, &max, &cause),
+	assert_int_equal(syscall_known_max_spec("vax:3", 0, &max, &cause),
 			 -EINVAL);
 	assert_string_equal(cause, "unknown architecture in \"vax:3\"");
-	assert_int_equal(arch_known_max_spec("x86_64", 0, &max, &cause),
+	assert_int_equal(syscall_known_max_spec("x86_64", 0, &max, &cause),
 			 -EINVAL);
 	assert_string_equal(cause, "not ARCH:NUMBER in \"x86_64\"");
-	assert_int_equal(arch_known_max_spec("x86_64:4x", 0, &max,
+	assert_int_equal(syscall_known_max_spec("x86_64:4x", 0, &max,
 						  &cause), -EINVAL);
-	assert_int_equal(arch_known_max_spec("x86_64:-1", 0, &max,
+	assert_int_equal(syscall_known_max_spec("x86_64:-1", 0, &max,
 						  &cause), -EINVAL);
-	assert_int_equal(arch_known_max_spec("x86_64:8192", 0, &max,
+	assert_int_equal(syscall_known_max_spec("x86_64:8192", 0, &max,
 						  &cause), -EINVAL);
 	assert_string_equal(cause, "not a number from 0 to 8191 in "
 			    "\"x86_64:8192\"");
@@ -92,8 +93,8 @@ test_text(void **state)
 	if (pgsc_native_arch() != X86_64)
 		fail_msg("these figures are x86_64's");
 	snprintf(want, sizeof(want), "x86_64:%d,i386:%d",
-		 arch_known_max(X86_64), arch_known_max(I386));
-	assert_int_equal(arch_known_max_text(buf, sizeof(buf)),
+		 syscall_known_max(X86_64), syscall_known_max(I386));
+	assert_int_equal(syscall_known_max_text(buf, sizeof(buf)),
 			 (int)strlen(want));
 	assert_string_equal(buf, want);
 }
@@ -138,7 +139,7 @@ static void
 test_filter_enosys(void **state)
 {
 	static const char *const base[] = { "exit_group", "pidfd_open" };
-	int max = arch_known_max(X86_64);
+	int max = syscall_known_max(X86_64);
 
 	(void)state;
 	if (pgsc_native_arch() != X86_64)
@@ -196,7 +197,7 @@ test_filter_export(void **state)
 	(void)state;
 	assert_non_null(r);
 	assert_non_null(nr);
-	for (int k = 0; k <= arch_known_max(X86_64); k++) {
+	for (int k = 0; k <= syscall_known_max(X86_64); k++) {
 		char *name = seccomp_syscall_resolve_num_arch(X86_64, k);
 
 		if (name == NULL)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* test_names.c - unit tests for names.c: syscall and arch names. */
+/* test_names.c - unit tests for syscall_names.c: syscall and arch names. */
 #include "unit.h"
 #include "syscalls.h"
 
@@ -127,7 +127,7 @@ test_cache_consistent(void **state)
 	size_t named = 0;
 
 	(void)state;
-	names_reset_cache();
+	syscall_names_reset_cache();
 	first_read = pgsc_syscall_name(X86_64, 0);
 	assert_string_equal(first_read, "read");
 	for (int pass = 0; pass < 2; pass++) {
@@ -154,11 +154,11 @@ test_cache_consistent(void **state)
 	/* names handed out before the cache grew are still valid */
 	assert_string_equal(first_read, "read");
 	assert_ptr_equal(pgsc_syscall_name(X86_64, 0), first_read);
-	names_reset_cache();
+	syscall_names_reset_cache();
 	assert_string_equal(pgsc_syscall_name(X86_64, 0), "read");
 	assert_string_equal(pgsc_syscall_name(I386, 122), "uname");
 	assert_null(pgsc_syscall_name(X86_64, 99999));
-	names_reset_cache();
+	syscall_names_reset_cache();
 }
 
 /* 2M invalid numbers (docs/live.md) leave a bounded cache, and the names
@@ -169,10 +169,10 @@ test_cache_bounded(void **state)
 	size_t misses = 0, n;
 
 	(void)state;
-	names_reset_cache();
+	syscall_names_reset_cache();
 	for (int i = 0; i < 200000; i++)
 		assert_null(pgsc_syscall_name(X86_64, 100000 + i));
-	n = names_cache_size(&misses);
+	n = syscall_names_cache_size(&misses);
 	assert_true(misses <= 4096);
 	assert_true(n <= 4096);
 	/* a miss past the cap is still a miss, a name still a name */
@@ -184,11 +184,11 @@ test_cache_bounded(void **state)
 		pgsc_syscall_name(X86_64, i);
 		pgsc_syscall_name(AARCH64, i);
 	}
-	n = names_cache_size(&misses);
+	n = syscall_names_cache_size(&misses);
 	assert_true(misses <= 4096);
 	assert_true(n > misses);
 	assert_string_equal(pgsc_syscall_name(X86_64, 435), "clone3");
-	names_reset_cache();
+	syscall_names_reset_cache();
 }
 
 int

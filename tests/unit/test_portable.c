@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* test_portable.c - unit tests for portable.c and the existence rule of
- * families.c: "exists on an arch" checked against the filters libseccomp
- * itself builds, the family mapping of --arch/--portable, arch names and
+/* test_portable.c - unit tests for syscall_portable.c and the existence
+ * rule of syscall_families.c: "exists on an arch" checked against the
+ * filters libseccomp itself builds, the family mapping of --arch/--portable, arch names and
  * pgsc_guc_check(). */
 #include "unit.h"
 
@@ -56,7 +56,7 @@ bpf_size(uint32_t arch, const char *name)
 	return size;
 }
 
-/* Every family member on every arch: families_exists() says 1 exactly
+/* Every family member on every arch: syscall_families_exists() says 1 exactly
  * when a rule for the name changes the filter libseccomp builds. */
 static void
 test_exists_matches_libseccomp(void **state)
@@ -68,18 +68,18 @@ test_exists_matches_libseccomp(void **state)
 		uint32_t arch = pgsc_arch_token(arches[a]);
 		long empty = bpf_size(arch, NULL);
 
-		for (size_t i = 0; i < families_count(); i++) {
-			const struct family *f = families_at(i);
+		for (size_t i = 0; i < syscall_families_count(); i++) {
+			const struct family *f = syscall_families_at(i);
 
 			for (const char *const *m = f->members; *m; m++) {
-				int ex = families_exists(*m, arch);
+				int ex = syscall_families_exists(*m, arch);
 				long sz;
 
 				if (ex == -ENOENT)
 					continue;  /* test_diff.c: fchmodat2 */
 				sz = bpf_size(arch, *m);
 				if ((sz > empty) != (ex == 1))
-					print_error("%s on %s: families_exists "
+					print_error("%s on %s: syscall_families_exists "
 						    "%d, filter %ld vs %ld bytes\n",
 						    *m, arches[a], ex, sz, empty);
 				assert_int_equal(sz > empty, ex == 1);
@@ -108,11 +108,11 @@ test_exists_multiplexers(void **state)
 	(void)state;
 	assert_true(seccomp_syscall_resolve_name_arch(aarch64, "send") < 0);
 	assert_true(seccomp_syscall_resolve_name_arch(aarch64, "send") > -200);
-	assert_int_equal(families_exists("send", aarch64), 0);
-	assert_int_equal(families_exists("send", x86_64), 0);
-	assert_int_equal(families_exists("send", i386), 1);
-	assert_int_equal(families_exists("semop", s390x), 1);
-	assert_int_equal(families_exists("semop", aarch64), 1);
+	assert_int_equal(syscall_families_exists("send", aarch64), 0);
+	assert_int_equal(syscall_families_exists("send", x86_64), 0);
+	assert_int_equal(syscall_families_exists("send", i386), 1);
+	assert_int_equal(syscall_families_exists("semop", s390x), 1);
+	assert_int_equal(syscall_families_exists("semop", aarch64), 1);
 	assert_int_equal(bpf_size(aarch64, "send") > bpf_size(aarch64, NULL), 0);
 	assert_int_equal(bpf_size(i386, "send") > bpf_size(i386, NULL), 1);
 	assert_int_equal(pgsc_syscall_exists("send", aarch64), 0);
@@ -139,12 +139,12 @@ test_arch_parse(void **state)
 	for (size_t a = 0; a < sizeof(arches) / sizeof(arches[0]); a++) {
 		uint32_t t = pgsc_arch_parse(arches[a]);
 
-		assert_non_null(portable_systemd_arch(t));
-		assert_non_null(portable_oci_arch(t));
+		assert_non_null(syscall_portable_systemd_arch(t));
+		assert_non_null(syscall_portable_oci_arch(t));
 	}
-	assert_string_equal(portable_systemd_arch(SCMP_ARCH_X86_64), "x86-64");
-	assert_string_equal(portable_systemd_arch(SCMP_ARCH_AARCH64), "arm64");
-	assert_string_equal(portable_oci_arch(SCMP_ARCH_X86), "SCMP_ARCH_X86");
+	assert_string_equal(syscall_portable_systemd_arch(SCMP_ARCH_X86_64), "x86-64");
+	assert_string_equal(syscall_portable_systemd_arch(SCMP_ARCH_AARCH64), "arm64");
+	assert_string_equal(syscall_portable_oci_arch(SCMP_ARCH_X86), "SCMP_ARCH_X86");
 }
 
 static char *
@@ -152,7 +152,7 @@ mapped(const char *name, const char *arch, int all)
 {
 	struct strset out = { 0 };
 	struct strbuf sb = { 0 };
-	int n = portable_map(name, pgsc_arch_token(arch), all, &out);
+	int n = syscall_portable_map(name, pgsc_arch_token(arch), all, &out);
 
 	assert_true(n >= 0);
 	assert_int_equal((size_t)n, out.n);
@@ -216,25 +216,25 @@ test_map_property(void **state)
 	for (size_t a = 0; a < sizeof(arches) / sizeof(arches[0]); a++) {
 		uint32_t arch = pgsc_arch_token(arches[a]);
 
-		for (size_t i = 0; i < families_count(); i++) {
-			for (const char *const *m = families_at(i)->members;
+		for (size_t i = 0; i < syscall_families_count(); i++) {
+			for (const char *const *m = syscall_families_at(i)->members;
 			     *m; m++) {
 				for (int all = 0; all < 2; all++) {
 					struct strset out = { 0 };
 
-					assert_true(portable_map(*m, arch, all,
+					assert_true(syscall_portable_map(*m, arch, all,
 								 &out) >= 0);
-					if (!all && families_exists(*m, arch) == 1)
+					if (!all && syscall_families_exists(*m, arch) == 1)
 						assert_int_equal(out.n, 1);
 					for (size_t k = 0; k < out.n; k++) {
 						const struct family *f;
 						int in = strcmp(out.v[k], *m) == 0;
 
-						assert_int_equal(families_exists(
+						assert_int_equal(syscall_families_exists(
 							out.v[k], arch), 1);
-						for (size_t j = 0; (f = families_of(
+						for (size_t j = 0; (f = syscall_families_of(
 						     *m, j)) != NULL; j++)
-							in |= families_has(f,
+							in |= syscall_families_has(f,
 								out.v[k]);
 						assert_true(in);
 					}

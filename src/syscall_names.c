@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* names.c - syscall numbers to names per audit arch, through libseccomp. */
+/* syscall_names.c - syscall numbers to names per audit arch, through
+ * libseccomp. */
 /*
  * Names always come from the record's own arch= (docs/design.md §6): i386 122 is
  * uname, x86_64 122 is setfsuid.  libseccomp's SCMP_ARCH_* values are the
@@ -18,7 +19,7 @@
 
 /*
  * Open-addressing cache of (arch, nr) -> name.  Names are few (libseccomp's
- * tables for the arches of arch.c, a few thousand at most) and always
+ * tables for the arches of syscall_arch.c, a few thousand at most) and always
  * cached: callers keep the pointers.  A miss is cached too, but only the first
  * MISS_MAX of them: syscall= is untrusted, and a log of 2M distinct
  * invalid numbers took 103 MB here.  Past the cap a miss asks
@@ -105,7 +106,7 @@ pgsc_syscall_name(uint32_t arch, int nr)
 
 /* Entries in the cache, and of those the misses (tests). */
 size_t
-names_cache_size(size_t *misses)
+syscall_names_cache_size(size_t *misses)
 {
 	if (misses != NULL)
 		*misses = cache_misses;
@@ -113,7 +114,7 @@ names_cache_size(size_t *misses)
 }
 
 void
-names_reset_cache(void)
+syscall_names_reset_cache(void)
 {
 	for (size_t i = 0; i < cache_cap; i++)
 		if (cache[i].key != 0 && cache[i].name != no_name)

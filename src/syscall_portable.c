@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* portable.c - lists for another arch: existence, family mapping, GUC checks. */
+/* syscall_portable.c - lists for another arch: existence, family mapping,
+ * GUC checks. */
 /*
  * A list is collected on one arch and loaded on another.  A name that
  * the target arch lacks gives no permission there: libseccomp resolves
@@ -9,7 +10,7 @@
  * and pgsc-report --check-guc finds what a check hook on the target
  * would refuse, and what it would accept although it does nothing.
  * docs/portability.md states the rules; the existence rule itself is
- * families_exists() in families.c.
+ * syscall_families_exists() in syscall_families.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -40,17 +41,17 @@ pgsc_arch_parse(const char *name)
 }
 
 const char *
-portable_systemd_arch(uint32_t arch)
+syscall_portable_systemd_arch(uint32_t arch)
 {
-	const struct arch_info *a = arch_find(arch);
+	const struct arch_info *a = syscall_arch_find(arch);
 
 	return a != NULL ? a->systemd : NULL;
 }
 
 const char *
-portable_oci_arch(uint32_t arch)
+syscall_portable_oci_arch(uint32_t arch)
 {
-	const struct arch_info *a = arch_find(arch);
+	const struct arch_info *a = syscall_arch_find(arch);
 
 	return a != NULL ? a->oci : NULL;
 }
@@ -60,7 +61,7 @@ pgsc_syscall_exists(const char *name, uint32_t arch)
 {
 	if (name == NULL || !pgsc_guc_name_ok(name))
 		return -ENOENT;
-	return families_exists(name, arch ? arch : pgsc_native_arch());
+	return syscall_families_exists(name, arch ? arch : pgsc_native_arch());
 }
 
 /* ---------------------------------------------------------------- */
@@ -83,7 +84,7 @@ map_family(const struct family *f, const char *name, uint32_t arch, int all,
 		if (strcmp(*p, name) == 0)
 			self = p;
 	for (const char *const *p = f->members; *p != NULL; p++) {
-		if (families_exists(*p, arch) != 1)
+		if (syscall_families_exists(*p, arch) != 1)
 			continue;
 		if (all) {
 			if (strset_add(out, *p) < 0)
@@ -105,19 +106,20 @@ map_family(const struct family *f, const char *name, uint32_t arch, int all,
 }
 
 int
-portable_map(const char *name, uint32_t arch, int all, struct strset *out)
+syscall_portable_map(const char *name, uint32_t arch, int all,
+		     struct strset *out)
 {
 	const struct family *f;
 	size_t before = out->n;
 	int n = 0, rc;
 
-	if (families_exists(name, arch) == 1) {
+	if (syscall_families_exists(name, arch) == 1) {
 		if (strset_add(out, name) < 0)
 			return -ENOMEM;
 		if (!all)
 			return (int)(out->n - before);
 	}
-	for (size_t i = 0; (f = families_of(name, i)) != NULL; i++) {
+	for (size_t i = 0; (f = syscall_families_of(name, i)) != NULL; i++) {
 		rc = map_family(f, name, arch, all, out, &n);
 		if (rc < 0)
 			return rc;
@@ -473,7 +475,7 @@ hint_family(struct chk *c, const char *name, struct strbuf *sb)
 	struct strset alt = { 0 };
 
 	/* the replacements --arch would pick, to say what to list instead */
-	if (portable_map(name, c->arch, 1, &alt) > 0) {
+	if (syscall_portable_map(name, c->arch, 1, &alt) > 0) {
 		strbuf_addstr(sb, "; on ");
 		strbuf_addstr(sb, pgsc_arch_name(c->arch));
 		strbuf_addstr(sb, " its family has ");
@@ -529,7 +531,7 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 		return -ENOMEM;
 	blank = strspn(s->value, " \t") == strlen(s->value);
 	for (const char *q = s->value, *a;
-	     (a = lists_next(&q, " \t", LISTS_KEEP_EMPTY, &len)) != NULL;) {
+	     (a = syscall_lists_next(&q, " \t", LISTS_KEEP_EMPTY, &len)) != NULL;) {
 		int ex;
 
 		free(tok);
@@ -590,7 +592,7 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 				rc = -ENOMEM;
 				goto out;
 			}
-			ex = families_exists(tok, c->arch);
+			ex = syscall_families_exists(tok, c->arch);
 			if (ex == -ENOENT) {
 				msg(c, s->line, 1, tok, "%s: \"@\" is not a "
 				    "syscall libseccomp %u.%u.%u knows on any "

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* arch.c - the one table of arches: names, systemd and OCI names, compat. */
+/* syscall_arch.c - the one table of arches: names, systemd and OCI names,
+ * compat. */
 /*
  * An arch is known by its audit arch token, which is also libseccomp's
  * SCMP_ARCH_* value (docs/design.md §6).  This table gives its short name (as
@@ -41,7 +42,7 @@ static const struct arch_info arches[] = {
 
 /* The row of audit arch token @token, or NULL. */
 const struct arch_info *
-arch_find(uint32_t token)
+syscall_arch_find(uint32_t token)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(arches); i++)
 		if (arches[i].token == token)
@@ -52,7 +53,7 @@ arch_find(uint32_t token)
 const char *
 pgsc_arch_name(uint32_t arch)
 {
-	const struct arch_info *a = arch_find(arch);
+	const struct arch_info *a = syscall_arch_find(arch);
 
 	return a != NULL ? a->name : NULL;
 }
@@ -77,7 +78,7 @@ pgsc_native_arch(void)
 uint32_t
 pgsc_compat_arch(uint32_t native)
 {
-	const struct arch_info *a = arch_find(native);
+	const struct arch_info *a = syscall_arch_find(native);
 
 	return a != NULL ? a->compat : 0;
 }
@@ -95,7 +96,7 @@ pgsc_compat_arch(uint32_t native)
 #define ARCH_SCAN_END 8192
 
 int
-arch_known_max(uint32_t arch)
+syscall_known_max(uint32_t arch)
 {
 	int max = -1;
 
@@ -127,18 +128,18 @@ arch_cause(char **cause, const char *why, const char *s, size_t len)
  * The known max of @arch in @spec ("x86_64:450,i386:462"; an arch is
  * named as pgsc prints it or as libseccomp does, "x86"), in *max; with
  * @arch 0, only check @spec.  An arch @spec does not name, or an empty
- * or NULL @spec, gives this libseccomp's arch_known_max().
+ * or NULL @spec, gives this libseccomp's syscall_known_max().
  * Returns 0, or -EINVAL with *cause (malloc'd).
  */
 int
-arch_known_max_spec(const char *spec, uint32_t arch, int *max,
+syscall_known_max_spec(const char *spec, uint32_t arch, int *max,
 			 char **cause)
 {
 	const char *p = spec, *t;
 	size_t len;
 	int found = 0;
 
-	while (p != NULL && (t = lists_next(&p, " \t", 0, &len)) != NULL) {
+	while (p != NULL && (t = syscall_lists_next(&p, " \t", 0, &len)) != NULL) {
 		const char *colon = memchr(t, ':', len);
 		char name[32], *end;
 		uint32_t tok;
@@ -153,7 +154,7 @@ arch_known_max_spec(const char *spec, uint32_t arch, int *max,
 		tok = pgsc_arch_token(name);
 		if (tok == 0)
 			tok = seccomp_arch_resolve_name(name);
-		if (tok == 0 || arch_find(tok) == NULL) {
+		if (tok == 0 || syscall_arch_find(tok) == NULL) {
 			arch_cause(cause, "unknown architecture", t, len);
 			return -EINVAL;
 		}
@@ -171,7 +172,7 @@ arch_known_max_spec(const char *spec, uint32_t arch, int *max,
 		}
 	}
 	if (arch != 0 && !found)
-		*max = arch_known_max(arch);
+		*max = syscall_known_max(arch);
 	return 0;
 }
 
@@ -180,12 +181,12 @@ arch_known_max_spec(const char *spec, uint32_t arch, int *max,
  * the compat arch of each, once each, in that order, as
  * pgsc.syscall_known_max takes it: "x86_64:456,i386:456"; with @json, as
  * the members of a JSON object: "\"x86_64\": 456, \"i386\": 456" (the
- * names are arch.c's own).  An arch pgsc does not name, or on which
+ * names are syscall_arch.c's own).  An arch pgsc does not name, or on which
  * libseccomp knows no call, is left out.  Returns what snprintf returns
  * for the whole text.
  */
 int
-arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
+syscall_known_max_list(char *buf, size_t size, const uint32_t *arch,
 			 size_t n, int json)
 {
 	uint32_t seen[2 * ARCH_LIST_MAX];
@@ -207,7 +208,7 @@ arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
 			if (a[j] == 0 || name == NULL || k < ns)
 				continue;
 			seen[ns++] = a[j];
-			if ((max = arch_known_max(a[j])) < 0)
+			if ((max = syscall_known_max(a[j])) < 0)
 				continue;
 			w = snprintf(buf + off, size - off,
 				     json ? "%s\"%s\": %d" : "%s%s:%d",
@@ -226,11 +227,11 @@ arch_known_max_list(char *buf, size_t size, const uint32_t *arch,
  * Returns what snprintf returns.
  */
 int
-arch_known_max_text(char *buf, size_t size)
+syscall_known_max_text(char *buf, size_t size)
 {
 	uint32_t native = seccomp_arch_native();
 
 	if (pgsc_arch_name(native) == NULL)
 		return snprintf(buf, size, "%s", "");
-	return arch_known_max_list(buf, size, &native, 1, 0);
+	return syscall_known_max_list(buf, size, &native, 1, 0);
 }

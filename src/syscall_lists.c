@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* lists.c - the one tokenizer of syscall lists ("read, write"). */
+/* syscall_lists.c - the one tokenizer of syscall lists ("read, write"). */
 /*
  * A syscall list is a GUC value: names separated by commas.  The readers
  * differ only in what else they accept, so each says so in its call
@@ -33,7 +33,7 @@ is_blank(const char *blanks, char c)
  * Returns the name (not NUL-terminated), or NULL at the end.
  */
 const char *
-lists_next(const char **p, const char *blanks, int flags, size_t *len)
+syscall_lists_next(const char **p, const char *blanks, int flags, size_t *len)
 {
 	const char *s = *p, *e;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* families.c - syscalls that do one job under several names. */
+/* syscall_families.c - syscalls that do one job under several names. */
 #include <errno.h>
 #include <seccomp.h>
 #include <string.h>
@@ -38,19 +38,19 @@ static const struct family families[] = {
 #define PNR_IPC_LAST (-201)
 
 size_t
-families_count(void)
+syscall_families_count(void)
 {
 	return ARRAY_SIZE(families);
 }
 
 const struct family *
-families_at(size_t i)
+syscall_families_at(size_t i)
 {
 	return i < ARRAY_SIZE(families) ? &families[i] : NULL;
 }
 
 const struct family *
-families_find(const char *name)
+syscall_families_find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
 		if (strcmp(families[i].name, name) == 0)
@@ -59,7 +59,7 @@ families_find(const char *name)
 }
 
 int
-families_has(const struct family *f, const char *member)
+syscall_families_has(const struct family *f, const char *member)
 {
 	for (const char *const *m = f->members; *m != NULL; m++)
 		if (strcmp(*m, member) == 0)
@@ -68,16 +68,16 @@ families_has(const struct family *f, const char *member)
 }
 
 const struct family *
-families_of(const char *member, size_t i)
+syscall_families_of(const char *member, size_t i)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(families); k++)
-		if (families_has(&families[k], member) && i-- == 0)
+		if (syscall_families_has(&families[k], member) && i-- == 0)
 			return &families[k];
 	return NULL;
 }
 
 int
-families_exists(const char *member, uint32_t arch)
+syscall_families_exists(const char *member, uint32_t arch)
 {
 	int nr;
 

@@ -17,32 +17,23 @@ int pglog_type_ok(const char *s, size_t n);
 #define T0 1796277600.0         /* 2026-12-03 06:00:00 UTC */
 #define NEAR(a, b) ((a) - (b) < 1e-6 && (b) - (a) < 1e-6)
 
-static char tmpdir[] = "/tmp/test_pglog.XXXXXX";
-
 static int
 group_setup(void **state)
 {
 	(void)state;
 	setenv("TZ", "UTC0", 1);
 	tzset();
-	return mkdtemp(tmpdir) != NULL ? 0 : -1;
+	return unit_tmpdir_setup(state);
 }
 
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return unit_rmtree(tmpdir);
-}
-
-/* Write @len bytes of @text to tmpdir/@name; the path goes to @path. */
+/* Write @len bytes of @text to unit_tmpdir/@name; the path goes to @path. */
 static void
 put_n(char *path, size_t pathsz, const char *name, const char *text,
       size_t len)
 {
 	FILE *f;
 
-	snprintf(path, pathsz, "%s/%s", tmpdir, name);
+	snprintf(path, pathsz, "%s/%s", unit_tmpdir, name);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	assert_int_equal(fwrite(text, 1, len, f), len);
@@ -582,14 +573,14 @@ test_errors(void **state)
 	const char *good = "2026-12-03 06:00:00.000 UTC [1] walwriter LOG:  x\n";
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/does-not-exist.log", tmpdir);
+	snprintf(path, sizeof(path), "%s/does-not-exist.log", unit_tmpdir);
 	assert_int_equal(pglog_load(l, path, NULL, &cause), -ENOENT);
 	assert_non_null(cause);
 	assert_non_null(strstr(cause, "does-not-exist.log"));
 	free(cause);
 	cause = NULL;
 
-	assert_true(pglog_load(l, tmpdir, NULL, &cause) < 0);
+	assert_true(pglog_load(l, unit_tmpdir, NULL, &cause) < 0);
 	assert_non_null(cause);
 	free(cause);
 	cause = NULL;
@@ -669,5 +660,5 @@ main(void)
 		cmocka_unit_test(test_errors),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_tmpdir_teardown);
 }

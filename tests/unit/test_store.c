@@ -25,29 +25,13 @@
 #define SMALL_LINES 15
 #define SMALL_SECCOMP 11
 
-static char tmpdir[] = "/tmp/test_store.XXXXXX";
-
-static int
-group_setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) != NULL ? 0 : -1;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return unit_rmtree(tmpdir);
-}
-
 static void
 tmp_path(char *out, size_t sz, const char *name)
 {
-	snprintf(out, sz, "%s/%s", tmpdir, name);
+	snprintf(out, sz, "%s/%s", unit_tmpdir, name);
 }
 
-/* Copy a fixture into tmpdir (so it can be appended to). */
+/* Copy a fixture into unit_tmpdir (so it can be appended to). */
 static void
 copy_fixture(const char *name, const char *dst)
 {
@@ -634,5 +618,6 @@ main(void)
 		cmocka_unit_test(test_unattributed_not_usable),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, unit_tmpdir_setup,
+				      unit_tmpdir_teardown);
 }

@@ -4,7 +4,8 @@
  * headers it wants before it, the library's internal header, the audit
  * arch tokens and record separator the recorded lines use, a private
  * temporary directory per test program, and the path of a fixture
- * (tests/fixtures, or $PGSC_FIXTURES as ctest sets it).
+ * (tests/fixtures, or $PGSC_FIXTURES as ctest sets it).  What is not
+ * inline here is in unit.c, linked into every unit test program.
  */
 #ifndef PGSC_UNIT_H
 #define PGSC_UNIT_H
@@ -65,5 +66,10 @@ unit_fixture_path(char *out, size_t sz, const char *name)
 			 slash ? (int)(slash - src) : 1, slash ? src : ".", name);
 	}
 }
+
+/* unit.c */
+extern char unit_tmpdir[];
+int unit_tmpdir_setup(void **);
+int unit_tmpdir_teardown(void **);
 
 #endif /* PGSC_UNIT_H */

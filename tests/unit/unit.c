@@ -2,7 +2,7 @@
 /*
  * unit.c - the helpers every unit test program links (unit.h declares
  * them): the program's private temporary directory as a cmocka group
- * setup and teardown.
+ * setup and teardown, and the check of a table of struct fields.
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,4 +30,20 @@ unit_tmpdir_teardown(void **state)
 {
 	(void)state;
 	return unit_rmtree(unit_tmpdir);
+}
+
+/*
+ * Assert each of the @n fields of @f equal to what it wants, in order;
+ * the name of the first that differs goes before cmocka's message.
+ */
+void
+unit_expect_fields(const struct unit_field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].got != f[i].want)
+			print_message("%s: %lld, want %lld\n", f[i].name,
+				      (long long)f[i].got,
+				      (long long)f[i].want);
+		assert_int_equal(f[i].got, f[i].want);
+	}
 }

@@ -67,9 +67,17 @@ unit_fixture_path(char *out, size_t sz, const char *name)
 	}
 }
 
+/* One field of a struct against the value it must have: a row of the
+ * tables unit_expect_fields() checks. */
+struct unit_field {
+	const char *name;
+	int64_t got, want;
+};
+
 /* unit.c */
 extern char unit_tmpdir[];
 int unit_tmpdir_setup(void **);
 int unit_tmpdir_teardown(void **);
+void unit_expect_fields(const struct unit_field *, size_t);
 
 #endif /* PGSC_UNIT_H */

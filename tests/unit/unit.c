@@ -2,7 +2,8 @@
 /*
  * unit.c - the helpers every unit test program links (unit.h declares
  * them): the program's private temporary directory as a cmocka group
- * setup and teardown, and the check of a table of struct fields.
+ * setup and teardown, the check of a table of struct fields, and of a
+ * table of calls that exist or not on an arch.
  */
 #include <errno.h>
 #include <limits.h>
@@ -45,5 +46,18 @@ unit_expect_fields(const struct unit_field *f, size_t n)
 				      (long long)f[i].got,
 				      (long long)f[i].want);
 		assert_int_equal(f[i].got, f[i].want);
+	}
+}
+
+/* Assert families_exists() of each of the @n calls of @c on its arch. */
+void
+unit_expect_exists(const struct unit_exists *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t arch = pgsc_arch_token(c[i].arch);
+
+		if (families_exists(c[i].call, arch) != c[i].want)
+			print_message("%s on %s\n", c[i].call, c[i].arch);
+		assert_int_equal(families_exists(c[i].call, arch), c[i].want);
 	}
 }

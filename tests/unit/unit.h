@@ -74,10 +74,18 @@ struct unit_field {
 	int64_t got, want;
 };
 
+/* A call, the name of an arch (pgsc_arch_token()), and what
+ * families_exists() must return for them: a row of unit_expect_exists(). */
+struct unit_exists {
+	const char *call, *arch;
+	int want;
+};
+
 /* unit.c */
 extern char unit_tmpdir[];
 int unit_tmpdir_setup(void **);
 int unit_tmpdir_teardown(void **);
 void unit_expect_fields(const struct unit_field *, size_t);
+void unit_expect_exists(const struct unit_exists *, size_t);
 
 #endif /* PGSC_UNIT_H */

@@ -35,6 +35,11 @@
 #                         quoted '...' it is evaluated late) is true
 #   t_done                "NAME: P passed, F failed"; its status is 0
 #                         when no check failed (a script's last command)
+#   t_verdict NAME T0     the end of check NAME, begun at T0 (now), of a
+#                         script that runs many and collects each one's
+#                         failures in the array REASONS: "ok: NAME (S s)",
+#                         else "FAIL: NAME: REASON" for each and the time;
+#                         status 0 when REASONS is empty
 #   now                   seconds since the epoch, with nanoseconds
 #   elapsed A B           B - A, one decimal
 #
@@ -131,6 +136,17 @@ need_exec() {
 		[ -x "$p" ] && [ -f "$p" ] || missing="$missing $p"
 	done
 	[ -z "$missing" ] || fail "required programs missing:$missing"
+}
+
+t_verdict() {
+	local r
+	if [ ${#REASONS[@]} = 0 ]; then
+		echo "ok: $1 ($(elapsed "$2" "$(now)") s)"
+		return 0
+	fi
+	for r in "${REASONS[@]}"; do echo "FAIL: $1: $r"; done
+	echo "     ($1 took $(elapsed "$2" "$(now)") s)"
+	return 1
 }
 
 now() { date +%s.%N; }

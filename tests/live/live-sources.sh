@@ -805,13 +805,9 @@ run() { # run NAME FUNCTION
 	done
 	BG_PIDS=()
 	audit_end
-	if [ ${#REASONS[@]} = 0 ]; then
-		echo "ok: $name ($(elapsed "$t0" "$(now)") s)"
+	if t_verdict "$name" "$t0"; then
 		PASSED=$((PASSED + 1))
 	else
-		local r
-		for r in "${REASONS[@]}"; do echo "FAIL: $name: $r"; done
-		echo "     ($name took $(elapsed "$t0" "$(now)") s)"
 		FAILED=$((FAILED + 1))
 	fi
 }

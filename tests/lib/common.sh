@@ -23,6 +23,10 @@
 #   t_bindir USAGE [ARG...]
 #                         BINDIR, the absolute path of ARG (the script's
 #                         first argument, a directory), or fail "usage: USAGE"
+#   t_script NAME USAGE [ARG...]
+#                         T_NAME=NAME, BINDIR as t_bindir USAGE ARG...
+#                         sets it, HERE the calling script's directory and
+#                         SRCROOT the source tree (T_SRCROOT)
 #   need_root [WHY]       fail unless root
 #   need_progs PROG...    fail naming the PROGs that are not on PATH
 #   need_file PATH...     fail naming the PATHs that do not exist
@@ -108,6 +112,16 @@ t_bindir() {
 	[ $# -ge 2 ] && [ -d "$2" ] || fail "usage: $1"
 	# shellcheck disable=SC2034 # for the script
 	BINDIR=$(cd "$2" && pwd)
+}
+
+t_script() {
+	T_NAME=$1
+	shift
+	t_bindir "$@"
+	# shellcheck disable=SC2034 # for the script
+	HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+	# shellcheck disable=SC2034 # for the script
+	SRCROOT=$T_SRCROOT
 }
 
 need_root() {

@@ -13,6 +13,9 @@
 #                         T_KEEP=1 (a script sets T_KEEP from its own
 #                         knob, PGSC_WORLD_KEEP and the like).  INT and
 #                         TERM exit 130 and 143 through the same path.
+#   t_golden NAME BINDIR GOLDENDIR
+#                         t_init NAME; BIN and DIR, the two arguments of a
+#                         script run on the golden logs; T, T_WORK
 #   t_traps NAME          t_init without a work directory (a script whose
 #                         output directory is its caller's)
 #   t_cleanup CMD [ARG...]
@@ -65,6 +68,12 @@ t_init() {
 	t_traps "$1"
 	T_WORK=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/pgsc-$1.XXXXXX") ||
 		fail "cannot create a work directory in ${2:-${TMPDIR:-/tmp}}"
+}
+
+t_golden() {
+	t_init "$1"
+	# shellcheck disable=SC2034 # for the script
+	BIN=$2 DIR=$3 T=$T_WORK
 }
 
 t_traps() {

@@ -30,6 +30,10 @@
 #                         T_NAME=NAME, BINDIR as t_bindir USAGE ARG...
 #                         sets it, HERE the calling script's directory and
 #                         SRCROOT the source tree (T_SRCROOT)
+#   t_follow DB LOG OUT [ARG...]
+#                         $COLLECT following LOG from its start into DB
+#                         with ARGs, in the background, its output
+#                         appended to OUT; its pid in COLL
 #   need_root [WHY]       fail unless root
 #   need_progs PROG...    fail naming the PROGs that are not on PATH
 #   need_file PATH...     fail naming the PATHs that do not exist
@@ -131,6 +135,15 @@ t_script() {
 	HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
 	# shellcheck disable=SC2034 # for the script
 	SRCROOT=$T_SRCROOT
+}
+
+t_follow() {
+	local db=$1 log=$2 out=$3
+	shift 3
+	# shellcheck disable=SC2154 # COLLECT: the script's
+	"$COLLECT" --db "$db" --source "file:$log" --from-start "$@" >>"$out" 2>&1 &
+	# shellcheck disable=SC2034 # for the script
+	COLL=$!
 }
 
 need_root() {

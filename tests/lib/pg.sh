@@ -21,6 +21,8 @@
 #                                  no TCP, the socket in SOCK, PORT if given
 #   pg_stop_now DATA               stop the cluster at once if it runs
 #                                  (for cleanup functions)
+#   pg_wait_log LOG TEXT           wait (10 s at most) until TEXT (a grep
+#                                  pattern) is in the server log LOG
 #   pg_exec_for_postgres BINDIR DIR
 #                                  EXEC: BINDIR/pgsc-exec, or a copy in
 #                                  DIR/bin when postgres cannot run it there
@@ -80,6 +82,15 @@ pg_stop_now() {
 			-t 30 stop >/dev/null 2>&1
 	fi
 	return 0
+}
+
+pg_wait_log() {
+	local _
+	for _ in $(seq 1 100); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 pg_exec_for_postgres() {

@@ -368,6 +368,19 @@ teardown(void **state)
 
 #define PM 5514
 
+/*
+ * A child of the postmaster, @pid, forked at @t (clone), making @n calls
+ * @nr at @t_sc, exiting at @t_exit with @title.
+ */
+static void
+child_life(long t, int pid, long t_sc, int nr, int n, long t_exit,
+	   const char *title)
+{
+	fork_ev(t, NR_CLONE, 5511, PM, "postgres", PG_EXE, pid, NULL);
+	pg(t_sc, pid, nr, n);
+	exit_ev(t_exit, PM, pid, title);
+}
+
 static void
 start_postmaster(void)
 {
@@ -517,9 +530,8 @@ test_child_after_stale_provisional(void **state)
 	start_postmaster();
 	/* 5700: some postgres process seen since before the server started */
 	sc(30, 5700, "postgres", PG_EXE, NR_GETPPID);
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5700, NULL);
-	pg(100, 5700, NR_PREAD64, 2);
-	exit_ev(200, PM, 5700, "postgres: alice db [local] idle");
+	child_life(100, 5700, 100, NR_PREAD64, 2, 200,
+		   "postgres: alice db [local] idle");
 	finish();
 	assert_int_equal(count("client backend", NR_PREAD64), 2);
 	assert_int_equal(count("client backend", NR_GETPPID), 0);
@@ -533,13 +545,11 @@ test_pid_reuse(void **state)
 
 	(void)state;
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_READ, 2);
-	exit_ev(150, PM, 5600, "postgres: alice db [local] idle");
+	child_life(100, 5600, 101, NR_READ, 2, 150,
+		   "postgres: alice db [local] idle");
 	/* the same pid, forked again by the postmaster */
-	fork_ev(300, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(301, 5600, NR_CLOCK_NANOSLEEP, 3);
-	exit_ev(400, PM, 5600, "postgres: checkpointer ");
+	child_life(300, 5600, 301, NR_CLOCK_NANOSLEEP, 3, 400,
+		   "postgres: checkpointer ");
 	finish();
 
 	assert_int_equal(count("client backend", NR_READ), 2);
@@ -563,13 +573,11 @@ test_pid_reuse_child_first(void **state)
 {
 	(void)state;
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_READ, 2);
-	exit_ev(150, PM, 5600, "postgres: alice db [local] idle");
+	child_life(100, 5600, 101, NR_READ, 2, 150,
+		   "postgres: alice db [local] idle");
 	pg(300, 5600, NR_CLOCK_NANOSLEEP, 3);
-	fork_ev(300, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(301, 5600, NR_CLOCK_NANOSLEEP, 1);
-	exit_ev(400, PM, 5600, "postgres: checkpointer ");
+	child_life(300, 5600, 301, NR_CLOCK_NANOSLEEP, 1, 400,
+		   "postgres: checkpointer ");
 	finish();
 
 	assert_int_equal(count("client backend", NR_READ), 2);
@@ -722,9 +730,8 @@ run_two_servers(void)
 {
 	/* the real server, uid 101 */
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_PREAD64, 2);
-	exit_ev(102, PM, 5600, "postgres: alice db [local] idle");
+	child_life(100, 5600, 101, NR_PREAD64, 2, 102,
+		   "postgres: alice db [local] idle");
 	/* a user's, uid 1000, forked by the user's shell 7000 */
 	cur_uid = 1000;
 	sc(200, 7000, "bash", "/usr/bin/bash", NR_READ);
@@ -876,12 +883,9 @@ test_forgery_client_names(void **state)
 {
 	(void)state;
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_PTRACE, 3);
-	exit_ev(102, PM, 5600, "postgres: a: checkpointer [local] idle");
-	fork_ev(110, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5601, NULL);
-	pg(111, 5601, NR_FSYNC, 1);
-	exit_ev(112, PM, 5601, "postgres: checkpointer ");
+	child_life(100, 5600, 101, NR_PTRACE, 3, 102,
+		   "postgres: a: checkpointer [local] idle");
+	child_life(110, 5601, 111, NR_FSYNC, 1, 112, "postgres: checkpointer ");
 	finish();
 	assert_int_equal(count("client backend", NR_PTRACE), 3);
 	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
@@ -890,19 +894,14 @@ test_forgery_client_names(void **state)
 	/* a server with cluster_name "main" */
 	rerun(state, NULL);
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_PTRACE, 3);
-	exit_ev(102, PM, 5600,
-		"postgres: main: a: checkpointer [local] idle");
-	fork_ev(103, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5603, NULL);
-	pg(104, 5603, NR_PTRACE, 1);
-	exit_ev(105, PM, 5603, "postgres: main: checkpointer db "
-		"10.0.0.1(5) idle");
+	child_life(100, 5600, 101, NR_PTRACE, 3, 102,
+		   "postgres: main: a: checkpointer [local] idle");
+	child_life(103, 5603, 104, NR_PTRACE, 1, 105,
+		   "postgres: main: checkpointer db "
+		   "10.0.0.1(5) idle");
 	/* a walsender ends before the server's auxiliary processes */
-	fork_ev(106, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5604, NULL);
-	pg(107, 5604, NR_SENDTO, 2);
-	exit_ev(108, PM, 5604,
-		"postgres: main: walsender rep [local] streaming 0/3000000");
+	child_life(106, 5604, 107, NR_SENDTO, 2, 108,
+		   "postgres: main: walsender rep [local] streaming 0/3000000");
 	fork_ev(110, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5601, NULL);
 	pg(111, 5601, NR_FSYNC, 1);
 	fork_ev(112, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5602, NULL);

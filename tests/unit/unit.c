@@ -10,6 +10,8 @@
 
 #include "unit.h"
 
+#include "syscalls.h"
+
 char unit_tmpdir[PATH_MAX];
 
 /*

@@ -277,6 +277,69 @@ pid_wait_gone() {
 	return 1
 }
 
+# until_marker M LOG: R_STATUS[M] and R_DONE[M] by log_marker LOG, then
+# cpu_stop M.
+until_marker() {
+	if log_marker "$2"; then
+		R_STATUS[$1]=ok
+		R_DONE[$1]=$(sub "$DONE" "$ST0")
+	else
+		R_STATUS[$1]="marker not seen in $WAIT_MAX s"
+	fi
+	cpu_stop "$1"
+}
+
+# until_stored M DB PID: the same by store_wait DB PID.
+until_stored() {
+	if store_wait "$2" "$3"; then
+		R_STATUS[$1]=ok
+		R_DONE[$1]=$(sub "$DONE" "$ST0")
+	else
+		R_STATUS[$1]="store held $(fmt_int "${GOT:-0}") of $(fmt_int "$TOTAL") after $WAIT_MAX s"
+	fi
+	cpu_stop "$1"
+}
+
+# log_nstorm LOG: the storm's SECCOMP records in auditd's LOG.
+log_nstorm() { grep -c "^type=SECCOMP .* exe=\"$STORM_EXE\" .* syscall=$NR " "$1" || true; }
+
+# storm_to_log M LOG: the storm with auditd alone (writing LOG) as the
+# consumer, timed until_marker; its figures in R_*[M].
+storm_to_log() {
+	local l0 b0
+	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
+	cpu_start "auditd:$PGSC_AUDITD_PID"
+	run_storm
+	until_marker "$1" "$2"
+	finish_mode "$1" "$l0" "$b0"
+	R_N[$1]=$(log_nstorm "$2")
+}
+
+# store_figures M DB: R_N[M], R_GAPS[M] and R_REC[M] from pgsc's store DB.
+store_figures() {
+	R_N[$1]=$(store_nstorm "$2")
+	R_GAPS[$1]=$(store_q "$2" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
+	R_REC[$1]=$(store_q "$2" "SELECT coalesce(sum(records), 0) FROM rounds")
+}
+
+# netlink_start OUT [ARG...]: pgsc-collect --source netlink into DB with
+# ARGs (output in OUT), once it is the audit daemon and has opened its
+# round; its pid in CP.
+netlink_start() {
+	local out=$1
+	shift
+	"$BINDIR/pgsc-collect" --db "$DB" --source netlink "$@" >"$out" 2>&1 &
+	CP=$!
+	PIDS_OURS+=("$CP")
+	for _ in $(seq 1 100); do
+		[ "$(kstat pid)" = "$CP" ] && break
+		kill -0 "$CP" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ "$(kstat pid)" = "$CP" ] || die "pgsc-collect --source netlink did not register as the audit daemon: $(tail -5 "$out")"
+	store_wait_round "$DB" >/dev/null || die "pgsc-collect --source netlink opened no round: $(tail -5 "$out")"
+}
+
 # CPU time of the consumers: cpu_start ROLE:PID... before the storm,
 # cpu_stop M when its records are accounted for; R_CPU[M] = "role s ...".
 TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
@@ -301,6 +364,7 @@ cpu_stop() {
 # Results per mode m in a b c d: R_STORM[m] (storm s), R_DONE[m] (s from
 # storm start until accounted for), R_LOST[m], R_BW[m], R_N[m] (count of
 # nr 110 in the consumer), R_STATUS[m] (ok / text), R_GAPS[m].
+# shellcheck disable=SC2034 # R_REC: recorded, not printed
 declare -A R_STORM R_DONE R_LOST R_BW R_N R_STATUS R_GAPS R_REC R_CPU R_OVF
 
 finish_mode() { # finish_MODE M LOST0 BW0: record the figures of a storm mode
@@ -324,18 +388,7 @@ mode_a() {
 	note "(a) auditd writing its log: storm of $(fmt_int "$TOTAL") records"
 	audit_begin "$T/a/audit" || die "could not start the private auditd"
 	KB_LIMIT=$(kstat backlog_limit); KB_WAIT=$(kstat backlog_wait_time)
-	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
-	cpu_start "auditd:$PGSC_AUDITD_PID"
-	run_storm
-	if log_marker "$T/a/audit/audit.log"; then
-		R_STATUS[a]=ok
-		R_DONE[a]=$(sub "$DONE" "$ST0")
-	else
-		R_STATUS[a]="marker not seen in $WAIT_MAX s"
-	fi
-	cpu_stop a
-	finish_mode a "$l0" "$b0"
-	R_N[a]=$(grep -c "^type=SECCOMP .* exe=\"$STORM_EXE\" .* syscall=$NR " "$T/a/audit/audit.log" || true)
+	storm_to_log a "$T/a/audit/audit.log"
 	audit_end
 	rm -rf "$T/a"
 }
@@ -357,18 +410,7 @@ mode_b0() {
 		format = $PLUGIN_FORMAT
 	EOF
 	PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b0/audit" || die "could not start the private auditd with the no-op plugin"
-	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
-	cpu_start "auditd:$PGSC_AUDITD_PID"
-	run_storm
-	if log_marker "$T/b0/audit/audit.log"; then
-		R_STATUS[b0]=ok
-		R_DONE[b0]=$(sub "$DONE" "$ST0")
-	else
-		R_STATUS[b0]="marker not seen in $WAIT_MAX s"
-	fi
-	cpu_stop b0
-	finish_mode b0 "$l0" "$b0"
-	R_N[b0]=$(grep -c "^type=SECCOMP .* exe=\"$STORM_EXE\" .* syscall=$NR " "$T/b0/audit/audit.log" || true)
+	storm_to_log b0 "$T/b0/audit/audit.log"
 	R_OVF[b0]=$(grep -ci "queue.*full\|overflow" "$T/b0/audit/auditd.out" || true)
 	audit_end
 	rm -rf "$T/b0"
@@ -392,21 +434,12 @@ mode_b() {
 	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
 	cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$PPID_B"
 	run_storm
-	if store_wait "$DB" "$PPID_B"; then
-		R_STATUS[b]=ok
-		R_DONE[b]=$(sub "$DONE" "$ST0")
-	else
-		R_STATUS[b]="store held $(fmt_int "${GOT:-0}") of $(fmt_int "$TOTAL") after $WAIT_MAX s"
-	fi
-	cpu_stop b
+	until_stored b "$DB" "$PPID_B"
 	finish_mode b "$l0" "$b0"
 	R_OVF[b]=$(grep -ci "queue.*full\|overflow" "$T/b/audit/auditd.out" || true)
 	audit_end
 	pid_wait_gone "$PPID_B" 15 || note "warning: the pgsc plugin (pid $PPID_B) did not exit after auditd stopped"
-	R_N[b]=$(store_nstorm "$DB")
-	R_GAPS[b]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
-	# shellcheck disable=SC2034 # recorded, not printed
-	R_REC[b]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+	store_figures b "$DB"
 	rm -rf "$T/b"
 }
 
@@ -416,16 +449,7 @@ mode_c() {
 	note "(c) pgsc netlink daemon"
 	DB=$T/c/store.db
 	mkdir -p "$T/c"
-	"$BINDIR/pgsc-collect" --db "$DB" --source netlink >"$T/c/collect.out" 2>&1 &
-	CP=$!
-	PIDS_OURS+=("$CP")
-	for _ in $(seq 1 100); do
-		[ "$(kstat pid)" = "$CP" ] && break
-		kill -0 "$CP" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ "$(kstat pid)" = "$CP" ] || die "pgsc-collect --source netlink did not register as the audit daemon: $(tail -5 "$T/c/collect.out")"
-	store_wait_round "$DB" >/dev/null || die "pgsc-collect --source netlink opened no round: $(tail -5 "$T/c/collect.out")"
+	netlink_start "$T/c/collect.out"
 	KC_LIMIT=$(kstat backlog_limit); KC_WAIT=$(kstat backlog_wait_time)
 	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
 	cpu_start "pgsc:$CP"
@@ -442,10 +466,7 @@ mode_c() {
 	else
 		R_STATUS[c]="pgsc-collect exited $rc: $(tail -c 300 "$T/c/collect.out" | tr '\n' ' ')"
 	fi
-	R_N[c]=$(store_nstorm "$DB")
-	R_GAPS[c]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
-	# shellcheck disable=SC2034 # recorded, not printed
-	R_REC[c]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+	store_figures c "$DB"
 	rm -rf "$T/c"
 }
 
@@ -462,21 +483,12 @@ mode_d() {
 	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
 	cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$DP"
 	run_storm
-	if store_wait "$DB" "$DP"; then
-		R_STATUS[d]=ok
-		R_DONE[d]=$(sub "$DONE" "$ST0")
-	else
-		R_STATUS[d]="store held $(fmt_int "${GOT:-0}") of $(fmt_int "$TOTAL") after $WAIT_MAX s"
-	fi
-	cpu_stop d
+	until_stored d "$DB" "$DP"
 	finish_mode d "$l0" "$b0"
 	kill -TERM "$DP"
 	wait "$DP" || note "warning: pgsc-collect --source file: exited $?: $(tail -3 "$T/d/collect.out")"
 	audit_end
-	R_N[d]=$(store_nstorm "$DB")
-	R_GAPS[d]=$(store_q "$DB" "SELECT coalesce(sum(serial_gaps), 0) FROM rounds")
-	# shellcheck disable=SC2034 # recorded, not printed
-	R_REC[d]=$(store_q "$DB" "SELECT coalesce(sum(records), 0) FROM rounds")
+	store_figures d "$DB"
 	rm -rf "$T/d"
 }
 
@@ -510,25 +522,12 @@ T_P1END=$(now)
 # ------------------------------------------------------------- part 2 --
 declare -A P_TPS P_LOST P_BW P_REC P_STATUS P_INIT
 if [ "$SKIP_PGB" != 1 ]; then
-	EXEC=$BINDIR/pgsc-exec
-	if ! runuser -u postgres -- test -x "$EXEC"; then
-		mkdir -p "$T/bin"
-		cp "$EXEC" "$T/bin/pgsc-exec" && chmod 755 "$T/bin/pgsc-exec"
-		EXEC=$T/bin/pgsc-exec
-	fi
+	# shellcheck source=../lib/pg.sh
+	. "$SRCROOT/tests/lib/pg.sh"
+	pg_exec_for_postgres "$BINDIR" "$T"
 	C=$T/pg
-	mkdir -p "$C/sock"
-	chown -R postgres "$C"
-	runuser -u postgres -- "$PGBIN/initdb" -D "$C/data" -A trust -U postgres --no-sync \
-		>"$C/initdb.log" 2>&1 || die "initdb failed: $(tail -5 "$C/initdb.log")"
-	cat >>"$C/data/postgresql.conf" <<-EOF
-
-		# pgsc tests/bench/bench-live.sh
-		listen_addresses = ''
-		port = 54372
-		unix_socket_directories = '$C/sock'
-		max_connections = 20
-	EOF
+	pg_bench_cluster "$C" 54372 tests/bench/bench-live.sh ||
+		die "initdb failed: $(tail -5 "$C/initdb.log")"
 	pgb() { runuser -u postgres -- "$PGBIN/pgbench" -h "$C/sock" -p 54372 -U postgres "$@" postgres; }
 	# pg_session M: start the server under the log-all filter, pgbench -i,
 	# pgbench -c 4 -T, stop.  Sets P_TPS[M], P_INIT[M] (s of pgbench -i).
@@ -566,16 +565,7 @@ if [ "$SKIP_PGB" != 1 ]; then
 	note "pgbench (c): pgsc netlink daemon --load-rules"
 	DB=$T/pc/store.db
 	mkdir -p "$T/pc"
-	"$BINDIR/pgsc-collect" --db "$DB" --source netlink --load-rules >"$T/pc/collect.out" 2>&1 &
-	CP=$!
-	PIDS_OURS+=("$CP")
-	for _ in $(seq 1 100); do
-		[ "$(kstat pid)" = "$CP" ] && break
-		kill -0 "$CP" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ "$(kstat pid)" = "$CP" ] || die "pgsc-collect --source netlink did not register: $(tail -5 "$T/pc/collect.out")"
-	store_wait_round "$DB" >/dev/null || die "pgsc-collect --source netlink opened no round: $(tail -5 "$T/pc/collect.out")"
+	netlink_start "$T/pc/collect.out" --load-rules
 	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
 	pg_session c
 	kill -TERM "$CP"
@@ -596,21 +586,14 @@ row() { printf '  %-58s %22s  %-12s %s\n' "$@"; }
 PASSES=0; MISSES=0
 judge() { M=$(mark "$@"); case $M in PASS) PASSES=$((PASSES + 1)) ;; MISS) MISSES=$((MISSES + 1)) ;; esac; }
 miss() { M=MISS; MISSES=$((MISSES + 1)); }
-declare -A NAME=(
-	[a]="(a) auditd writing its log"
-	[b0]="(b0) auditd + no-op plugin (cat >/dev/null), format $PLUGIN_FORMAT"
-	[b]="(b) auditd + pgsc plugin"
-	[c]="(c) pgsc netlink daemon (no auditd)"
-	[d]="(d) auditd log + pgsc file: tail"
-)
-# shellcheck disable=SC2034 # what each mode's "done" means (the table's legend)
-declare -A UNTIL=(
-	[a]="until the marker is in the log"
-	[b0]="until the marker is in the log"
-	[b]="until the store holds all"
-	[c]="SIGTERM at storm end, until pgsc exits"
-	[d]="until the store holds all"
-)
+# each mode's name, and what its "done" means (UNTIL: the table's legend)
+declare -A NAME UNTIL
+NAME[a]="(a) auditd writing its log" UNTIL[a]="until the marker is in the log"
+NAME[b0]="(b0) auditd + no-op plugin (cat >/dev/null), format $PLUGIN_FORMAT" UNTIL[b0]=${UNTIL[a]}
+NAME[b]="(b) auditd + pgsc plugin" UNTIL[b]="until the store holds all"
+NAME[c]="(c) pgsc netlink daemon (no auditd)" UNTIL[c]="SIGTERM at storm end, until pgsc exits"
+# shellcheck disable=SC2034 # UNTIL: not printed yet
+NAME[d]="(d) auditd log + pgsc file: tail" UNTIL[d]=${UNTIL[b]}
 # stats "x y z": "median min max" of the numbers (fail entries skipped),
 # or "" when there is none.
 stats() { echo "$1" | tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%s %s %s\n", m, v[1], v[NR] }'; }

@@ -127,26 +127,13 @@ record() {
 	# shellcheck source=../lib/auditd.sh
 	. "$SRCROOT/tests/lib/auditd.sh"
 
-	local EXEC=$BINDIR/pgsc-exec
-	if ! runuser -u postgres -- test -x "$EXEC"; then
-		mkdir -p "$T/bin"
-		cp "$EXEC" "$T/bin/pgsc-exec" && chmod 755 "$T/bin/pgsc-exec"
-		EXEC=$T/bin/pgsc-exec
-	fi
-	local C=$T/pg
-	mkdir -p "$C/sock"
-	chown -R postgres "$C"
+	# shellcheck source=../lib/pg.sh
+	. "$SRCROOT/tests/lib/pg.sh"
+	local EXEC C=$T/pg
+	pg_exec_for_postgres "$BINDIR" "$T"
 	PGDATA_T=$C/data
-	runuser -u postgres -- "$PGBIN/initdb" -D "$C/data" -A trust -U postgres --no-sync \
-		>"$C/initdb.log" 2>&1 || die "initdb failed: $(tail -5 "$C/initdb.log")"
-	cat >>"$C/data/postgresql.conf" <<-EOF
-
-		# pgsc tests/bench/bench.sh
-		listen_addresses = ''
-		port = 54371
-		unix_socket_directories = '$C/sock'
-		max_connections = 20
-	EOF
+	pg_bench_cluster "$C" 54371 tests/bench/bench.sh ||
+		die "initdb failed: $(tail -5 "$C/initdb.log")"
 
 	note "waiting for the audit lock and starting a private auditd"
 	audit_begin "$T/audit" || die "could not start the private auditd"

@@ -40,11 +40,7 @@ zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
 LOG=$T/fleet.log
 DB=$T/f.db
 : >"$LOG"
-start_collector() {
-	"$COLLECT" --db "$DB" --source "file:$LOG" --from-start --commit-interval 0.5 \
-		>>"$T/collect.out" 2>&1 &
-	COLL=$!
-}
+start_collector() { t_follow "$DB" "$LOG" "$T/collect.out" --commit-interval 0.5; }
 start_collector
 "$FEED" -n 5 -r 20000 -s 6 -o "$LOG" "$T/raw.log" 2>"$T/feed.out" &
 FP=$!

@@ -187,11 +187,7 @@ check_union "$T/central.db" import
 
 # the same, followed live through a kill
 : >"$T/live.log"
-start() {
-	"$COLLECT" --db "$T/live.db" --source "file:$T/live.log" --from-start --commit-interval 0.2 \
-		>>"$T/collect.out" 2>&1 &
-	COLL=$!
-}
+start() { t_follow "$T/live.db" "$T/live.log" "$T/collect.out" --commit-interval 0.2; }
 start
 half=$((lines / 2))
 head -n "$half" "$T/central.log" >>"$T/live.log"

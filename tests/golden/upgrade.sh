@@ -10,11 +10,8 @@
 #   bash tests/golden/upgrade.sh BINDIR GOLDENDIR
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-t_init upgrade
-BIN=$1
-DIR=$2
+t_golden upgrade "$@"
 need_progs sqlite3
-T=$T_WORK
 n=0
 PG=/usr/lib/postgresql/15/bin/postgres
 hex=$(printf '%s (deleted)' "$PG" | od -An -tx1 -v | tr -d ' \n' | tr a-f A-F)

@@ -248,17 +248,25 @@ check_two_imports() {
 	echo "two-imports: $out"
 }
 
+# follow_start DB LOG ERR: a collector following LOG from its start into
+# DB (stderr to ERR), in BG, its pid in FOLLOW_PID; returns once its first
+# commit is in (or after 10 s).
+follow_start() {
+	"$COLLECT" --db "$1" --source "file:$2" --from-start --commit-interval 0.2 2>"$3" &
+	FOLLOW_PID=$!
+	BG+=("$FOLLOW_PID")
+	for _ in $(seq 1 100); do
+		[ "$(q "$1" "SELECT count(*) FROM rounds WHERE last_commit IS NOT NULL" 2>/dev/null)" = 1 ] && break
+		sleep 0.1
+	done
+}
+
 check_live_import() {
 	local d=$W/li db=$W/li/s.db coll st out a before
 	mkdir -p "$d"
 	bytes "$BIG" 0 $((SIZE / 3)) >"$d/audit.log"
-	"$COLLECT" --db "$db" --source "file:$d/audit.log" --from-start --commit-interval 0.2 2>"$d/live.err" &
-	coll=$!
-	BG+=("$coll")
-	for _ in $(seq 1 100); do
-		[ "$(q "$db" "SELECT count(*) FROM rounds WHERE last_commit IS NOT NULL" 2>/dev/null)" = 1 ] && break
-		sleep 0.1
-	done
+	follow_start "$db" "$d/audit.log" "$d/live.err"
+	coll=$FOLLOW_PID
 	before=$(q "$db" "SELECT count(*) FROM rounds")
 	st=0
 	out=$("$COLLECT" --db "$db" --import "$BIG" 2>&1) || st=$?
@@ -312,13 +320,8 @@ check_stale_pid() {
 	local d=$W/stale db=$W/stale/s.db coll other st
 	mkdir -p "$d"
 	bytes "$BIG" 0 $((SIZE / 8)) >"$d/audit.log"
-	"$COLLECT" --db "$db" --source "file:$d/audit.log" --from-start --commit-interval 0.2 2>"$d/a.err" &
-	coll=$!
-	BG+=("$coll")
-	for _ in $(seq 1 100); do
-		[ "$(q "$db" "SELECT count(*) FROM rounds WHERE last_commit IS NOT NULL" 2>/dev/null)" = 1 ] && break
-		sleep 0.1
-	done
+	follow_start "$db" "$d/audit.log" "$d/a.err"
+	coll=$FOLLOW_PID
 	kill -KILL "$coll"
 	{ wait "$coll"; } 2>/dev/null
 	sleep 600 &

@@ -82,13 +82,9 @@ run() {
 	REASONS=()
 	t0=$(now)
 	"$2"
-	if [ ${#REASONS[@]} = 0 ]; then
-		echo "ok: $name ($(elapsed "$t0" "$(now)") s)"
+	if t_verdict "$name" "$t0"; then
 		HD_PASSED=$((HD_PASSED + 1))
 	else
-		local r
-		for r in "${REASONS[@]}"; do echo "FAIL: $name: $r"; done
-		echo "     ($name took $(elapsed "$t0" "$(now)") s)"
 		HD_FAILED=$((HD_FAILED + 1))
 	fi
 }

@@ -10,11 +10,8 @@
 # shellcheck disable=SC2015
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-t_init inputs
-BIN=$1
-DIR=$2
+t_golden inputs "$@"
 need_progs sqlite3 gzip xz zstd
-T=$T_WORK
 
 collect() { "$BIN/pgsc-collect" "$@"; }
 # the lists with every count by role; not which round saw a call first

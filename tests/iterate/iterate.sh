@@ -28,12 +28,8 @@
 set -e
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-T_NAME=iterate-test
 export LC_ALL=C
-
-t_bindir "iterate.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$T_SRCROOT
+t_script iterate-test "iterate.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@"
 MAXR=${PGSC_ITERATE_MAX_ROUNDS:-5}
 T0=$(date +%s)
 

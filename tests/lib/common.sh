@@ -13,6 +13,9 @@
 #                         T_KEEP=1 (a script sets T_KEEP from its own
 #                         knob, PGSC_WORLD_KEEP and the like).  INT and
 #                         TERM exit 130 and 143 through the same path.
+#   t_golden NAME BINDIR GOLDENDIR
+#                         t_init NAME; BIN and DIR, the two arguments of a
+#                         script run on the golden logs; T, T_WORK
 #   t_traps NAME          t_init without a work directory (a script whose
 #                         output directory is its caller's)
 #   t_cleanup CMD [ARG...]
@@ -23,6 +26,14 @@
 #   t_bindir USAGE [ARG...]
 #                         BINDIR, the absolute path of ARG (the script's
 #                         first argument, a directory), or fail "usage: USAGE"
+#   t_script NAME USAGE [ARG...]
+#                         T_NAME=NAME, BINDIR as t_bindir USAGE ARG...
+#                         sets it, HERE the calling script's directory and
+#                         SRCROOT the source tree (T_SRCROOT)
+#   t_follow DB LOG OUT [ARG...]
+#                         $COLLECT following LOG from its start into DB
+#                         with ARGs, in the background, its output
+#                         appended to OUT; its pid in COLL
 #   need_root [WHY]       fail unless root
 #   need_progs PROG...    fail naming the PROGs that are not on PATH
 #   need_file PATH...     fail naming the PATHs that do not exist
@@ -35,6 +46,11 @@
 #                         quoted '...' it is evaluated late) is true
 #   t_done                "NAME: P passed, F failed"; its status is 0
 #                         when no check failed (a script's last command)
+#   t_verdict NAME T0     the end of check NAME, begun at T0 (now), of a
+#                         script that runs many and collects each one's
+#                         failures in the array REASONS: "ok: NAME (S s)",
+#                         else "FAIL: NAME: REASON" for each and the time;
+#                         status 0 when REASONS is empty
 #   now                   seconds since the epoch, with nanoseconds
 #   elapsed A B           B - A, one decimal
 #
@@ -56,6 +72,12 @@ t_init() {
 	t_traps "$1"
 	T_WORK=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/pgsc-$1.XXXXXX") ||
 		fail "cannot create a work directory in ${2:-${TMPDIR:-/tmp}}"
+}
+
+t_golden() {
+	t_init "$1"
+	# shellcheck disable=SC2034 # for the script
+	BIN=$2 DIR=$3 T=$T_WORK
 }
 
 t_traps() {
@@ -105,6 +127,25 @@ t_bindir() {
 	BINDIR=$(cd "$2" && pwd)
 }
 
+t_script() {
+	T_NAME=$1
+	shift
+	t_bindir "$@"
+	# shellcheck disable=SC2034 # for the script
+	HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+	# shellcheck disable=SC2034 # for the script
+	SRCROOT=$T_SRCROOT
+}
+
+t_follow() {
+	local db=$1 log=$2 out=$3
+	shift 3
+	# shellcheck disable=SC2154 # COLLECT: the script's
+	"$COLLECT" --db "$db" --source "file:$log" --from-start "$@" >>"$out" 2>&1 &
+	# shellcheck disable=SC2034 # for the script
+	COLL=$!
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] || fail "must run as root${1:+ ($1)}"
 }
@@ -131,6 +172,17 @@ need_exec() {
 		[ -x "$p" ] && [ -f "$p" ] || missing="$missing $p"
 	done
 	[ -z "$missing" ] || fail "required programs missing:$missing"
+}
+
+t_verdict() {
+	local r
+	if [ ${#REASONS[@]} = 0 ]; then
+		echo "ok: $1 ($(elapsed "$2" "$(now)") s)"
+		return 0
+	fi
+	for r in "${REASONS[@]}"; do echo "FAIL: $1: $r"; done
+	echo "     ($1 took $(elapsed "$2" "$(now)") s)"
+	return 1
 }
 
 now() { date +%s.%N; }

@@ -21,6 +21,15 @@
 #                                  no TCP, the socket in SOCK, PORT if given
 #   pg_stop_now DATA               stop the cluster at once if it runs
 #                                  (for cleanup functions)
+#   pg_wait_log LOG TEXT           wait (10 s at most) until TEXT (a grep
+#                                  pattern) is in the server log LOG
+#   pg_exec_for_postgres BINDIR DIR
+#                                  EXEC: BINDIR/pgsc-exec, or a copy in
+#                                  DIR/bin when postgres cannot run it there
+#   pg_bench_cluster C PORT NAME   a benchmark's cluster: C/data (initdb
+#                                  --no-sync, output in C/initdb.log),
+#                                  socket in C/sock, PORT, 20 connections,
+#                                  NAME in a comment of postgresql.conf
 
 pg_need() {
 	need_root
@@ -73,4 +82,36 @@ pg_stop_now() {
 			-t 30 stop >/dev/null 2>&1
 	fi
 	return 0
+}
+
+pg_wait_log() {
+	local _
+	for _ in $(seq 1 100); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+pg_exec_for_postgres() {
+	EXEC=$1/pgsc-exec
+	if ! runuser -u postgres -- test -x "$EXEC"; then
+		mkdir -p "$2/bin"
+		cp "$EXEC" "$2/bin/pgsc-exec" && chmod 755 "$2/bin/pgsc-exec"
+		EXEC=$2/bin/pgsc-exec
+	fi
+}
+
+pg_bench_cluster() {
+	mkdir -p "$1/sock"
+	chown -R postgres "$1"
+	pg_initdb "$1/data" "$1/initdb.log" --no-sync || return 1
+	cat >>"$1/data/postgresql.conf" <<-EOF
+
+		# pgsc $3
+		listen_addresses = ''
+		port = $2
+		unix_socket_directories = '$1/sock'
+		max_connections = 20
+	EOF
 }

@@ -30,12 +30,8 @@
 set -e
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-T_NAME=lists-test
 export LC_ALL=C
-
-t_bindir "shipped.sh BINDIR" "$@"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$T_SRCROOT
+t_script lists-test "shipped.sh BINDIR" "$@"
 PGBIN=/usr/lib/postgresql/15/bin
 # shellcheck source=../lib/world.sh
 . "$HERE/../lib/world.sh"

@@ -456,6 +456,20 @@ check_restart() {
 	audit_end
 }
 
+# rotating_start D DB NUM_LOGS MAX_LOG_FILE [ARG...]: a private auditd in
+# D/audit that rotates (max_log_file_action = ROTATE, NUM_LOGS files of
+# MAX_LOG_FILE MB) and pgsc-collect following D/audit/audit.log into DB
+# with ARGs (output in D/collect.out), up to its first commit.  Returns 1
+# after bad() when one of them does not start.
+rotating_start() {
+	local d=$1 db=$2 num=$3 max=$4
+	shift 4
+	PGSC_AUDIT_MAX_LOG_FILE_ACTION=ROTATE PGSC_AUDIT_NUM_LOGS=$num PGSC_AUDIT_MAX_LOG_FILE=$max \
+		audit_begin "$d/audit" || { bad "could not start the private auditd"; return 1; }
+	start_file_collector "$db" "$d/audit/audit.log" "$d/collect.out" "$@"
+	wait_started "$db" file || { bad "pgsc-collect made no first commit in 10 s: $(ok_stderr "$d/collect.out")"; return 1; }
+}
+
 # 5. rotation: auditd rotates at least five times during a storm.
 #
 # The rotations come from max_log_file (auditd rotates in its write path),
@@ -474,11 +488,8 @@ check_rotation() {
 	local d=$W/rotation db=$W/rotation/o.db log n rec nr fin lost sg rg dt rs es src
 	mkdir -p "$d"
 	# ~300 bytes a record: 400000 records are ~120 MB, 6 files of 20 MB.
-	PGSC_AUDIT_MAX_LOG_FILE_ACTION=ROTATE PGSC_AUDIT_NUM_LOGS=20 PGSC_AUDIT_MAX_LOG_FILE=20 \
-		audit_begin "$d/audit" || { bad "could not start the private auditd"; return; }
+	rotating_start "$d" "$db" 20 20 || return
 	log=$d/audit/audit.log
-	start_file_collector "$db" "$log" "$d/collect.out"
-	wait_started "$db" file || { bad "pgsc-collect made no first commit in 10 s: $(ok_stderr "$d/collect.out")"; return; }
 	"$STORM" 100000 4 >"$d/storm.out" 2>&1 || bad "storm failed: $(cat "$d/storm.out")"
 	audit_sync || bad "the audit log did not catch up (sync marker not seen)"
 	n=$(rotated "$log" | grep -c .)
@@ -507,11 +518,8 @@ check_rotation() {
 check_rotation_usr1() {
 	local d=$W/rotation-usr1 db=$W/rotation-usr1/o.db log n k during=0 storm want t0 t1 lost0 dmesg0 missing=0 rec nr fin lost sg rg dt rs es src
 	mkdir -p "$d"
-	PGSC_AUDIT_MAX_LOG_FILE_ACTION=ROTATE PGSC_AUDIT_NUM_LOGS=20 PGSC_AUDIT_MAX_LOG_FILE=4000 \
-		audit_begin "$d/audit" || { bad "could not start the private auditd"; return; }
+	rotating_start "$d" "$db" 20 4000 || return
 	log=$d/audit/audit.log
-	start_file_collector "$db" "$log" "$d/collect.out"
-	wait_started "$db" file || { bad "pgsc-collect made no first commit in 10 s: $(ok_stderr "$d/collect.out")"; return; }
 	t0=$(now)
 	lost0=$(_audit_status lost)
 	dmesg0=$(dmesg 2>/dev/null | grep -c "exe=\"$STORM\"")
@@ -636,11 +644,8 @@ wait_records() {
 check_rotation_restart() {
 	local d=$W/rotation-restart db=$W/rotation-restart/o.db log n0 n1 rec nr fin lost sg rg dt rs es src
 	mkdir -p "$d"
-	PGSC_AUDIT_MAX_LOG_FILE_ACTION=ROTATE PGSC_AUDIT_NUM_LOGS=60 PGSC_AUDIT_MAX_LOG_FILE=4 \
-		audit_begin "$d/audit" || { bad "could not start the private auditd"; return; }
+	rotating_start "$d" "$db" 60 4 --commit-interval 0.25 || return
 	log=$d/audit/audit.log
-	start_file_collector "$db" "$log" "$d/collect.out" --commit-interval 0.25
-	wait_started "$db" file || { bad "pgsc-collect made no first commit in 10 s: $(ok_stderr "$d/collect.out")"; return; }
 	# the storm waits (gated_storm): for the collector to be killed and
 	# auditd to rotate twice, then for the restart
 	gated_storm "$d" 100000 4 2 || { bad "the storm did not start: $(cat "$d/storm.out")"; return; }
@@ -680,11 +685,8 @@ check_rotation_lost() {
 	local d=$W/rotation-lost db=$W/rotation-lost/o.db log st rec nr fin lost sg rg dt rs es src n
 	mkdir -p "$d"
 	# num_logs 2: auditd keeps audit.log and audit.log.1 only.
-	PGSC_AUDIT_MAX_LOG_FILE_ACTION=ROTATE PGSC_AUDIT_NUM_LOGS=2 PGSC_AUDIT_MAX_LOG_FILE=4000 \
-		audit_begin "$d/audit" || { bad "could not start the private auditd"; return; }
+	rotating_start "$d" "$db" 2 4000 --commit-interval 0.2 || return
 	log=$d/audit/audit.log
-	start_file_collector "$db" "$log" "$d/collect.out" --commit-interval 0.2
-	wait_started "$db" file || { bad "pgsc-collect made no first commit in 10 s: $(ok_stderr "$d/collect.out")"; return; }
 	"$STORM" 10000 2 >>"$d/storm.out" 2>&1 || bad "storm A failed"
 	audit_sync || bad "the audit log did not catch up (sync marker not seen)"
 	wait_records "$db" 20000 || bad "the collector did not commit storm A's 20000 records in 10 s: $(round_row "$db")"
@@ -805,13 +807,9 @@ run() { # run NAME FUNCTION
 	done
 	BG_PIDS=()
 	audit_end
-	if [ ${#REASONS[@]} = 0 ]; then
-		echo "ok: $name ($(elapsed "$t0" "$(now)") s)"
+	if t_verdict "$name" "$t0"; then
 		PASSED=$((PASSED + 1))
 	else
-		local r
-		for r in "${REASONS[@]}"; do echo "FAIL: $name: $r"; done
-		echo "     ($name took $(elapsed "$t0" "$(now)") s)"
 		FAILED=$((FAILED + 1))
 	fi
 }

@@ -27,11 +27,7 @@ set -euo pipefail
 export LC_ALL=C
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-T_NAME=upgrade-live
-
-t_bindir "upgrade-live.sh BINDIR" "$@"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
+t_script upgrade-live "upgrade-live.sh BINDIR" "$@"
 PGBIN=/usr/lib/postgresql/15/bin
 # shellcheck source=../lib/pg.sh
 . "$HERE/../lib/pg.sh"

@@ -343,10 +343,7 @@ q -c "SET pgsc.session_syscall_allow = 'read,sync_file_range2'" >/dev/null ||
 # reload: the bad value is refused and logged, the old one stays
 set_conf "$(cat "$D/pgsc.conf")" "pgsc.session_syscall_log = 'getppid,no_such_call'"
 runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" reload >/dev/null
-for _ in $(seq 1 100); do
-	grep -q 'no_such_call' "$LOG" && break
-	sleep 0.1
-done
+pg_wait_log "$LOG" 'no_such_call' || true
 grep -q 'invalid value for parameter "pgsc.session_syscall_log": "getppid,no_such_call"' "$LOG" ||
 	fail "reload: no 'invalid value' message in the log: $(tail -5 "$LOG")"
 grep -q 'DETAIL:  unknown syscall name "no_such_call"' "$LOG" ||
@@ -392,10 +389,7 @@ note "default error without getdents64: pg_ls_dir fails with EPERM, the session 
 out=$(runuser -u postgres -- "$PGBIN/psql" -h "$SOCK" -X -At -U dave -d postgres \
 	-c "SELECT count(*) FROM pg_ls_dir('.')" 2>&1 || true)
 expect_in "$out" 'server closed the connection unexpectedly' "dave's pg_ls_dir"
-for _ in $(seq 1 100); do
-	grep -q 'terminated by signal 31' "$LOG" && break
-	sleep 0.1
-done
+pg_wait_log "$LOG" 'terminated by signal 31' || true
 grep -q 'terminated by signal 31: Bad system call' "$LOG" ||
 	fail "no 'terminated by signal 31' for dave's backend: $(tail -5 "$LOG")"
 for _ in $(seq 1 300); do

@@ -18,11 +18,10 @@
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 t_init per-type
-
-BIN=$(cd "${1:?usage: per-type.sh BINDIR SRCDIR}" && pwd)
+t_bindir "per-type.sh BINDIR SRCDIR" "$@"
 SRC=$(cd "${2:?usage: per-type.sh BINDIR SRCDIR}" && pwd)
-COLLECT=$BIN/pgsc-collect
-REPORT=$BIN/pgsc-report
+COLLECT=$BINDIR/pgsc-collect
+REPORT=$BINDIR/pgsc-report
 need_exec "$COLLECT" "$REPORT"
 need_progs sqlite3 ausyscall python3 scmp_sys_resolver
 

@@ -25,11 +25,7 @@ export LC_ALL=C
 
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-T_NAME=scan-recall
-
-t_bindir "recall.sh BINDIR" "$@"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
+t_script scan-recall "recall.sh BINDIR" "$@"
 PGBIN=/usr/lib/postgresql/15/bin
 # shellcheck source=../lib/pg.sh
 . "$HERE/../lib/pg.sh"

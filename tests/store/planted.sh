@@ -11,11 +11,8 @@
 #   bash tests/store/planted.sh BINDIR GOLDENDIR
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-t_init planted
-BIN=$1
-DIR=$2
+t_golden planted "$@"
 need_progs sqlite3
-T=$T_WORK
 zcat "$DIR/enriched.log.gz" >"$T/e.log"
 zcat "$DIR/raw.log.gz" >"$T/r.log"
 "$BIN/pgsc-collect" --db "$T/clean.db" --import "$T/e.log" 2>/dev/null ||

@@ -20,18 +20,19 @@
 #include <errno.h>
 #include <sqlite3.h>
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t nmemb, size_t n);
-void *__real_realloc(void *p, size_t n);
-void *__real_reallocarray(void *p, size_t nmemb, size_t n);
-char *__real_strdup(const char *s);
-char *__real_strndup(const char *s, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t nmemb, size_t n);
-void *__wrap_realloc(void *p, size_t n);
-void *__wrap_reallocarray(void *p, size_t nmemb, size_t n);
-char *__wrap_strdup(const char *s);
-char *__wrap_strndup(const char *s, size_t n);
+/* The allocators -Wl,--wrap replaces, with the prefix @pfx: __real_ (libc's)
+ * and __wrap_ (below). */
+#define OOM_ALLOCATORS(pfx)						\
+	void *pfx##malloc(size_t n);					\
+	void *pfx##calloc(size_t nmemb, size_t n);			\
+	void *pfx##realloc(void *p, size_t n);				\
+	void *pfx##reallocarray(void *p, size_t nmemb, size_t n);	\
+	char *pfx##strdup(const char *s);				\
+	char *pfx##strndup(const char *s, size_t n);
+
+OOM_ALLOCATORS(__real_)
+OOM_ALLOCATORS(__wrap_)
+#undef OOM_ALLOCATORS
 
 enum oom_kind { OOM_OFF, OOM_LIBC, OOM_SQLITE };
 

@@ -120,24 +120,26 @@ test_families_lookup(void **state)
 static void
 test_families_exists(void **state)
 {
-	uint32_t x86_64 = pgsc_arch_token("x86_64");
-	uint32_t i386 = pgsc_arch_token("i386");
-	uint32_t aarch64 = pgsc_arch_token("aarch64");
-	uint32_t arm = pgsc_arch_token("arm");
+	static const struct unit_exists direct[] = {
+		{ "open", "x86_64", 1 },
+		{ "open", "aarch64", 0 },
+		{ "openat", "aarch64", 1 },
+		{ "mmap", "arm", 0 },
+		{ "mmap2", "arm", 1 },
+		{ "mmap2", "x86_64", 0 },
+	}, multiplexed[] = {
+		{ "accept", "i386", 1 },
+		{ "shmget", "i386", 1 },
+		{ "no_such_syscall", "x86_64", -ENOENT },
+		{ "", "x86_64", -ENOENT },
+	};
 
 	(void)state;
-	assert_int_equal(syscall_families_exists("open", x86_64), 1);
-	assert_int_equal(syscall_families_exists("open", aarch64), 0);
-	assert_int_equal(syscall_families_exists("openat", aarch64), 1);
-	assert_int_equal(syscall_families_exists("mmap", arm), 0);
-	assert_int_equal(syscall_families_exists("mmap2", arm), 1);
-	assert_int_equal(syscall_families_exists("mmap2", x86_64), 0);
+	unit_expect_exists(direct, ARRAY_SIZE(direct));
 	/* through socketcall() and ipc(): libseccomp's -1xx and -2xx */
-	assert_true(seccomp_syscall_resolve_name_arch(i386, "accept") < 0);
-	assert_int_equal(syscall_families_exists("accept", i386), 1);
-	assert_int_equal(syscall_families_exists("shmget", i386), 1);
-	assert_int_equal(syscall_families_exists("no_such_syscall", x86_64), -ENOENT);
-	assert_int_equal(syscall_families_exists("", x86_64), -ENOENT);
+	assert_true(seccomp_syscall_resolve_name_arch(pgsc_arch_token("i386"),
+						      "accept") < 0);
+	unit_expect_exists(multiplexed, ARRAY_SIZE(multiplexed));
 	assert_int_equal(syscall_families_exists("open", 0x12345678), -EINVAL);
 	assert_int_equal(syscall_families_exists("open", 0), -EINVAL);
 }
@@ -181,19 +183,54 @@ guc(const char *global, const char *session)
 	return ls;
 }
 
+/* The diff of two GUC files' lists, with a buffer to write it into. */
+struct diff_run {
+	pgsc_lists *a, *b;
+	pgsc_diff *d;
+	char *buf;
+	size_t sz;
+	FILE *f;
+};
+
+/* @r: the diff of (@ga, @sa) against (@gb, @sb), r->f open on r->buf. */
+static void
+diff_open(struct diff_run *r, const char *ga, const char *sa,
+	  const char *gb, const char *sb, int equivalent)
+{
+	r->a = guc(ga, sa);
+	r->b = guc(gb, sb);
+	r->d = NULL;
+	r->buf = NULL;
+	r->sz = 0;
+	r->f = open_memstream(&r->buf, &r->sz);
+	assert_non_null(r->f);
+	assert_int_equal(pgsc_diff_new(r->a, r->b, equivalent, &r->d), 0);
+}
+
+/* Close r->f, set *@equal, free the rest of @r; returns r->buf. */
+static char *
+diff_close(struct diff_run *r, int *equal)
+{
+	assert_int_equal(fclose(r->f), 0);
+	*equal = pgsc_diff_equal(r->d);
+	pgsc_diff_free(r->d);
+	pgsc_lists_free(r->a);
+	pgsc_lists_free(r->b);
+	return r->buf;
+}
+
 /* "list: +a -b ~-c=d,e ..." of a diff, for compact comparisons. */
 static char *
 summary(const char *ga, const char *sa, const char *gb, const char *sb,
 	int equivalent, int *equal)
 {
-	pgsc_lists *a = guc(ga, sa), *b = guc(gb, sb);
-	pgsc_diff *d = NULL;
-	char *buf = NULL;
-	size_t sz = 0;
-	FILE *f = open_memstream(&buf, &sz);
+	struct diff_run r;
+	pgsc_diff *d;
+	FILE *f;
 
-	assert_non_null(f);
-	assert_int_equal(pgsc_diff_new(a, b, equivalent, &d), 0);
+	diff_open(&r, ga, sa, gb, sb, equivalent);
+	d = r.d;
+	f = r.f;
 	for (int l = 0; l < 2; l++) {
 		const struct pgsc_diff_entry *e;
 		size_t n = pgsc_diff_entries(d, l, &e);
@@ -211,85 +248,84 @@ summary(const char *ga, const char *sa, const char *gb, const char *sb,
 			assert_int_equal(e[i].n_with > 0, e[i].n_families > 0);
 		}
 	}
-	assert_int_equal(fclose(f), 0);
-	*equal = pgsc_diff_equal(d);
-	pgsc_diff_free(d);
-	pgsc_lists_free(a);
-	pgsc_lists_free(b);
-	return buf;
+	return diff_close(&r, equal);
 }
 
-#define CHECK(ga, sa, gb, sb, eq, want_equal, want)                       \
-	do {                                                              \
-		int equal_;                                               \
-		char *got_ = summary(ga, sa, gb, sb, eq, &equal_);        \
-		assert_string_equal(got_, want);                          \
-		assert_int_equal(equal_, want_equal);                     \
-		free(got_);                                               \
-	} while (0)
+/* Two pairs of lists, exact (eq 0) or up to families (eq 1): whether
+ * pgsc_diff_equal() says they are equal, and the summary() of the diff. */
+static const struct diff_case {
+	const char *ga, *sa, *gb, *sb;
+	int eq, want_equal;
+	const char *want;
+} diff_cases[] = {
+	/* the same lists, in any order and spacing */
+	{ "read,write", "read", " write , read", "read", 0, 1, "global: | session:" },
+	{ "", "", "", "", 1, 1, "global: | session:" },
+	/* exact: open and openat are two names */
+	{ "open,read", "read", "openat,read", "read", 0, 0, "global: -open +openat | session:" },
+	/* equivalent: a family member on the other side */
+	{ "open,read", "read", "openat,read", "read", 1, 1, "global: ~-open=openat/open ~+openat=open/open | session:" },
+	/* the other side's member need not be new: A {open, openat} and
+	 * B {openat} are the same up to families */
+	{ "open,openat", "", "openat", "", 1, 1, "global: ~-open=openat/open | session:" },
+	{ "openat", "", "open,openat,openat2", "", 1, 1, "global: ~+open=openat/open ~+openat2=openat/open | session:" },
+	/* no member on the other side: still a difference */
+	{ "open,read", "", "read", "", 1, 0, "global: -open | session:" },
+	{ "read", "", "read,openat2", "", 1, 0, "global: +openat2 | session:" },
+	/* not transitive: unlink ~ unlinkat ~ rmdir, but unlink !~ rmdir */
+	{ "unlink", "", "rmdir", "", 1, 0, "global: +rmdir -unlink | session:" },
+	{ "unlinkat", "", "rmdir,unlink", "", 1, 1, "global: ~+rmdir=unlinkat/rmdir ~+unlink=unlinkat/unlink " "~-unlinkat=rmdir,unlink/rmdir,unlink | session:" },
+	/* several families at once: newfstatat is in stat and fstat */
+	{ "fstat,stat", "", "newfstatat", "", 1, 1, "global: ~-fstat=newfstatat/fstat " "~+newfstatat=fstat,stat/fstat,stat " "~-stat=newfstatat/stat | session:" },
+	/* differences first, then equivalents, each sorted */
+	{ "mmap,open,zzz", "", "aaa,openat,mmap2", "", 1, 0, "global: +aaa -zzz ~-mmap=mmap2/mmap ~+mmap2=mmap/mmap " "~-open=openat/open ~+openat=open/open | session:" },
+	/* the lists are compared separately: a global member does not
+	 * excuse a session name */
+	{ "open,openat", "open", "open,openat", "openat", 1, 1, "global: | session: ~-open=openat/open ~+openat=open/open" },
+	{ "openat", "open", "openat", "read", 1, 0, "global: | session: -open +read" },
+	/* unknown to the families: plain differences */
+	{ "foo_bar", "", "foo_baz", "", 1, 0, "global: -foo_bar +foo_baz | session:" },
+};
 
 static void
 test_equivalence(void **state)
 {
 	(void)state;
-	/* the same lists, in any order and spacing */
-	CHECK("read,write", "read", " write , read", "read", 0, 1,
-	      "global: | session:");
-	CHECK("", "", "", "", 1, 1, "global: | session:");
-	/* exact: open and openat are two names */
-	CHECK("open,read", "read", "openat,read", "read", 0, 0,
-	      "global: -open +openat | session:");
-	/* equivalent: a family member on the other side */
-	CHECK("open,read", "read", "openat,read", "read", 1, 1,
-	      "global: ~-open=openat/open ~+openat=open/open | session:");
-	/* the other side's member need not be new: A {open, openat} and
-	 * B {openat} are the same up to families */
-	CHECK("open,openat", "", "openat", "", 1, 1,
-	      "global: ~-open=openat/open | session:");
-	CHECK("openat", "", "open,openat,openat2", "", 1, 1,
-	      "global: ~+open=openat/open ~+openat2=openat/open | session:");
-	/* no member on the other side: still a difference */
-	CHECK("open,read", "", "read", "", 1, 0,
-	      "global: -open | session:");
-	CHECK("read", "", "read,openat2", "", 1, 0,
-	      "global: +openat2 | session:");
-	/* not transitive: unlink ~ unlinkat ~ rmdir, but unlink !~ rmdir */
-	CHECK("unlink", "", "rmdir", "", 1, 0,
-	      "global: +rmdir -unlink | session:");
-	CHECK("unlinkat", "", "rmdir,unlink", "", 1, 1,
-	      "global: ~+rmdir=unlinkat/rmdir ~+unlink=unlinkat/unlink "
-	      "~-unlinkat=rmdir,unlink/rmdir,unlink | session:");
-	/* several families at once: newfstatat is in stat and fstat */
-	CHECK("fstat,stat", "", "newfstatat", "", 1, 1,
-	      "global: ~-fstat=newfstatat/fstat ~+newfstatat=fstat,stat/fstat,stat "
-	      "~-stat=newfstatat/stat | session:");
-	/* differences first, then equivalents, each sorted */
-	CHECK("mmap,open,zzz", "", "aaa,openat,mmap2", "", 1, 0,
-	      "global: +aaa -zzz ~-mmap=mmap2/mmap ~+mmap2=mmap/mmap "
-	      "~-open=openat/open ~+openat=open/open | session:");
-	/* the lists are compared separately: a global member does not
-	 * excuse a session name */
-	CHECK("open,openat", "open", "open,openat", "openat", 1, 1,
-	      "global: | session: ~-open=openat/open ~+openat=open/open");
-	CHECK("openat", "open", "openat", "read", 1, 0,
-	      "global: | session: -open +read");
-	/* unknown to the families: plain differences */
-	CHECK("foo_bar", "", "foo_baz", "", 1, 0,
-	      "global: -foo_bar +foo_baz | session:");
+	for (size_t i = 0; i < ARRAY_SIZE(diff_cases); i++) {
+		const struct diff_case *c = &diff_cases[i];
+		int equal;
+		char *got = summary(c->ga, c->sa, c->gb, c->sb, c->eq, &equal);
+
+		assert_string_equal(got, c->want);
+		assert_int_equal(equal, c->want_equal);
+		free(got);
+	}
 }
 
 /* ---------------------------------------------------------------- */
 /* JSON                                                              */
 
-static int
-json(const char *text, size_t len, struct strset *g, struct strset *s,
-     char **cause)
+/* What diff_parse_json() gives: the two lists, or a cause. */
+struct json_out {
+	struct strset g, s;
+	char *cause;
+};
+
+static void
+json_free(struct json_out *j)
 {
-	strset_free(g);
-	strset_free(s);
-	free(*cause);
-	*cause = NULL;
-	return diff_parse_json(text, len, "r.json", g, s, cause);
+	strset_free(&j->g);
+	strset_free(&j->s);
+	free(j->cause);
+	j->cause = NULL;
+}
+
+/* Parse @len bytes of @text as "r.json" into @j (emptied first). */
+static int
+json(struct json_out *j, const char *text, size_t len)
+{
+	json_free(j);
+	return diff_parse_json(text, len, "r.json", &j->g, &j->s, &j->cause);
 }
 
 static void
@@ -309,36 +345,33 @@ test_json_valid(void **state)
 		"\"roles\": {\"client backend\": 12}, \"first_round\": 1, "
 		"\"example_pid\": 42, \"example_exe\": \"/usr/bin/\\u001b[31mx\"}\n"
 		"  ]\n}\n";
-	struct strset g = { 0 }, s = { 0 };
-	char *cause = NULL;
+	struct json_out j = { 0 };
 
 	(void)state;
-	assert_int_equal(json(report, strlen(report), &g, &s, &cause), 0);
-	assert_int_equal(g.n, 3);
-	assert_string_equal(g.v[0], "accept");
-	assert_string_equal(g.v[2], "write");
-	assert_int_equal(s.n, 2);
+	assert_int_equal(json(&j, report, strlen(report)), 0);
+	assert_int_equal(j.g.n, 3);
+	assert_string_equal(j.g.v[0], "accept");
+	assert_string_equal(j.g.v[2], "write");
+	assert_int_equal(j.s.n, 2);
 
 	/* escapes in keys and names, every kind of value elsewhere,
 	 * duplicates in an array, empty arrays */
-#define J(lit) json(lit, sizeof(lit) - 1, &g, &s, &cause)
+#define J(lit) json(&j, lit, sizeof(lit) - 1)
 	assert_int_equal(J("{\"glob\\u0061l\":[\"r\\u0065ad\",\"read\"],"
 			   "\"x\":[1,-0,0.5,-1.25e+10,2E-3,true,false,null,"
 			   "{\"a\":{\"b\":[]}},\"caf\xc3\xa9 \\ud83d\\ude00\"],"
 			   "\"session\":[]}"), 0);
-	assert_int_equal(g.n, 1);
-	assert_string_equal(g.v[0], "read");
-	assert_int_equal(s.n, 0);
+	assert_int_equal(j.g.n, 1);
+	assert_string_equal(j.g.v[0], "read");
+	assert_int_equal(j.s.n, 0);
 	assert_int_equal(J(" \t\r\n{ \"session\" : [ \"a\" ] , \"global\" : "
 			   "[ \"b\" , \"c_1\" ] } \n"), 0);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(s.n, 1);
+	assert_int_equal(j.g.n, 2);
+	assert_int_equal(j.s.n, 1);
 	/* a key that is longer than any we look for */
 	assert_int_equal(J("{\"global_syscall_allow_and_more\":1,"
 			   "\"global\":[],\"session\":[]}"), 0);
-	strset_free(&g);
-	strset_free(&s);
-	free(cause);
+	json_free(&j);
 }
 
 static void
@@ -406,30 +439,27 @@ test_json_hostile(void **state)
 		"{\"x\":True,\"global\":[],\"session\":[]}",
 		"\xef\xbb\xbf{\"global\":[],\"session\":[]}",
 	};
-	struct strset g = { 0 }, s = { 0 };
-	char *cause = NULL;
+	struct json_out j = { 0 };
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		int rc = json(bad[i], strlen(bad[i]), &g, &s, &cause);
+		int rc = json(&j, bad[i], strlen(bad[i]));
 
 		if (rc != -EINVAL)
 			print_error("accepted: %s\n", bad[i]);
 		assert_int_equal(rc, -EINVAL);
-		assert_non_null(cause);
-		assert_int_equal(strncmp(cause, "r.json: ", 8), 0);
+		assert_non_null(j.cause);
+		assert_int_equal(strncmp(j.cause, "r.json: ", 8), 0);
 		/* causes quote input escaped: no control byte gets out */
-		for (const char *p = cause; *p; p++)
+		for (const char *p = j.cause; *p; p++)
 			assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
 	}
 	/* a NUL byte inside the text is not the end of it */
-	assert_int_equal(json("{\"global\":[],\"session\":[]}\0x", 28, &g, &s,
-			      &cause), -EINVAL);
-	assert_int_equal(json("{\"global\":[\"re\0ad\"],\"session\":[]}", 33,
-			      &g, &s, &cause), -EINVAL);
-	strset_free(&g);
-	strset_free(&s);
-	free(cause);
+	assert_int_equal(json(&j, "{\"global\":[],\"session\":[]}\0x", 28),
+			 -EINVAL);
+	assert_int_equal(json(&j, "{\"global\":[\"re\0ad\"],\"session\":[]}",
+			      33), -EINVAL);
+	json_free(&j);
 }
 
 /* Every cut of a valid document is refused, and nothing reads past it
@@ -441,8 +471,7 @@ test_json_truncated(void **state)
 		"{\"a\":[1,-2.5e3,true,false,null,\"x\\u00e9\\\"\"],"
 		"\"global\":[\"read\",\"write\"],\"b\":{\"c\":{}},"
 		"\"session\":[\"read\"]}";
-	struct strset g = { 0 }, s = { 0 };
-	char *cause = NULL;
+	struct json_out j = { 0 };
 
 	(void)state;
 	for (size_t n = 0; n < sizeof(doc) - 1; n++) {
@@ -450,14 +479,12 @@ test_json_truncated(void **state)
 
 		assert_non_null(cut);
 		memcpy(cut, doc, n);
-		assert_int_equal(json(cut, n, &g, &s, &cause), -EINVAL);
+		assert_int_equal(json(&j, cut, n), -EINVAL);
 		free(cut);
 	}
-	assert_int_equal(json(doc, sizeof(doc) - 1, &g, &s, &cause), 0);
-	assert_int_equal(g.n, 2);
-	strset_free(&g);
-	strset_free(&s);
-	free(cause);
+	assert_int_equal(json(&j, doc, sizeof(doc) - 1), 0);
+	assert_int_equal(j.g.n, 2);
+	json_free(&j);
 }
 
 static char *
@@ -481,32 +508,29 @@ nested(size_t levels)
 static void
 test_json_depth(void **state)
 {
-	struct strset g = { 0 }, s = { 0 };
-	char *cause = NULL, *t;
+	struct json_out j = { 0 };
+	char *t;
 
 	(void)state;
 	/* the top object is level 1 */
 	t = nested(DIFF_JSON_DEPTH - 1);
-	assert_int_equal(json(t, strlen(t), &g, &s, &cause), 0);
+	assert_int_equal(json(&j, t, strlen(t)), 0);
 	free(t);
 	t = nested(DIFF_JSON_DEPTH);
-	assert_int_equal(json(t, strlen(t), &g, &s, &cause), -EINVAL);
-	assert_non_null(strstr(cause, "nested deeper"));
+	assert_int_equal(json(&j, t, strlen(t)), -EINVAL);
+	assert_non_null(strstr(j.cause, "nested deeper"));
 	free(t);
 	t = nested(1000000);
-	assert_int_equal(json(t, strlen(t), &g, &s, &cause), -EINVAL);
+	assert_int_equal(json(&j, t, strlen(t)), -EINVAL);
 	free(t);
-	strset_free(&g);
-	strset_free(&s);
-	free(cause);
+	json_free(&j);
 }
 
 static void
 test_json_bounds(void **state)
 {
-	struct strset g = { 0 }, s = { 0 };
+	struct json_out j = { 0 };
 	struct strbuf sb = { 0 };
-	char *cause = NULL;
 	char name[DIFF_NAME_MAX + 2];
 
 	(void)state;
@@ -515,18 +539,18 @@ test_json_bounds(void **state)
 	name[DIFF_NAME_MAX] = '\0';
 	strbuf_addf(&sb, "{\"global\":[\"%s\"],\"session\":[]}", name);
 	assert_false(sb.oom);
-	assert_int_equal(json(sb.buf, sb.len, &g, &s, &cause), 0);
+	assert_int_equal(json(&j, sb.buf, sb.len), 0);
 	strbuf_free(&sb);
 	strcat(name, "b");
 	strbuf_addf(&sb, "{\"global\":[\"%s\"],\"session\":[]}", name);
-	assert_int_equal(json(sb.buf, sb.len, &g, &s, &cause), -EINVAL);
-	assert_non_null(strstr(cause, "...\" is not a syscall name"));
+	assert_int_equal(json(&j, sb.buf, sb.len), -EINVAL);
+	assert_non_null(strstr(j.cause, "...\" is not a syscall name"));
 	strbuf_free(&sb);
 	/* longer than the decode buffer */
 	strbuf_addf(&sb, "{\"global\":[\"%s%s\"],\"session\":[]}", name,
 		    name);
-	assert_int_equal(json(sb.buf, sb.len, &g, &s, &cause), -EINVAL);
-	assert_non_null(strstr(cause, "(longer than 64 bytes)"));
+	assert_int_equal(json(&j, sb.buf, sb.len), -EINVAL);
+	assert_non_null(strstr(j.cause, "(longer than 64 bytes)"));
 	strbuf_free(&sb);
 
 	/* DIFF_NAMES_MAX names, then one more */
@@ -535,16 +559,14 @@ test_json_bounds(void **state)
 		strbuf_addf(&sb, ",\"n%d\"", i);
 	strbuf_addstr(&sb, ",\"n0\"]}");
 	assert_false(sb.oom);
-	assert_int_equal(json(sb.buf, sb.len, &g, &s, &cause), 0);
-	assert_int_equal(g.n, DIFF_NAMES_MAX);
+	assert_int_equal(json(&j, sb.buf, sb.len), 0);
+	assert_int_equal(j.g.n, DIFF_NAMES_MAX);
 	sb.len -= 2;
 	strbuf_addstr(&sb, ",\"one_more\"]}");
-	assert_int_equal(json(sb.buf, sb.len, &g, &s, &cause), -E2BIG);
-	assert_non_null(strstr(cause, "more than"));
+	assert_int_equal(json(&j, sb.buf, sb.len), -E2BIG);
+	assert_non_null(strstr(j.cause, "more than"));
 	strbuf_free(&sb);
-	strset_free(&g);
-	strset_free(&s);
-	free(cause);
+	json_free(&j);
 }
 
 /* ---------------------------------------------------------------- */
@@ -789,22 +811,12 @@ static char *
 render(enum pgsc_diff_format fmt, int equivalent, const char *na,
        const char *nb, int *equal)
 {
-	pgsc_lists *a = guc("mmap,open,read", "open"),
-		   *b = guc("openat,pread64,read", "open");
-	pgsc_diff *d = NULL;
-	char *buf = NULL;
-	size_t sz = 0;
-	FILE *f = open_memstream(&buf, &sz);
+	struct diff_run r;
 
-	assert_non_null(f);
-	assert_int_equal(pgsc_diff_new(a, b, equivalent, &d), 0);
-	assert_int_equal(pgsc_diff_print(d, fmt, na, nb, f), 0);
-	assert_int_equal(fclose(f), 0);
-	*equal = pgsc_diff_equal(d);
-	pgsc_diff_free(d);
-	pgsc_lists_free(a);
-	pgsc_lists_free(b);
-	return buf;
+	diff_open(&r, "mmap,open,read", "open", "openat,pread64,read", "open",
+		  equivalent);
+	assert_int_equal(pgsc_diff_print(r.d, fmt, na, nb, r.f), 0);
+	return diff_close(&r, equal);
 }
 
 static void

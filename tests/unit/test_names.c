@@ -21,33 +21,56 @@ static const struct {
 	{ "mipsel64", SCMP_ARCH_MIPSEL64 }, { "riscv64", SCMP_ARCH_RISCV64 },
 };
 
+/* A syscall number on an arch and the name it must have. */
+struct name_case {
+	uint32_t arch;
+	int nr;
+	const char *name;
+};
+
+static void
+expect_names(const struct name_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(pgsc_syscall_name(c[i].arch, c[i].nr),
+				    c[i].name);
+}
+
 static void
 test_x86_64(void **state)
 {
+	static const struct name_case cases[] = {
+		{ X86_64, 0, "read" },
+		{ X86_64, 1, "write" },
+		{ X86_64, 12, "brk" },
+		{ X86_64, 56, "clone" },
+		{ X86_64, 59, "execve" },
+		{ X86_64, 122, "setfsuid" },
+		{ X86_64, 231, "exit_group" },
+		{ X86_64, 257, "openat" },
+		{ X86_64, 435, "clone3" },
+		/* libseccomp's spelling, not libaudit's (docs/design.md §6) */
+		{ X86_64, 17, "pread64" },
+	};
+
 	(void)state;
-	assert_string_equal(pgsc_syscall_name(X86_64, 0), "read");
-	assert_string_equal(pgsc_syscall_name(X86_64, 1), "write");
-	assert_string_equal(pgsc_syscall_name(X86_64, 12), "brk");
-	assert_string_equal(pgsc_syscall_name(X86_64, 56), "clone");
-	assert_string_equal(pgsc_syscall_name(X86_64, 59), "execve");
-	assert_string_equal(pgsc_syscall_name(X86_64, 122), "setfsuid");
-	assert_string_equal(pgsc_syscall_name(X86_64, 231), "exit_group");
-	assert_string_equal(pgsc_syscall_name(X86_64, 257), "openat");
-	assert_string_equal(pgsc_syscall_name(X86_64, 435), "clone3");
-	/* libseccomp's spelling, not libaudit's (docs/design.md §6) */
-	assert_string_equal(pgsc_syscall_name(X86_64, 17), "pread64");
+	expect_names(cases, ARRAY_SIZE(cases));
 }
 
 static void
 test_i386(void **state)
 {
+	static const struct name_case cases[] = {
+		{ I386, 122, "uname" },
+		{ I386, 11, "execve" },
+		{ I386, 252, "exit_group" },
+		{ I386, 102, "socketcall" },
+		{ I386, 142, "_newselect" },
+		{ I386, 140, "_llseek" },
+	};
+
 	(void)state;
-	assert_string_equal(pgsc_syscall_name(I386, 122), "uname");
-	assert_string_equal(pgsc_syscall_name(I386, 11), "execve");
-	assert_string_equal(pgsc_syscall_name(I386, 252), "exit_group");
-	assert_string_equal(pgsc_syscall_name(I386, 102), "socketcall");
-	assert_string_equal(pgsc_syscall_name(I386, 142), "_newselect");
-	assert_string_equal(pgsc_syscall_name(I386, 140), "_llseek");
+	expect_names(cases, ARRAY_SIZE(cases));
 	/* the same number on the two x86 arches */
 	assert_string_not_equal(pgsc_syscall_name(I386, 122),
 				pgsc_syscall_name(X86_64, 122));
@@ -58,12 +81,16 @@ test_i386(void **state)
 static void
 test_aarch64(void **state)
 {
+	static const struct name_case cases[] = {
+		{ AARCH64, 56, "openat" },
+		{ AARCH64, 221, "execve" },
+		{ AARCH64, 94, "exit_group" },
+		{ AARCH64, 220, "clone" },
+		{ AARCH64, 435, "clone3" },
+	};
+
 	(void)state;
-	assert_string_equal(pgsc_syscall_name(AARCH64, 56), "openat");
-	assert_string_equal(pgsc_syscall_name(AARCH64, 221), "execve");
-	assert_string_equal(pgsc_syscall_name(AARCH64, 94), "exit_group");
-	assert_string_equal(pgsc_syscall_name(AARCH64, 220), "clone");
-	assert_string_equal(pgsc_syscall_name(AARCH64, 435), "clone3");
+	expect_names(cases, ARRAY_SIZE(cases));
 	assert_string_equal(pgsc_arch_name(AARCH64), "aarch64");
 }
 

@@ -17,32 +17,23 @@ int pglog_type_ok(const char *s, size_t n);
 #define T0 1796277600.0         /* 2026-12-03 06:00:00 UTC */
 #define NEAR(a, b) ((a) - (b) < 1e-6 && (b) - (a) < 1e-6)
 
-static char tmpdir[] = "/tmp/test_pglog.XXXXXX";
-
 static int
 group_setup(void **state)
 {
 	(void)state;
 	setenv("TZ", "UTC0", 1);
 	tzset();
-	return mkdtemp(tmpdir) != NULL ? 0 : -1;
+	return unit_tmpdir_setup(state);
 }
 
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return unit_rmtree(tmpdir);
-}
-
-/* Write @len bytes of @text to tmpdir/@name; the path goes to @path. */
+/* Write @len bytes of @text to unit_tmpdir/@name; the path goes to @path. */
 static void
 put_n(char *path, size_t pathsz, const char *name, const char *text,
       size_t len)
 {
 	FILE *f;
 
-	snprintf(path, pathsz, "%s/%s", tmpdir, name);
+	snprintf(path, pathsz, "%s/%s", unit_tmpdir, name);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	assert_int_equal(fwrite(text, 1, len, f), len);
@@ -66,6 +57,17 @@ load(struct pglog *l, const char *name, const char *text,
 	return pglog_load(l, path, prefix, cause);
 }
 
+/* load() that must succeed, with no cause. */
+static void
+load_ok(struct pglog *l, const char *name, const char *text,
+	const char *prefix)
+{
+	char *cause = NULL;
+
+	assert_int_equal(load(l, name, text, prefix, &cause), 0);
+	assert_null(cause);
+}
+
 static struct pglog *
 new_log(void)
 {
@@ -76,7 +78,63 @@ new_log(void)
 	return l;
 }
 
+/* The backend type pglog_lookup() must give a pid at a time (NULL: none). */
+struct lookup_case {
+	int pid;
+	double t;
+	const char *type;
+};
+
+static void
+expect_lookups(struct pglog *l, const struct lookup_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *got = pglog_lookup(l, c[i].pid, c[i].t);
+
+		if (c[i].type == NULL)
+			assert_null(got);
+		else
+			assert_string_equal(got, c[i].type);
+	}
+}
+
+/* expect_lookups() of the lookup_case rows that follow @l. */
+#define EXPECT_LOOKUPS(l, ...)                                          \
+	do {                                                            \
+		static const struct lookup_case rows_[] = { __VA_ARGS__ }; \
+									\
+		expect_lookups(l, rows_, ARRAY_SIZE(rows_));            \
+	} while (0)
+
 /* ------------------------------------------------------------------ */
+
+/* pglog_parse_time() on the first n bytes of a text: what it returns and
+ * the time it reads (-1: not looked at). */
+static const struct time_case {
+	const char *text;
+	size_t n;
+	int want;
+	double t;
+} time_cases[] = {
+	{ "2026-12-03 06:00:00.123 UTC", 27, 27, T0 + 0.123 },
+	{ "2026-12-03 06:00:00 GMT [1]", 27, 23, T0 },
+	{ "2026-12-03 07:00:00.5 +01", 25, 25, T0 + 0.5 },
+	{ "2026-12-03 00:30:00 -0530", 25, 25, T0 },
+	{ "2026-12-03 11:30:00 +05:30", 26, 26, T0 },
+	/* Not NUL-terminated: only @n bytes are looked at. */
+	{ "2026-12-03 06:00:00 UTCXXX", 23, 23, -1 },
+	{ "2026-13-03 06:00:00 UTC", 23, 0, -1 },
+	{ "2026-02-29 06:00:00 UTC", 23, 0, -1 },
+	{ "2028-02-29 06:00:00 UTC", 23, 23, -1 },
+	{ "2026-12-03 24:00:00 UTC", 23, 0, -1 },
+	{ "2026-12-03 06:00:00", 19, 0, -1 },
+	{ "2026-12-03 06:00:00.x UTC", 25, 0, -1 },
+	{ "2026-12-03 06:00:00 +1", 22, 0, -1 },
+	{ "2026-12-03 06:00:00 UTC1", 24, 0, -1 },
+	{ "2026-12-03T06:00:00 UTC", 23, 0, -1 },
+	{ "2026-12-0", 9, 0, -1 },
+	{ "", 0, 0, -1 },
+};
 
 static void
 test_parse_time(void **state)
@@ -84,44 +142,13 @@ test_parse_time(void **state)
 	double t = 0;
 
 	(void)state;
-	assert_int_equal(pglog_parse_time("2026-12-03 06:00:00.123 UTC", 27,
-					  &t), 27);
-	assert_true(NEAR(t, T0 + 0.123));
-	assert_int_equal(pglog_parse_time("2026-12-03 06:00:00 GMT [1]", 27,
-					  &t), 23);
-	assert_true(NEAR(t, T0));
-	assert_int_equal(pglog_parse_time("2026-12-03 07:00:00.5 +01", 25,
-					  &t), 25);
-	assert_true(NEAR(t, T0 + 0.5));
-	assert_int_equal(pglog_parse_time("2026-12-03 00:30:00 -0530", 25,
-					  &t), 25);
-	assert_true(NEAR(t, T0));
-	assert_int_equal(pglog_parse_time("2026-12-03 11:30:00 +05:30", 26,
-					  &t), 26);
-	assert_true(NEAR(t, T0));
-	/* Not NUL-terminated: only @n bytes are looked at. */
-	assert_int_equal(pglog_parse_time("2026-12-03 06:00:00 UTCXXX", 23,
-					  &t), 23);
+	for (size_t i = 0; i < ARRAY_SIZE(time_cases); i++) {
+		const struct time_case *c = &time_cases[i];
 
-	assert_int_equal(pglog_parse_time("2026-13-03 06:00:00 UTC", 23, &t),
-			 0);
-	assert_int_equal(pglog_parse_time("2026-02-29 06:00:00 UTC", 23, &t),
-			 0);
-	assert_int_equal(pglog_parse_time("2028-02-29 06:00:00 UTC", 23, &t),
-			 23);
-	assert_int_equal(pglog_parse_time("2026-12-03 24:00:00 UTC", 23, &t),
-			 0);
-	assert_int_equal(pglog_parse_time("2026-12-03 06:00:00", 19, &t), 0);
-	assert_int_equal(pglog_parse_time("2026-12-03 06:00:00.x UTC", 25,
-					  &t), 0);
-	assert_int_equal(pglog_parse_time("2026-12-03 06:00:00 +1", 22, &t),
-			 0);
-	assert_int_equal(pglog_parse_time("2026-12-03 06:00:00 UTC1", 24,
-					  &t), 0);
-	assert_int_equal(pglog_parse_time("2026-12-03T06:00:00 UTC", 23, &t),
-			 0);
-	assert_int_equal(pglog_parse_time("2026-12-0", 9, &t), 0);
-	assert_int_equal(pglog_parse_time("", 0, &t), 0);
+		assert_int_equal(pglog_parse_time(c->text, c->n, &t), c->want);
+		if (c->t >= 0)
+			assert_true(NEAR(t, c->t));
+	}
 
 	/* Other abbreviations are the local zone (here EST5). */
 	setenv("TZ", "EST5", 1);
@@ -202,21 +229,20 @@ test_csvlog(void **state)
 		"\"after the bad ones\"", "");
 	assert_false(sb.oom);
 
-	assert_int_equal(load(l, "csv1.csv", sb.buf, NULL, &cause), 0);
-	assert_null(cause);
+	load_ok(l, "csv1.csv", sb.buf, NULL);
 	assert_int_equal(pglog_count(l), 4);
-	assert_string_equal(pglog_lookup(l, 100, T0), "postmaster");
-	assert_string_equal(pglog_lookup(l, 101, T0 + 1), "checkpointer");
-	assert_string_equal(pglog_lookup(l, 101, 0), "checkpointer");
-	assert_string_equal(pglog_lookup(l, 200, T0 + 2), "client backend");
-	assert_string_equal(pglog_lookup(l, 200, T0 + 5), "client backend");
-	assert_string_equal(pglog_lookup(l, 200, T0 + 11.4),
-			    "client backend");
-	assert_null(pglog_lookup(l, 200, T0 + 11.6));
-	assert_null(pglog_lookup(l, 200, T0 - 0.1 - 2));
-	assert_string_equal(pglog_lookup(l, 102, T0 + 11), "walwriter");
-	assert_null(pglog_lookup(l, 999, T0 + 5));
-	assert_null(pglog_lookup(l, 12345, T0));
+	EXPECT_LOOKUPS(l,
+		       { 100, T0, "postmaster" },
+		       { 101, T0 + 1, "checkpointer" },
+		       { 101, 0, "checkpointer" },
+		       { 200, T0 + 2, "client backend" },
+		       { 200, T0 + 5, "client backend" },
+		       { 200, T0 + 11.4, "client backend" },
+		       { 200, T0 + 11.6, NULL },
+		       { 200, T0 - 0.1 - 2, NULL },
+		       { 102, T0 + 11, "walwriter" },
+		       { 999, T0 + 5, NULL },
+		       { 12345, T0, NULL });
 
 	/* PostgreSQL 12 had no backend_type column: every record is bad. */
 	strbuf_free(&sb);
@@ -241,7 +267,6 @@ test_csvlog_long(void **state)
 {
 	struct pglog *l = new_log();
 	struct strbuf sb = { 0 }, big = { 0 };
-	char *cause = NULL;
 
 	(void)state;
 	/* A 1.5 MiB quoted message: the record is still read. */
@@ -263,12 +288,12 @@ test_csvlog_long(void **state)
 	csv_rec(&sb, "2026-12-03 06:00:03.000 UTC", "1103", "walwriter",
 		"\"m\"", "");
 	assert_false(sb.oom);
-	assert_int_equal(load(l, "csvlong.csv", sb.buf, NULL, &cause), 0);
-	assert_null(cause);
-	assert_string_equal(pglog_lookup(l, 1100, T0), "client backend");
-	assert_null(pglog_lookup(l, 1101, T0 + 1));
-	assert_string_equal(pglog_lookup(l, 1102, T0 + 2), "walsender");
-	assert_string_equal(pglog_lookup(l, 1103, T0 + 3), "walwriter");
+	load_ok(l, "csvlong.csv", sb.buf, NULL);
+	EXPECT_LOOKUPS(l,
+		       { 1100, T0, "client backend" },
+		       { 1101, T0 + 1, NULL },
+		       { 1102, T0 + 2, "walsender" },
+		       { 1103, T0 + 3, "walwriter" });
 	assert_int_equal(pglog_count(l), 3);
 	strbuf_free(&big);
 	strbuf_free(&sb);
@@ -303,16 +328,15 @@ test_jsonlog(void **state)
 		"\"backend_type\":\"walwriter\"}\n";
 
 	(void)state;
-	assert_int_equal(load(l, "j1.json", text, NULL, &cause), 0);
-	assert_null(cause);
+	load_ok(l, "j1.json", text, NULL);
 	assert_int_equal(pglog_count(l), 3);
-	assert_string_equal(pglog_lookup(l, 300, T0), "postmaster");
-	assert_string_equal(pglog_lookup(l, 301, T0 + 3.25),
-			    "client backend");
-	assert_string_equal(pglog_lookup(l, 301, T0 + 4), "client backend");
-	assert_null(pglog_lookup(l, 302, T0 + 5));
-	assert_null(pglog_lookup(l, 303, T0 + 6));
-	assert_string_equal(pglog_lookup(l, 304, 0), "walwriter");
+	EXPECT_LOOKUPS(l,
+		       { 300, T0, "postmaster" },
+		       { 301, T0 + 3.25, "client backend" },
+		       { 301, T0 + 4, "client backend" },
+		       { 302, T0 + 5, NULL },
+		       { 303, T0 + 6, NULL },
+		       { 304, 0, "walwriter" });
 
 	/* Mostly broken: duplicate key, missing type, trailing junk. */
 	text = "{\"timestamp\":\"2026-12-03 06:00:00.000 UTC\",\"pid\":310,"
@@ -338,7 +362,6 @@ static void
 test_stderr_default(void **state)
 {
 	struct pglog *l = new_log();
-	char *cause = NULL;
 	const char *text =
 		"2026-12-03 06:00:00.000 UTC [400] postmaster LOG:  starting "
 		"PostgreSQL 15.5\n"
@@ -358,18 +381,16 @@ test_stderr_default(void **state)
 		"2026-12-03 07:00:06.000 +01 [406] archiver LOG:  fine\n";
 
 	(void)state;
-	assert_int_equal(load(l, "s1.log", text, NULL, &cause), 0);
-	assert_null(cause);
+	load_ok(l, "s1.log", text, NULL);
 	assert_int_equal(pglog_count(l), 6);
-	assert_string_equal(pglog_lookup(l, 400, T0), "postmaster");
-	assert_string_equal(pglog_lookup(l, 401, T0 + 1), "checkpointer");
-	assert_string_equal(pglog_lookup(l, 402, T0 + 2), "client backend");
-	assert_string_equal(pglog_lookup(l, 403, T0 + 3),
-			    "logical replication launcher");
-	assert_string_equal(pglog_lookup(l, 404, T0 + 4),
-			    "pg_cron scheduler");
-	assert_null(pglog_lookup(l, 405, T0 + 5));
-	assert_string_equal(pglog_lookup(l, 406, T0 + 6), "archiver");
+	EXPECT_LOOKUPS(l,
+		       { 400, T0, "postmaster" },
+		       { 401, T0 + 1, "checkpointer" },
+		       { 402, T0 + 2, "client backend" },
+		       { 403, T0 + 3, "logical replication launcher" },
+		       { 404, T0 + 4, "pg_cron scheduler" },
+		       { 405, T0 + 5, NULL },
+		       { 406, T0 + 6, "archiver" });
 
 	/* A long line is skipped; the lines around it are read. */
 	{
@@ -390,14 +411,13 @@ test_stderr_default(void **state)
 		strbuf_addstr(&sb, "\n2026-12-03 06:00:01.000 UTC [412] "
 			      "startup LOG:  b");     /* no final newline */
 		assert_false(sb.oom);
-		assert_int_equal(load(l2, "s2.log", sb.buf, NULL, &cause), 0);
-		assert_null(cause);
+		load_ok(l2, "s2.log", sb.buf, NULL);
 		assert_int_equal(pglog_count(l2), 3);
-		assert_string_equal(pglog_lookup(l2, 413, T0 + 0.5),
-				    "checkpointer");
-		assert_string_equal(pglog_lookup(l2, 410, T0), "walwriter");
-		assert_null(pglog_lookup(l2, 411, T0));
-		assert_string_equal(pglog_lookup(l2, 412, T0 + 1), "startup");
+		EXPECT_LOOKUPS(l2,
+			       { 413, T0 + 0.5, "checkpointer" },
+			       { 410, T0, "walwriter" },
+			       { 411, T0, NULL },
+			       { 412, T0 + 1, "startup" });
 		strbuf_free(&sb);
 		pglog_free(l2);
 	}
@@ -408,7 +428,6 @@ static void
 test_stderr_prefix_q(void **state)
 {
 	struct pglog *l = new_log();
-	char *cause = NULL;
 	/* %b before %q, a cluster-name-like literal, %a with spaces. */
 	const char *text =
 		"2026-12-03 06:00:00.123 UTC [500] [pg15/main] checkpointer "
@@ -423,18 +442,14 @@ test_stderr_prefix_q(void **state)
 		"LOG:  hello\n";
 
 	(void)state;
-	assert_int_equal(load(l, "q1.log", text,
-			      "%m [%p] [pg15/main] %b %q%u@%d (%a) ", &cause),
-			 0);
-	assert_null(cause);
+	load_ok(l, "q1.log", text, "%m [%p] [pg15/main] %b %q%u@%d (%a) ");
 	assert_int_equal(pglog_count(l), 4);
-	assert_string_equal(pglog_lookup(l, 500, T0), "checkpointer");
-	assert_string_equal(pglog_lookup(l, 501, T0 + 1), "client backend");
-	assert_string_equal(pglog_lookup(l, 502, T0 + 2),
-			    "autovacuum worker");
-	assert_null(pglog_lookup(l, 503, T0 + 3));
-	assert_string_equal(pglog_lookup(l, 504, T0 + 4),
-			    "pg_cron launcher");
+	EXPECT_LOOKUPS(l,
+		       { 500, T0, "checkpointer" },
+		       { 501, T0 + 1, "client backend" },
+		       { 502, T0 + 2, "autovacuum worker" },
+		       { 503, T0 + 3, NULL },
+		       { 504, T0 + 4, "pg_cron launcher" });
 
 	/* %b after %q: non-session processes give no type (not an error). */
 	text = "2026-12-03 06:00:00 UTC [600] LOG:  checkpoint starting\n"
@@ -443,24 +458,22 @@ test_stderr_prefix_q(void **state)
 	       "2026-12-03 06:00:02 UTC [602] repl@ walsender LOG:  "
 	       "received replication command: IDENTIFY_SYSTEM\n"
 	       "2026-12-03 06:00:03 UTC [603] LOG:  redo done at 0/1\n";
-	assert_int_equal(load(l, "q2.log", text, "%t [%p] %q%u@%d %b ",
-			      &cause), 0);
-	assert_null(cause);
+	load_ok(l, "q2.log", text, "%t [%p] %q%u@%d %b ");
 	assert_int_equal(pglog_count(l), 6);
-	assert_null(pglog_lookup(l, 600, T0));
-	assert_null(pglog_lookup(l, 600, 0));
-	assert_string_equal(pglog_lookup(l, 601, T0 + 1), "client backend");
-	assert_string_equal(pglog_lookup(l, 602, T0 + 2), "walsender");
+	EXPECT_LOOKUPS(l,
+		       { 600, T0, NULL },
+		       { 600, 0, NULL },
+		       { 601, T0 + 1, "client backend" },
+		       { 602, T0 + 2, "walsender" });
 
 	/* Padding, %% and an epoch timestamp. */
 	text = "1796277600.500 % [  700] walwriter    | LOG:  x\n"
 	       "1796277601.000 % [  701] checkpointer | LOG:  x\n";
-	assert_int_equal(load(l, "q3.log", text, "%n %% [%5p] %-12b | ",
-			      &cause), 0);
-	assert_null(cause);
-	assert_string_equal(pglog_lookup(l, 700, T0 + 0.5), "walwriter");
-	assert_null(pglog_lookup(l, 700, T0 + 3));
-	assert_string_equal(pglog_lookup(l, 701, T0 + 1), "checkpointer");
+	load_ok(l, "q3.log", text, "%n %% [%5p] %-12b | ");
+	EXPECT_LOOKUPS(l,
+		       { 700, T0 + 0.5, "walwriter" },
+		       { 700, T0 + 3, NULL },
+		       { 701, T0 + 1, "checkpointer" });
 	pglog_free(l);
 }
 
@@ -473,11 +486,11 @@ test_stderr_no_time(void **state)
 			   "[901] client backend LOG:  y\n";
 
 	(void)state;
-	assert_int_equal(load(l, "nt.log", text, "[%p] %b ", &cause), 0);
-	assert_null(cause);
-	assert_string_equal(pglog_lookup(l, 900, T0 + 1e6), "checkpointer");
-	assert_string_equal(pglog_lookup(l, 900, 0), "checkpointer");
-	assert_string_equal(pglog_lookup(l, 901, 1.0), "client backend");
+	load_ok(l, "nt.log", text, "[%p] %b ");
+	EXPECT_LOOKUPS(l,
+		       { 900, T0 + 1e6, "checkpointer" },
+		       { 900, 0, "checkpointer" },
+		       { 901, 1.0, "client backend" });
 	/* Unbounded intervals of two types for one pid: no answer. */
 	text = "[900] walwriter LOG:  z\n";
 	assert_int_equal(load(l, "nt2.log", text, "[%p] %b ", &cause), 0);
@@ -489,7 +502,6 @@ static void
 test_pid_reuse(void **state)
 {
 	struct pglog *l = new_log();
-	char *cause = NULL;
 	const char *text =
 		"2026-12-03 06:00:00.000 UTC [700] autovacuum worker LOG:  a\n"
 		"2026-12-03 06:00:10.000 UTC [700] autovacuum worker LOG:  b\n"
@@ -501,26 +513,21 @@ test_pid_reuse(void **state)
 		"2026-12-03 06:10:00.000 UTC [701] client backend LOG:  h\n";
 
 	(void)state;
-	assert_int_equal(load(l, "reuse.log", text, NULL, &cause), 0);
-	assert_null(cause);
+	load_ok(l, "reuse.log", text, NULL);
 	assert_int_equal(pglog_count(l), 4);
-	assert_string_equal(pglog_lookup(l, 700, T0 + 5),
-			    "autovacuum worker");
-	assert_string_equal(pglog_lookup(l, 700, T0 - 1.5),
-			    "autovacuum worker");
-	assert_string_equal(pglog_lookup(l, 700, T0 + 11.5),
-			    "autovacuum worker");
-	assert_null(pglog_lookup(l, 700, T0 + 150));
-	assert_string_equal(pglog_lookup(l, 700, T0 + 310), "client backend");
-	assert_string_equal(pglog_lookup(l, 700, T0 + 298.5),
-			    "client backend");
-	assert_null(pglog_lookup(l, 700, 0));
-	/* Nested intervals: the narrower one that holds t wins. */
-	assert_string_equal(pglog_lookup(l, 701, T0 + 62), "parallel worker");
-	assert_string_equal(pglog_lookup(l, 701, T0 + 30), "client backend");
-	/* Holding t beats being near it. */
-	assert_string_equal(pglog_lookup(l, 701, T0 + 66.5),
-			    "client backend");
+	EXPECT_LOOKUPS(l,
+		       { 700, T0 + 5, "autovacuum worker" },
+		       { 700, T0 - 1.5, "autovacuum worker" },
+		       { 700, T0 + 11.5, "autovacuum worker" },
+		       { 700, T0 + 150, NULL },
+		       { 700, T0 + 310, "client backend" },
+		       { 700, T0 + 298.5, "client backend" },
+		       { 700, 0, NULL },
+		       /* Nested intervals: the narrower one that holds t wins. */
+		       { 701, T0 + 62, "parallel worker" },
+		       { 701, T0 + 30, "client backend" },
+		       /* Holding t beats being near it. */
+		       { 701, T0 + 66.5, "client backend" });
 	pglog_free(l);
 }
 
@@ -537,15 +544,14 @@ test_accumulate(void **state)
 			      ",x,1,,2026-12-03 06:00:00 UTC,,0,LOG,00000,"
 			      "\"m\",,,,,,,,,\"\",\"walwriter\",,0\n", NULL,
 			      &cause), 0);
-	assert_int_equal(load(l, "a3.json", "{\"timestamp\":\"2026-12-03 "
-			      "06:20:00.000 UTC\",\"pid\":801,"
-			      "\"backend_type\":\"walwriter\"}\n", NULL,
-			      &cause), 0);
-	assert_null(cause);
+	load_ok(l, "a3.json", "{\"timestamp\":\"2026-12-03 "
+		"06:20:00.000 UTC\",\"pid\":801,"
+		"\"backend_type\":\"walwriter\"}\n", NULL);
 	assert_int_equal(pglog_count(l), 2);
-	assert_string_equal(pglog_lookup(l, 800, T0 + 300), "walwriter");
-	assert_null(pglog_lookup(l, 800, T0 + 1200));
-	assert_string_equal(pglog_lookup(l, 801, T0 + 1200), "walwriter");
+	EXPECT_LOOKUPS(l,
+		       { 800, T0 + 300, "walwriter" },
+		       { 800, T0 + 1200, NULL },
+		       { 801, T0 + 1200, "walwriter" });
 	/* An empty file adds nothing and is fine. */
 	assert_int_equal(load(l, "empty.log", "", NULL, &cause), 0);
 	assert_int_equal(load(l, "blank.log", "\n\n  \n", NULL, &cause), 0);
@@ -563,10 +569,9 @@ test_accumulate(void **state)
 		assert_int_equal(load(l2, "many.log", sb.buf, NULL, &cause),
 				 0);
 		assert_int_equal(pglog_count(l2), 5000);
-		assert_string_equal(pglog_lookup(l2, 3000, T0 + 0),
-				    "walwriter");
-		assert_string_equal(pglog_lookup(l2, 4001, T0 + 41),
-				    "client backend");
+		EXPECT_LOOKUPS(l2,
+			       { 3000, T0 + 0, "walwriter" },
+			       { 4001, T0 + 41, "client backend" });
 		strbuf_free(&sb);
 		pglog_free(l2);
 	}
@@ -582,14 +587,14 @@ test_errors(void **state)
 	const char *good = "2026-12-03 06:00:00.000 UTC [1] walwriter LOG:  x\n";
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/does-not-exist.log", tmpdir);
+	snprintf(path, sizeof(path), "%s/does-not-exist.log", unit_tmpdir);
 	assert_int_equal(pglog_load(l, path, NULL, &cause), -ENOENT);
 	assert_non_null(cause);
 	assert_non_null(strstr(cause, "does-not-exist.log"));
 	free(cause);
 	cause = NULL;
 
-	assert_true(pglog_load(l, tmpdir, NULL, &cause) < 0);
+	assert_true(pglog_load(l, unit_tmpdir, NULL, &cause) < 0);
 	assert_non_null(cause);
 	free(cause);
 	cause = NULL;
@@ -669,5 +674,5 @@ main(void)
 		cmocka_unit_test(test_errors),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, unit_tmpdir_teardown);
 }

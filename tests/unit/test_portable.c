@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* test_portable.c - unit tests for syscall_portable.c and the existence
- * rule of syscall_families.c: "exists on an arch" checked against the
- * filters libseccomp itself builds, the family mapping of --arch/--portable, arch names and
+/* test_portable.c - unit tests for syscall_portable.c and the existence rule of
+ * syscall_families.c: "exists on an arch" checked against the filters libseccomp
+ * itself builds, the family mapping of --arch/--portable, arch names and
  * pgsc_guc_check(). */
 #include "unit.h"
 
@@ -100,19 +100,20 @@ test_exists_matches_libseccomp(void **state)
 static void
 test_exists_multiplexers(void **state)
 {
-	uint32_t x86_64 = pgsc_arch_token("x86_64");
+	static const struct unit_exists sends[] = {
+		{ "send", "aarch64", 0 },
+		{ "send", "x86_64", 0 },
+		{ "send", "i386", 1 },
+		{ "semop", "s390x", 1 },
+		{ "semop", "aarch64", 1 },
+	};
 	uint32_t i386 = pgsc_arch_token("i386");
 	uint32_t aarch64 = pgsc_arch_token("aarch64");
-	uint32_t s390x = pgsc_arch_token("s390x");
 
 	(void)state;
 	assert_true(seccomp_syscall_resolve_name_arch(aarch64, "send") < 0);
 	assert_true(seccomp_syscall_resolve_name_arch(aarch64, "send") > -200);
-	assert_int_equal(syscall_families_exists("send", aarch64), 0);
-	assert_int_equal(syscall_families_exists("send", x86_64), 0);
-	assert_int_equal(syscall_families_exists("send", i386), 1);
-	assert_int_equal(syscall_families_exists("semop", s390x), 1);
-	assert_int_equal(syscall_families_exists("semop", aarch64), 1);
+	unit_expect_exists(sends, ARRAY_SIZE(sends));
 	assert_int_equal(bpf_size(aarch64, "send") > bpf_size(aarch64, NULL), 0);
 	assert_int_equal(bpf_size(i386, "send") > bpf_size(i386, NULL), 1);
 	assert_int_equal(pgsc_syscall_exists("send", aarch64), 0);
@@ -277,82 +278,96 @@ check_text(const char *text, const char *arch, int strict, size_t errors,
 	free(cause);
 }
 
+/* A GUC file checked by check_text() for an arch, strict or not: its
+ * errors, its warnings and a text the output must hold ("": any). */
+static const struct guc_case {
+	const char *text, *arch;
+	int strict;
+	size_t errors, warnings;
+	const char *needle;
+} guc_cases[] = {
+	{ "global_syscall_allow = 'read,write'\n",
+	  "x86_64", 0, 0, 0, ": 0 errors, 0 warnings (arch x86_64)" },
+	{ "pgsc.global_syscall_allow = 'read,nosuch'\n",
+	  "x86_64", 0, 1, 0, ":1: error: pgsc.global_syscall_allow: \"nosuch\"" },
+	/* the pgsc module accepts a placeholder (and skips it); pgseccomp
+	 * and the RFC refuse it */
+	{ "pgsc.global_syscall_allow = 'open'\n",
+	  "aarch64", 0, 0, 1, "its family has openat, openat2" },
+	{ "pgsc.global_syscall_allow = 'open'\n",
+	  "aarch64", 1, 1, 0, ":1: error:" },
+	{ "global_syscall_allow = 'open'\n",
+	  "aarch64", 0, 1, 0, "pgseccomp's check hook refuses" },
+	{ "pgseccomp.global_syscall_allow = 'open'\n",
+	  "aarch64", 0, 1, 0, "pgseccomp's check hook refuses" },
+	{ "\n\nglobal_syscall_allow = 'read'\nglobal_syscall_kill = 'read'\n",
+	  "x86_64", 0, 1, 0, ":4: error: \"read\" is in both global_syscall_allow (line 3) and global_syscall_kill" },
+	/* different contexts or prefixes do not overlap */
+	{ "global_syscall_allow = 'read'\nsession_syscall_kill = 'read'\npgsc.global_syscall_kill = 'read'\n",
+	  "x86_64", 0, 0, 0, "" },
+	{ "global_syscall_allow = '*'\n",
+	  "x86_64", 0, 1, 0, "only meaningful in a session list" },
+	{ "session_syscall_allow = '*'\n",
+	  "x86_64", 0, 0, 0, "" },
+	{ "session_syscall_allow = '*, read'\n",
+	  "x86_64", 0, 1, 0, "must be the whole list" },
+	{ "session_syscall_default = ''\n",
+	  "x86_64", 0, 1, 0, "is empty" },
+	{ "session_syscall_default = 'ERROR'\n",
+	  "x86_64", 0, 0, 0, "" },
+	{ "session_syscall_default = 'deny'\n",
+	  "x86_64", 0, 1, 0, "\"deny\" is not allow" },
+	{ "global_syscall_allow = 'read,read'\n",
+	  "x86_64", 0, 0, 1, "listed twice" },
+	{ "pgsc.global_syscall_allow = 'read,,write'\n",
+	  "x86_64", 0, 0, 1, "empty element" },
+	{ "global_syscall_allow = 'read,,write'\n",
+	  "x86_64", 0, 1, 0, "SplitIdentifierString" },
+	/* pgseccomp folds case; the pgsc module does not */
+	{ "global_syscall_allow = 'Read'\n",
+	  "x86_64", 0, 0, 1, "\"read\" is meant" },
+	{ "pgsc.global_syscall_allow = 'Read'\n",
+	  "x86_64", 0, 1, 0, "is not a syscall name" },
+	{ "session_syscall_allow = ' * '\n",
+	  "x86_64", 0, 1, 0, "without blanks" },
+	{ "pgsc.session_syscall_allow = ' * '\n",
+	  "x86_64", 0, 0, 0, "" },
+	{ "global_syscall_allow = ''\n",
+	  "x86_64", 0, 0, 0, "" },
+	{ "global_syscall_allow = 'read'\nglobal_syscall_allow = 'write'\n",
+	  "x86_64", 0, 0, 1, ":2: warning: \"global_syscall_allow\" is set again" },
+	{ "shared_buffers = 128MB\n# comment\n",
+	  "x86_64", 0, 1, 0, "no [PREFIX.]{global,session}_syscall_* setting found" },
+	{ "global_syscall_alow = 'read'\n",
+	  "x86_64", 0, 1, 0, "unknown setting" },
+	{ "global_syscall_allow = 'read\n",
+	  "x86_64", 0, 2, 0, "unterminated quoted string" },
+	/* the name is escaped: no raw control byte reaches the output */
+	{ "global_syscall_allow = 'a\x1b[31mb'\n",
+	  "x86_64", 0, 1, 0, "\"a\\x1b[31mb\" is not a syscall name" },
+	{ "global_syscall_allow = 'a\\033b'\n",
+	  "x86_64", 0, 1, 0, "\"a\\x1bb\" is not a syscall name" },
+	/* the default is the list's own action */
+	{ "global_syscall_default = log\nglobal_syscall_log = 'read'\n",
+	  "x86_64", 0, 0, 1, "has no effect" },
+	/* through socketcall and ipc on i386: libseccomp could filter them,
+	 * the GUC loaders take numbers only */
+	{ "global_syscall_allow = 'accept,shmget,socketcall'\n",
+	  "i386", 0, 2, 0, "only socketcall itself can be listed" },
+	{ "pgsc.global_syscall_allow = 'accept,shmget'\n",
+	  "i386", 0, 0, 2, "only ipc itself can be listed" },
+};
+
 static void
 test_guc_check(void **state)
 {
 	(void)state;
-	check_text("global_syscall_allow = 'read,write'\n", "x86_64", 0, 0, 0,
-		   ": 0 errors, 0 warnings (arch x86_64)");
-	check_text("pgsc.global_syscall_allow = 'read,nosuch'\n", "x86_64", 0,
-		   1, 0, ":1: error: pgsc.global_syscall_allow: \"nosuch\"");
-	/* the pgsc module accepts a placeholder (and skips it); pgseccomp
-	 * and the RFC refuse it */
-	check_text("pgsc.global_syscall_allow = 'open'\n", "aarch64", 0, 0, 1,
-		   "its family has openat, openat2");
-	check_text("pgsc.global_syscall_allow = 'open'\n", "aarch64", 1, 1, 0,
-		   ":1: error:");
-	check_text("global_syscall_allow = 'open'\n", "aarch64", 0, 1, 0,
-		   "pgseccomp's check hook refuses");
-	check_text("pgseccomp.global_syscall_allow = 'open'\n", "aarch64", 0,
-		   1, 0, "pgseccomp's check hook refuses");
-	check_text("\n\nglobal_syscall_allow = 'read'\n"
-		   "global_syscall_kill = 'read'\n", "x86_64", 0, 1, 0,
-		   ":4: error: \"read\" is in both global_syscall_allow "
-		   "(line 3) and global_syscall_kill");
-	/* different contexts or prefixes do not overlap */
-	check_text("global_syscall_allow = 'read'\n"
-		   "session_syscall_kill = 'read'\n"
-		   "pgsc.global_syscall_kill = 'read'\n", "x86_64", 0, 0, 0, NULL);
-	check_text("global_syscall_allow = '*'\n", "x86_64", 0, 1, 0,
-		   "only meaningful in a session list");
-	check_text("session_syscall_allow = '*'\n", "x86_64", 0, 0, 0, NULL);
-	check_text("session_syscall_allow = '*, read'\n", "x86_64", 0, 1, 0,
-		   "must be the whole list");
-	check_text("session_syscall_default = ''\n", "x86_64", 0, 1, 0,
-		   "is empty");
-	check_text("session_syscall_default = 'ERROR'\n", "x86_64", 0, 0, 0,
-		   NULL);
-	check_text("session_syscall_default = 'deny'\n", "x86_64", 0, 1, 0,
-		   "\"deny\" is not allow");
-	check_text("global_syscall_allow = 'read,read'\n", "x86_64", 0, 0, 1,
-		   "listed twice");
-	check_text("pgsc.global_syscall_allow = 'read,,write'\n", "x86_64", 0,
-		   0, 1, "empty element");
-	check_text("global_syscall_allow = 'read,,write'\n", "x86_64", 0, 1, 0,
-		   "SplitIdentifierString");
-	/* pgseccomp folds case; the pgsc module does not */
-	check_text("global_syscall_allow = 'Read'\n", "x86_64", 0, 0, 1,
-		   "\"read\" is meant");
-	check_text("pgsc.global_syscall_allow = 'Read'\n", "x86_64", 0, 1, 0,
-		   "is not a syscall name");
-	check_text("session_syscall_allow = ' * '\n", "x86_64", 0, 1, 0,
-		   "without blanks");
-	check_text("pgsc.session_syscall_allow = ' * '\n", "x86_64", 0, 0, 0,
-		   NULL);
-	check_text("global_syscall_allow = ''\n", "x86_64", 0, 0, 0, NULL);
-	check_text("global_syscall_allow = 'read'\nglobal_syscall_allow = "
-		   "'write'\n", "x86_64", 0, 0, 1, ":2: warning: "
-		   "\"global_syscall_allow\" is set again");
-	check_text("shared_buffers = 128MB\n# comment\n", "x86_64", 0, 1, 0,
-		   "no [PREFIX.]{global,session}_syscall_* setting found");
-	check_text("global_syscall_alow = 'read'\n", "x86_64", 0, 1, 0,
-		   "unknown setting");
-	check_text("global_syscall_allow = 'read\n", "x86_64", 0, 2, 0,
-		   "unterminated quoted string");
-	/* the name is escaped: no raw control byte reaches the output */
-	check_text("global_syscall_allow = 'a\x1b[31mb'\n", "x86_64", 0, 1, 0,
-		   "\"a\\x1b[31mb\" is not a syscall name");
-	check_text("global_syscall_allow = 'a\\033b'\n", "x86_64", 0, 1, 0,
-		   "\"a\\x1bb\" is not a syscall name");
-	/* the default is the list's own action */
-	check_text("global_syscall_default = log\nglobal_syscall_log = "
-		   "'read'\n", "x86_64", 0, 0, 1, "has no effect");
-	/* through socketcall and ipc on i386: libseccomp could filter them,
-	 * the GUC loaders take numbers only */
-	check_text("global_syscall_allow = 'accept,shmget,socketcall'\n",
-		   "i386", 0, 2, 0, "only socketcall itself can be listed");
-	check_text("pgsc.global_syscall_allow = 'accept,shmget'\n", "i386", 0,
-		   0, 2, "only ipc itself can be listed");
+	for (size_t i = 0; i < ARRAY_SIZE(guc_cases); i++) {
+		const struct guc_case *c = &guc_cases[i];
+
+		check_text(c->text, c->arch, c->strict, c->errors, c->warnings,
+			   c->needle[0] != '\0' ? c->needle : NULL);
+	}
 }
 
 int

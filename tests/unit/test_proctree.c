@@ -271,6 +271,23 @@ count(const char *role, int nr)
 	return 0;
 }
 
+/* A count that must be @n: of syscall @nr under @role. */
+struct want {
+	const char *role;
+	int nr;
+	uint64_t n;
+};
+
+static void
+expect_counts(const struct want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (count(w[i].role, w[i].nr) != w[i].n)
+			print_message("%s nr=%d\n", w[i].role, w[i].nr);
+		assert_int_equal(count(w[i].role, w[i].nr), w[i].n);
+	}
+}
+
 /* Count of syscall @nr under any role. */
 static uint64_t
 count_all(int nr)
@@ -350,6 +367,19 @@ teardown(void **state)
  * /bin/sh -c "exec postgres ...", then postgres: the postmaster. */
 
 #define PM 5514
+
+/*
+ * A child of the postmaster, @pid, forked at @t (clone), making @n calls
+ * @nr at @t_sc, exiting at @t_exit with @title.
+ */
+static void
+child_life(long t, int pid, long t_sc, int nr, int n, long t_exit,
+	   const char *title)
+{
+	fork_ev(t, NR_CLONE, 5511, PM, "postgres", PG_EXE, pid, NULL);
+	pg(t_sc, pid, nr, n);
+	exit_ev(t_exit, PM, pid, title);
+}
 
 static void
 start_postmaster(void)
@@ -500,9 +530,8 @@ test_child_after_stale_provisional(void **state)
 	start_postmaster();
 	/* 5700: some postgres process seen since before the server started */
 	sc(30, 5700, "postgres", PG_EXE, NR_GETPPID);
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5700, NULL);
-	pg(100, 5700, NR_PREAD64, 2);
-	exit_ev(200, PM, 5700, "postgres: alice db [local] idle");
+	child_life(100, 5700, 100, NR_PREAD64, 2, 200,
+		   "postgres: alice db [local] idle");
 	finish();
 	assert_int_equal(count("client backend", NR_PREAD64), 2);
 	assert_int_equal(count("client backend", NR_GETPPID), 0);
@@ -516,13 +545,11 @@ test_pid_reuse(void **state)
 
 	(void)state;
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_READ, 2);
-	exit_ev(150, PM, 5600, "postgres: alice db [local] idle");
+	child_life(100, 5600, 101, NR_READ, 2, 150,
+		   "postgres: alice db [local] idle");
 	/* the same pid, forked again by the postmaster */
-	fork_ev(300, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(301, 5600, NR_CLOCK_NANOSLEEP, 3);
-	exit_ev(400, PM, 5600, "postgres: checkpointer ");
+	child_life(300, 5600, 301, NR_CLOCK_NANOSLEEP, 3, 400,
+		   "postgres: checkpointer ");
 	finish();
 
 	assert_int_equal(count("client backend", NR_READ), 2);
@@ -546,13 +573,11 @@ test_pid_reuse_child_first(void **state)
 {
 	(void)state;
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_READ, 2);
-	exit_ev(150, PM, 5600, "postgres: alice db [local] idle");
+	child_life(100, 5600, 101, NR_READ, 2, 150,
+		   "postgres: alice db [local] idle");
 	pg(300, 5600, NR_CLOCK_NANOSLEEP, 3);
-	fork_ev(300, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(301, 5600, NR_CLOCK_NANOSLEEP, 1);
-	exit_ev(400, PM, 5600, "postgres: checkpointer ");
+	child_life(300, 5600, 301, NR_CLOCK_NANOSLEEP, 1, 400,
+		   "postgres: checkpointer ");
 	finish();
 
 	assert_int_equal(count("client backend", NR_READ), 2);
@@ -705,9 +730,8 @@ run_two_servers(void)
 {
 	/* the real server, uid 101 */
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_PREAD64, 2);
-	exit_ev(102, PM, 5600, "postgres: alice db [local] idle");
+	child_life(100, 5600, 101, NR_PREAD64, 2, 102,
+		   "postgres: alice db [local] idle");
 	/* a user's, uid 1000, forked by the user's shell 7000 */
 	cur_uid = 1000;
 	sc(200, 7000, "bash", "/usr/bin/bash", NR_READ);
@@ -859,12 +883,9 @@ test_forgery_client_names(void **state)
 {
 	(void)state;
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_PTRACE, 3);
-	exit_ev(102, PM, 5600, "postgres: a: checkpointer [local] idle");
-	fork_ev(110, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5601, NULL);
-	pg(111, 5601, NR_FSYNC, 1);
-	exit_ev(112, PM, 5601, "postgres: checkpointer ");
+	child_life(100, 5600, 101, NR_PTRACE, 3, 102,
+		   "postgres: a: checkpointer [local] idle");
+	child_life(110, 5601, 111, NR_FSYNC, 1, 112, "postgres: checkpointer ");
 	finish();
 	assert_int_equal(count("client backend", NR_PTRACE), 3);
 	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
@@ -873,19 +894,14 @@ test_forgery_client_names(void **state)
 	/* a server with cluster_name "main" */
 	rerun(state, NULL);
 	start_postmaster();
-	fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600, NULL);
-	pg(101, 5600, NR_PTRACE, 3);
-	exit_ev(102, PM, 5600,
-		"postgres: main: a: checkpointer [local] idle");
-	fork_ev(103, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5603, NULL);
-	pg(104, 5603, NR_PTRACE, 1);
-	exit_ev(105, PM, 5603, "postgres: main: checkpointer db "
-		"10.0.0.1(5) idle");
+	child_life(100, 5600, 101, NR_PTRACE, 3, 102,
+		   "postgres: main: a: checkpointer [local] idle");
+	child_life(103, 5603, 104, NR_PTRACE, 1, 105,
+		   "postgres: main: checkpointer db "
+		   "10.0.0.1(5) idle");
 	/* a walsender ends before the server's auxiliary processes */
-	fork_ev(106, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5604, NULL);
-	pg(107, 5604, NR_SENDTO, 2);
-	exit_ev(108, PM, 5604,
-		"postgres: main: walsender rep [local] streaming 0/3000000");
+	child_life(106, 5604, 107, NR_SENDTO, 2, 108,
+		   "postgres: main: walsender rep [local] streaming 0/3000000");
 	fork_ev(110, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5601, NULL);
 	pg(111, 5601, NR_FSYNC, 1);
 	fork_ev(112, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5602, NULL);
@@ -1697,9 +1713,57 @@ commit(struct saved *sv)
 			 0);
 }
 
+/*
+ * The parts of a stream that a collector reads with a kill between them:
+ * RESTART_BEFORE up to the kill (@sv: where its commits go, NULL when
+ * nothing is killed), RESTART_COMMITTED after the last commit (only when
+ * killed), RESTART_AFTER after the restart (or with no break).
+ */
+enum restart_part { RESTART_BEFORE, RESTART_COMMITTED, RESTART_AFTER };
+typedef void restart_fn(enum restart_part, struct saved *sv, void *arg);
+
+/*
+ * Read the stream of @fn twice: without a break, then with a commit, a
+ * kill and a restart (restart_from()) between its parts.  The counts of
+ * @clean must hold after the first, those of @killed after the second.
+ */
 static void
-stale_part1(struct saved *sv)
+restart_run(void **state, restart_fn *fn, void *arg,
+	    const struct want *clean, size_t nclean,
+	    const struct want *killed, size_t nkilled)
 {
+	struct saved *sv = calloc(1, sizeof(*sv));
+
+	assert_non_null(sv);
+	fn(RESTART_BEFORE, NULL, arg);
+	fn(RESTART_AFTER, NULL, arg);
+	finish();
+	expect_counts(clean, nclean);
+	teardown(state);
+	setup(state);
+
+	fn(RESTART_BEFORE, sv, arg);
+	commit(sv);
+	fn(RESTART_COMMITTED, sv, arg);
+	restart_from(sv, NULL);
+	fn(RESTART_AFTER, sv, arg);
+	finish();
+	expect_counts(killed, nkilled);
+	saved_free(sv);
+	free(sv);
+}
+
+static void
+stale_part(enum restart_part part, struct saved *sv, void *arg)
+{
+	(void)arg;
+	if (part == RESTART_AFTER) {
+		sc_n(200, 7001, "sh", DASH_EXE, NR_UNAME, 4);
+		exit_ev_exe(210, 7000, 7001, "sh", DASH_EXE, NULL);
+		return;
+	}
+	if (part != RESTART_BEFORE)
+		return;
 	/* 7001's records come before its parent's fork record */
 	sc_n(100, 7001, "sh", DASH_EXE, NR_BRK, 3);
 	if (sv != NULL)  /* commit A: 7001 is provisional, born at 100 */
@@ -1710,13 +1774,7 @@ stale_part1(struct saved *sv)
 	/* the parent, which made no record, exits */
 	exit_ev_exe(150, 6999, 7000, "bash", "/usr/bin/bash", NULL);
 	sc_n(160, 7001, "sh", DASH_EXE, NR_BRK, 2);
-}
-
-static void
-stale_part2(void)
-{
-	sc_n(200, 7001, "sh", DASH_EXE, NR_UNAME, 4);
-	exit_ev_exe(210, 7000, 7001, "sh", DASH_EXE, NULL);
+	/* then commit B and the kill */
 }
 
 /*
@@ -1729,29 +1787,15 @@ stale_part2(void)
 static void
 test_restart_stale_provisional(void **state)
 {
-	struct saved *sv = calloc(1, sizeof(*sv));
+	static const struct want clean[] = {
+		{ "unrelated", NR_UNAME, 4 },
+	}, killed[] = {
+		{ "unrelated", NR_UNAME, 4 },
+		{ PGSC_ROLE_UNATTRIBUTED, NR_UNAME, 0 },
+	};
 
-	(void)state;
-	assert_non_null(sv);
-	stale_part1(NULL);
-	stale_part2();
-	finish();
-	assert_int_equal(count("unrelated", NR_UNAME), 4);
-	teardown(state);
-	setup(state);
-
-	stale_part1(sv);
-	/* commit B, then the kill */
-	assert_int_equal(proctree_each_open(tree, open_cb, sv), 0);
-	assert_int_equal(proctree_each_proc(tree, saved_proc_replace_cb, sv),
-			 0);
-	restart_from(sv, NULL);
-	stale_part2();
-	finish();
-	assert_int_equal(count("unrelated", NR_UNAME), 4);
-	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_UNAME), 0);
-	saved_free(sv);
-	free(sv);
+	restart_run(state, stale_part, NULL, clean, ARRAY_SIZE(clean), killed,
+		    ARRAY_SIZE(killed));
 }
 
 /*
@@ -1769,8 +1813,22 @@ test_restart_stale_provisional(void **state)
  * collector does after a commit.
  */
 static void
-adopted_part1(struct saved *sv, int prune)
+adopted_part(enum restart_part part, struct saved *sv, void *arg)
 {
+	int prune = *(const int *)arg;
+
+	if (part == RESTART_AFTER) {
+		/* The pid comes again, a new spawn whose records come first
+		 * again. */
+		sc_n(90000, 7001, "pg_ctl", PGCTL_EXE, NR_UNAME, 4);
+		fork_ev(89999, NR_CLONE3, 6999, 7000, "pg_ctl", PGCTL_EXE, 7001,
+			NULL);
+		sc_n(90001, 7001, "pg_ctl", PGCTL_EXE, NR_UNAME, 1);
+		exit_ev_exe(90002, 7000, 7001, "pg_ctl", PGCTL_EXE, NULL);
+		return;
+	}
+	if (part != RESTART_BEFORE)
+		return;
 	sc(50, 7000, "pg_ctl", PGCTL_EXE, NR_WAIT4);
 	sc_n(100, 7001, "pg_ctl", PGCTL_EXE, NR_RT_SIGACTION, 3);
 	if (sv != NULL) /* commit A */
@@ -1789,40 +1847,20 @@ adopted_part1(struct saved *sv, int prune)
 	}
 }
 
-/* The pid comes again, a new spawn whose records come first again. */
-static void
-adopted_part2(void)
-{
-	sc_n(90000, 7001, "pg_ctl", PGCTL_EXE, NR_UNAME, 4);
-	fork_ev(89999, NR_CLONE3, 6999, 7000, "pg_ctl", PGCTL_EXE, 7001, NULL);
-	sc_n(90001, 7001, "pg_ctl", PGCTL_EXE, NR_UNAME, 1);
-	exit_ev_exe(90002, 7000, 7001, "pg_ctl", PGCTL_EXE, NULL);
-}
-
 static void
 restart_adopted(void **state, int prune)
 {
-	struct saved *sv = calloc(1, sizeof(*sv));
+	static const struct want clean[] = {
+		{ "unrelated", NR_UNAME, 5 },
+		{ "unrelated", NR_RT_SIGACTION, 3 },
+	}, killed[] = {
+		{ "unrelated", NR_UNAME, 5 },
+		{ PGSC_ROLE_UNATTRIBUTED, NR_UNAME, 0 },
+	};
 
-	assert_non_null(sv);
-	adopted_part1(NULL, prune);
-	adopted_part2();
-	finish();
-	assert_int_equal(count("unrelated", NR_UNAME), 5);
-	assert_int_equal(count("unrelated", NR_RT_SIGACTION), 3);
-	teardown(state);
-	setup(state);
-
-	adopted_part1(sv, prune);
 	/* commit B, then the kill */
-	commit(sv);
-	restart_from(sv, NULL);
-	adopted_part2();
-	finish();
-	assert_int_equal(count("unrelated", NR_UNAME), 5);
-	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_UNAME), 0);
-	saved_free(sv);
-	free(sv);
+	restart_run(state, adopted_part, &prune, clean, ARRAY_SIZE(clean),
+		    killed, ARRAY_SIZE(killed));
 }
 
 /*
@@ -1831,9 +1869,13 @@ restart_adopted(void **state, int prune)
  * and each keeps its own records and role.
  */
 static void
-node_part(int part)
+node_part(enum restart_part part, struct saved *sv, void *arg)
 {
-	if (part == 1) {
+	(void)sv;
+	(void)arg;
+	if (part == RESTART_COMMITTED)
+		return;
+	if (part == RESTART_BEFORE) {
 		fork_ev(10, NR_CLONE, 1, 7000, "bash", "/usr/bin/bash", 7001,
 			NULL);
 		sc(11, 7001, "sh", DASH_EXE, NR_BRK);
@@ -1851,29 +1893,15 @@ node_part(int part)
 static void
 test_restart_node(void **state)
 {
-	struct saved *sv = calloc(1, sizeof(*sv));
-
-	assert_non_null(sv);
-	for (int killed = 0; killed < 2; killed++) {
-		if (killed) {
-			teardown(state);
-			setup(state);
-		}
-		node_part(1);
-		if (killed) {
-			commit(sv);
-			restart_from(sv, NULL);
-		}
-		node_part(2);
-		finish();
-		assert_int_equal(count("unrelated", NR_BRK), 1);
-		assert_int_equal(count("unrelated", NR_UNAME), 1);
+	static const struct want w[] = {
+		{ "unrelated", NR_BRK, 1 },
+		{ "unrelated", NR_UNAME, 1 },
 		/* no postgres in the stream: no server uid, foreign */
-		assert_int_equal(count(PGSC_ROLE_FOREIGN, NR_READ), 1);
-		assert_int_equal(count(PGSC_ROLE_FOREIGN, NR_FSYNC), 1);
-	}
-	saved_free(sv);
-	free(sv);
+		{ PGSC_ROLE_FOREIGN, NR_READ, 1 },
+		{ PGSC_ROLE_FOREIGN, NR_FSYNC, 1 },
+	};
+
+	restart_run(state, node_part, NULL, w, ARRAY_SIZE(w), w, ARRAY_SIZE(w));
 }
 
 /*
@@ -1884,9 +1912,14 @@ test_restart_node(void **state)
  * "backend" (157 records in a crash-live run under load).
  */
 static void
-late_part(int part, uint64_t *ser)
+late_part(enum restart_part part, struct saved *sv, void *arg)
 {
-	if (part == 1) {
+	uint64_t *ser = arg;
+
+	(void)sv;
+	if (part == RESTART_COMMITTED)
+		return;
+	if (part == RESTART_BEFORE) {
 		start_postmaster();
 		fork_ev(100, NR_CLONE, 5511, PM, "postgres", PG_EXE, 5600,
 			NULL);
@@ -1904,26 +1937,16 @@ late_part(int part, uint64_t *ser)
 static void
 test_late_title(void **state)
 {
-	struct saved *sv = calloc(1, sizeof(*sv));
+	static const struct want clean[] = {
+		{ "client backend", NR_PREAD64, 2 },
+	}, killed[] = {
+		{ "client backend", NR_PREAD64, 2 },
+		{ PGSC_ROLE_BACKEND_UNKNOWN, NR_PREAD64, 0 },
+	};
 	uint64_t ser = 0;
 
-	assert_non_null(sv);
-	late_part(1, &ser);
-	late_part(2, &ser);
-	finish();
-	assert_int_equal(count("client backend", NR_PREAD64), 2);
-	teardown(state);
-	setup(state);
-
-	late_part(1, &ser);
-	commit(sv);
-	restart_from(sv, NULL);
-	late_part(2, &ser);
-	finish();
-	assert_int_equal(count("client backend", NR_PREAD64), 2);
-	assert_int_equal(count(PGSC_ROLE_BACKEND_UNKNOWN, NR_PREAD64), 0);
-	saved_free(sv);
-	free(sv);
+	restart_run(state, late_part, &ser, clean, ARRAY_SIZE(clean), killed,
+		    ARRAY_SIZE(killed));
 }
 
 /*
@@ -1936,20 +1959,17 @@ test_late_title(void **state)
  * walwriter on the shared machine).
  */
 static void
-test_restart_title_revoked(void **state)
+revoked_part(enum restart_part part, struct saved *sv, void *arg)
 {
-	struct saved *sv = calloc(1, sizeof(*sv));
-
-	assert_non_null(sv);
-	pg(100, 9000, NR_PTRACE, 3);
-	exit_ev(200, 1, 9000, "postgres: checkpointer ");
-	finish();
-	assert_int_equal(count(PGSC_ROLE_UNATTRIBUTED, NR_PTRACE), 3);
-	teardown(state);
-	setup(state);
-
-	pg(100, 9000, NR_PTRACE, 3);
-	commit(sv);
+	(void)arg;
+	if (part == RESTART_BEFORE) {
+		pg(100, 9000, NR_PTRACE, 3);
+		return;
+	}
+	if (part == RESTART_AFTER) {
+		exit_ev(200, 1, 9000, "postgres: checkpointer ");
+		return;
+	}
 	/* what the commit wrote with the title /proc gave */
 	for (size_t i = 0; i < sv->nprocs; i++) {
 		if (sv->procs[i].pid != 9000)
@@ -1959,12 +1979,19 @@ test_restart_title_revoked(void **state)
 		sv->procs[i].title = strdup("postgres: checkpointer ");
 		sv->procs[i].role = strdup("checkpointer");
 	}
-	restart_from(sv, NULL);
-	exit_ev(200, 1, 9000, "postgres: checkpointer ");
-	finish();
-	assert_int_equal(count("checkpointer", NR_PTRACE), 0);
-	saved_free(sv);
-	free(sv);
+}
+
+static void
+test_restart_title_revoked(void **state)
+{
+	static const struct want clean[] = {
+		{ PGSC_ROLE_UNATTRIBUTED, NR_PTRACE, 3 },
+	}, killed[] = {
+		{ "checkpointer", NR_PTRACE, 0 },
+	};
+
+	restart_run(state, revoked_part, NULL, clean, ARRAY_SIZE(clean),
+		    killed, ARRAY_SIZE(killed));
 }
 
 static void

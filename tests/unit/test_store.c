@@ -25,29 +25,13 @@
 #define SMALL_LINES 15
 #define SMALL_SECCOMP 11
 
-static char tmpdir[] = "/tmp/test_store.XXXXXX";
-
-static int
-group_setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) != NULL ? 0 : -1;
-}
-
-static int
-group_teardown(void **state)
-{
-	(void)state;
-	return unit_rmtree(tmpdir);
-}
-
 static void
 tmp_path(char *out, size_t sz, const char *name)
 {
-	snprintf(out, sz, "%s/%s", tmpdir, name);
+	snprintf(out, sz, "%s/%s", unit_tmpdir, name);
 }
 
-/* Copy a fixture into tmpdir (so it can be appended to). */
+/* Copy a fixture into unit_tmpdir (so it can be appended to). */
 static void
 copy_fixture(const char *name, const char *dst)
 {
@@ -215,51 +199,77 @@ test_report_empty_store(void **state)
 	pgsc_store_free(st);
 }
 
-static void
-test_import_and_report(void **state)
-{
-	char db[512], log[512], *out, *cause = NULL;
+/* An import into a new store: what the tests of pgsc_import() hold. */
+struct import_run {
+	char log[512];                  /* files[0] */
 	const char *files[1];
 	struct pgsc_import_opts io;
 	struct pgsc_import_stats stats;
-	pgsc_store *st = NULL;
+	pgsc_store *st;
+};
+
+/*
+ * A new store unit_tmpdir/@db open in @r->st for an import with @r->io
+ * (zeroed, quiet) of one file, unit_tmpdir/@name.
+ */
+static void
+import_setup(struct import_run *r, const char *db, const char *name)
+{
+	char path[512], *cause = NULL;
+
+	memset(r, 0, sizeof(*r));
+	tmp_path(path, sizeof(path), db);
+	tmp_path(r->log, sizeof(r->log), name);
+	r->files[0] = r->log;
+	r->io.quiet = 1;
+	assert_int_equal(pgsc_store_open(path, 0, &r->st, &cause), 0);
+}
+
+/* The counts of an import @got against @want, the zeros included. */
+static void
+expect_counts(const struct pgsc_import_stats *got,
+	      const struct pgsc_import_stats *want)
+{
+#define F(x) { #x, (int64_t)got->x, (int64_t)want->x }
+	const struct unit_field f[] = {
+		F(round), F(seccomp), F(lines), F(rejected), F(skipped_files),
+		F(attributed), F(unattributed), F(unrelated), F(standalone),
+	};
+#undef F
+
+	unit_expect_fields(f, ARRAY_SIZE(f));
+}
+
+static void
+test_import_and_report(void **state)
+{
+	char *out, *cause = NULL;
+	struct import_run r;
 	int rc;
 
 	(void)state;
-	tmp_path(db, sizeof(db), "import.db");
-	tmp_path(log, sizeof(log), "audit.log");
-	copy_fixture(SMALL_LOG, log);
-	files[0] = log;
-	memset(&io, 0, sizeof(io));
-	io.label = "unit";
-	io.quiet = 1;
-
-	assert_int_equal(pgsc_store_open(db, 0, &st, &cause), 0);
+	import_setup(&r, "import.db", "audit.log");
+	copy_fixture(SMALL_LOG, r.log);
+	r.io.label = "unit";
 
 	/* first import: one round with every record */
-	rc = pgsc_import(st, &io, files, 1, &stats, &cause);
+	rc = pgsc_import(r.st, &r.io, r.files, 1, &r.stats, &cause);
 	if (rc != 0)
 		fail_msg("import: %s", cause ? cause : "?");
-	assert_int_equal(stats.round, 1);
-	assert_int_equal(stats.seccomp, SMALL_SECCOMP);
-	assert_int_equal(stats.lines, SMALL_LINES);
-	assert_int_equal(stats.rejected, 0);
-	assert_int_equal(stats.skipped_files, 0);
-	assert_int_equal(stats.attributed, SMALL_SECCOMP);
-	assert_int_equal(stats.unattributed, 0);
-	assert_int_equal(stats.unrelated, 0);
-	assert_int_equal(stats.standalone, 0);
-	assert_true(stats.processes >= 2);
+	expect_counts(&r.stats, &(const struct pgsc_import_stats){
+		.round = 1, .seccomp = SMALL_SECCOMP, .lines = SMALL_LINES,
+		.attributed = SMALL_SECCOMP });
+	assert_true(r.stats.processes >= 2);
 
 	/* the same file again: nothing new, no round */
-	rc = pgsc_import(st, &io, files, 1, &stats, &cause);
+	rc = pgsc_import(r.st, &r.io, r.files, 1, &r.stats, &cause);
 	assert_int_equal(rc, 0);
-	assert_int_equal(stats.round, 0);
-	assert_int_equal(stats.seccomp, 0);
-	assert_int_equal(stats.skipped_files, 1);
+	assert_int_equal(r.stats.round, 0);
+	assert_int_equal(r.stats.seccomp, 0);
+	assert_int_equal(r.stats.skipped_files, 1);
 
 	/* the report */
-	out = report(st, PGSC_FMT_GUC, &rc);
+	out = report(r.st, PGSC_FMT_GUC, &rc);
 	assert_int_equal(rc, 0);
 	assert_non_null(out);
 	assert_true(strncmp(out, "# pgsc: ", 8) == 0);
@@ -298,7 +308,7 @@ test_import_and_report(void **state)
 	free(out);
 
 	/* JSON carries the same */
-	out = report(st, PGSC_FMT_JSON, &rc);
+	out = report(r.st, PGSC_FMT_JSON, &rc);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"records\": 11"));
 	assert_non_null(strstr(out, "\"client backend\""));
@@ -306,17 +316,17 @@ test_import_and_report(void **state)
 	free(out);
 
 	/* appended lines are imported once, into a new round */
-	append(log, ACCEPT_LINE);
-	rc = pgsc_import(st, &io, files, 1, &stats, &cause);
+	append(r.log, ACCEPT_LINE);
+	rc = pgsc_import(r.st, &r.io, r.files, 1, &r.stats, &cause);
 	assert_int_equal(rc, 0);
-	assert_int_equal(stats.round, 2);
-	assert_int_equal(stats.seccomp, 1);
-	assert_int_equal(stats.lines, 1);
-	rc = pgsc_import(st, &io, files, 1, &stats, &cause);
+	assert_int_equal(r.stats.round, 2);
+	assert_int_equal(r.stats.seccomp, 1);
+	assert_int_equal(r.stats.lines, 1);
+	rc = pgsc_import(r.st, &r.io, r.files, 1, &r.stats, &cause);
 	assert_int_equal(rc, 0);
-	assert_int_equal(stats.round, 0);
+	assert_int_equal(r.stats.round, 0);
 
-	pgsc_store_free(st);
+	pgsc_store_free(r.st);
 	free(cause);
 }
 
@@ -401,35 +411,27 @@ test_import_split_equals_whole(void **state)
 static void
 test_import_missing_file(void **state)
 {
-	char db[512], log[512], *cause = NULL, *diag = NULL;
+	char *cause = NULL, *diag = NULL;
 	size_t dsz = 0;
-	const char *files[1];
-	struct pgsc_import_opts io;
-	struct pgsc_import_stats stats;
-	pgsc_store *st = NULL;
+	struct import_run r;
 	int rc;
 
 	(void)state;
-	tmp_path(db, sizeof(db), "missing-import.db");
-	tmp_path(log, sizeof(log), "no-such.log");
-	files[0] = log;
-	memset(&io, 0, sizeof(io));
-	io.quiet = 1;
-	io.diag = open_memstream(&diag, &dsz);
-	assert_non_null(io.diag);
-	assert_int_equal(pgsc_store_open(db, 0, &st, &cause), 0);
+	import_setup(&r, "missing-import.db", "no-such.log");
+	r.io.diag = open_memstream(&diag, &dsz);
+	assert_non_null(r.io.diag);
 	/* an input that cannot be read is reported by name and counted
 	 * (pgsc-collect exits 1); the others would be imported */
-	rc = pgsc_import(st, &io, files, 1, &stats, &cause);
-	fclose(io.diag);
+	rc = pgsc_import(r.st, &r.io, r.files, 1, &r.stats, &cause);
+	fclose(r.io.diag);
 	assert_int_equal(rc, 0);
-	assert_int_equal(stats.refused_files, 1);
+	assert_int_equal(r.stats.refused_files, 1);
 	assert_non_null(diag);
 	assert_non_null(strstr(diag, "no-such.log: No such file"));
-	assert_int_equal(stats.round, 0);
+	assert_int_equal(r.stats.round, 0);
 	free(diag);
 	free(cause);
-	pgsc_store_free(st);
+	pgsc_store_free(r.st);
 }
 
 /* Run pgsc_status on @db; returns its output, sets *converged. */
@@ -634,5 +636,6 @@ main(void)
 		cmocka_unit_test(test_unattributed_not_usable),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, unit_tmpdir_setup,
+				      unit_tmpdir_teardown);
 }

@@ -4,7 +4,8 @@
  * headers it wants before it, the library's internal header, the audit
  * arch tokens and record separator the recorded lines use, a private
  * temporary directory per test program, and the path of a fixture
- * (tests/fixtures, or $PGSC_FIXTURES as ctest sets it).
+ * (tests/fixtures, or $PGSC_FIXTURES as ctest sets it).  What is not
+ * inline here is in unit.c, linked into every unit test program.
  */
 #ifndef PGSC_UNIT_H
 #define PGSC_UNIT_H
@@ -65,5 +66,26 @@ unit_fixture_path(char *out, size_t sz, const char *name)
 			 slash ? (int)(slash - src) : 1, slash ? src : ".", name);
 	}
 }
+
+/* One field of a struct against the value it must have: a row of the
+ * tables unit_expect_fields() checks. */
+struct unit_field {
+	const char *name;
+	int64_t got, want;
+};
+
+/* A call, the name of an arch (pgsc_arch_token()), and what
+ * syscall_families_exists() must return for them: a row of unit_expect_exists(). */
+struct unit_exists {
+	const char *call, *arch;
+	int want;
+};
+
+/* unit.c */
+extern char unit_tmpdir[];
+int unit_tmpdir_setup(void **);
+int unit_tmpdir_teardown(void **);
+void unit_expect_fields(const struct unit_field *, size_t);
+void unit_expect_exists(const struct unit_exists *, size_t);
 
 #endif /* PGSC_UNIT_H */

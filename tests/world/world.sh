@@ -56,12 +56,8 @@
 set -e
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
-T_NAME=world-test
 export LC_ALL=C
-
-t_bindir "world.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$T_SRCROOT
+t_script world-test "world.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@"
 MAXR=${PGSC_WORLD_MAX_ROUNDS:-5}
 # shellcheck source=../lib/world.sh
 . "$HERE/../lib/world.sh"

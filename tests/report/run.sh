@@ -11,23 +11,19 @@
 # from libseccomp's scmp_sys_resolver.  The drop-ins are checked by
 # systemd-analyze verify, the OCI profile by its schema fields and by a
 # real runc run of a static probe.
-set -uo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+t_init report
 BIN=$1
 DIR=$2
 R=$BIN/pgsc-report
-for p in pgsc-report pgsc-collect pgsc-diff; do
-	[ -x "$BIN/$p" ] || { echo "FAIL: $BIN/$p missing"; exit 1; }
-done
-for c in scmp_sys_resolver python3 systemd-analyze runc gcc sqlite3; do
-	command -v "$c" >/dev/null ||
-		{ echo "FAIL: $c missing (tools/install-deps.sh)"; exit 1; }
-done
+need_exec "$BIN/pgsc-report" "$BIN/pgsc-collect" "$BIN/pgsc-diff"
+need_progs scmp_sys_resolver python3 systemd-analyze runc gcc sqlite3
 # shellcheck source=../lib/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
-T=$(mktemp -d /tmp/pgsc-report.XXXXXX)
+T=$T_WORK
 CID=pgsc-report-test-$$
-cleanup() { runc_cleanup "$T" "$CID"; }
-trap cleanup EXIT
+t_cleanup runc_cleanup "$T" "$CID"
 cd "$T" || exit 1
 ARCHES="x86_64 i386 aarch64 arm ppc64le s390x"
 

@@ -397,6 +397,40 @@ seq_load(struct serials *s, uint64_t epoch, uint64_t from, uint64_t max,
 	}
 }
 
+/* One sequence of a stored state, as entry_at() reads it. */
+struct entry {
+	const char *name;           /* not terminated; NULL: the local host */
+	size_t nlen;
+	uint64_t epoch, from, max;
+	const uint8_t *bits;
+};
+
+/* The sequence at @n of the state @buf (@len bytes) into @e: its
+ * length, or 0 when it is not one. */
+static size_t
+entry_at(const uint8_t *buf, size_t len, size_t n, struct entry *e)
+{
+	const uint8_t *p;
+	uint64_t span;
+
+	e->nlen = buf[n];
+	if (len - n < 1 + e->nlen + 24)
+		return 0;
+	e->name = e->nlen > 0 ? (const char *)buf + n + 1 : NULL;
+	p = buf + n + 1 + e->nlen;
+	e->epoch = get_u64(p);
+	e->from = get_u64(p + 8);
+	e->max = get_u64(p + 16);
+	e->bits = p + 24;
+	if (e->max == UINT64_MAX || e->from > e->max + 1 ||
+	    e->epoch % SERIAL_WRAP != 0)
+		return 0;
+	span = e->max + 1 - e->from;
+	if (span > SAVE_SPAN_MAX || len - n - 1 - e->nlen - 24 < (span + 7) / 8)
+		return 0;
+	return 1 + e->nlen + 24 + (size_t)((span + 7) / 8);
+}
+
 /**
  * Start the sequences of @s that have not started at the state @buf
  * (@len bytes) that serials_save() made: a run that reads on where the
@@ -407,41 +441,28 @@ seq_load(struct serials *s, uint64_t epoch, uint64_t from, uint64_t max,
 int
 serials_load(struct serials *s, const uint8_t *buf, size_t len)
 {
-	size_t n = 1;
+	struct entry e;
+	size_t n, k;
 
 	if (s->bits == NULL)
 		return 0;
 	if (len < 1 || buf[0] != SAVE_VERSION)
 		return -EINVAL;
 	/* check it all before taking any of it */
-	while (n < len) {
-		size_t nlen = buf[n];
-		uint64_t from, max, epoch;
-
-		if (len - n < 1 + nlen + 24)
+	for (n = 1; n < len; n += k)
+		if ((k = entry_at(buf, len, n, &e)) == 0)
 			return -EINVAL;
-		epoch = get_u64(buf + n + 1 + nlen);
-		from = get_u64(buf + n + 1 + nlen + 8);
-		max = get_u64(buf + n + 1 + nlen + 16);
-		if (from > max + 1 || max + 1 - from > SAVE_SPAN_MAX ||
-		    max == UINT64_MAX || epoch % SERIAL_WRAP != 0 ||
-		    len - n - 1 - nlen - 24 < (max + 1 - from + 7) / 8)
-			return -EINVAL;
-		n += 1 + nlen + 24 + (size_t)((max + 1 - from + 7) / 8);
-	}
-	for (n = 1; n < len;) {
-		size_t nlen = buf[n];
-		const uint8_t *p = buf + n + 1 + nlen;
-		uint64_t from = get_u64(p + 8), max = get_u64(p + 16);
+	for (n = 1; n < len; n += k) {
 		struct serials *q = s;
 
-		if (nlen > 0)
-			q = node_seq(s, (const char *)buf + n + 1, nlen);
-		if (nlen > 0 && q == NULL && s->nnodes < SERIALS_NODES_MAX)
-			return -ENOMEM;
+		k = entry_at(buf, len, n, &e);
+		if (e.name != NULL) {
+			q = node_seq(s, e.name, e.nlen);
+			if (q == NULL && s->nnodes < SERIALS_NODES_MAX)
+				return -ENOMEM;
+		}
 		if (q != NULL && !q->started)
-			seq_load(q, get_u64(p), from, max, p + 24);
-		n += 1 + nlen + 24 + (size_t)((max + 1 - from + 7) / 8);
+			seq_load(q, e.epoch, e.from, e.max, e.bits);
 	}
 	return 0;
 }

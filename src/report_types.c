@@ -62,7 +62,7 @@ setting_name(const char *t, char **out)
 
 /* PostgreSQL's own names of the types the module knows. */
 static const char *const pg_types[] = {
-#define PGSC_TYPE(name, setting, bt, bgw_type, client) name,
+#define PGSC_TYPE(name, setting, bt, bgw_type, client, since) name,
 #include "pgtypes.def"
 #undef PGSC_TYPE
 };
@@ -270,7 +270,7 @@ report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 
 /* The settings of the types the pgsc module has a filter for. */
 static const char *const module_types[] = {
-#define PGSC_TYPE(name, setting, bt, bgw_type, client) setting,
+#define PGSC_TYPE(name, setting, bt, bgw_type, client, since) setting,
 #include "pgtypes.def"
 #undef PGSC_TYPE
 };

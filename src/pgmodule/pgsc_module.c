@@ -528,8 +528,13 @@ known_setting(const char *name)
 static void
 check_postmaster_values(void)
 {
+#if PG_VERSION_NUM >= 160000
+	int nvars;
+	struct config_generic **vars = get_guc_variables(&nvars);
+#else
 	struct config_generic **vars = get_guc_variables();
 	int nvars = GetNumConfigOptions();
+#endif
 	const char *v;
 	bool b;
 

@@ -44,8 +44,14 @@ void pgsc_filter_rules_free(struct filter_rules *fr);
 void pgsc_filter_cause(enum filter_step step, int rc,
 			const struct filter_rules *fr, size_t bad,
 			char **cause);
+/* PostgreSQL 18 spells "does not return" as a prefix, pg_noreturn
+ * (C11 _Noreturn); 15-17 as the attribute pg_attribute_noreturn(). */
+#ifdef pg_noreturn
+pg_noreturn void pgsc_load_failed(const char *what, int rc, char *cause);
+#else
 void pgsc_load_failed(const char *what, int rc, char *cause)
 	pg_attribute_noreturn();
+#endif
 const struct filter_unknown *pgsc_known_max_get(void);
 const struct filter_unknown *pgsc_unknown_part(void);
 void pgsc_put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,

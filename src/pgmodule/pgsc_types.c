@@ -11,14 +11,19 @@
  *     session filter at the commit of InitPostgres's transaction
  *     (pgsc_module.c), and an unset type is the session filter;
  *   - every other type takes its settings from the postmaster
- *     (PGC_POSTMASTER), and stock PostgreSQL 15 calls no hook of a
- *     library in it once its type is known: the aux processes run no
- *     transaction, and the autovacuum launcher none before its loop.
+ *     (PGC_POSTMASTER), and stock PostgreSQL (15 to 18) calls no hook
+ *     of a library in it once its type is known: the aux processes run
+ *     no transaction, and the autovacuum launcher none before its loop.
+ *     17 and 18 launch every child through postmaster_child_launch()
+ *     and its table child_process_kinds[], but that table is const and
+ *     calls no library either, so the same way in serves all four.
  *     The postmaster builds each such type's filter as BPF before it
  *     loads the global filter.  A fork handler (pthread_atfork) makes
  *     each child of the postmaster raise TYPE_SIGNAL at itself, blocked:
- *     PostgreSQL forks with every signal blocked and sets MyBackendType
- *     (and MyBgworkerEntry) before the child first unblocks its signals,
+ *     PostgreSQL forks with every signal blocked (15: the postmaster
+ *     runs its forks with signals blocked; 16 on: fork_process() blocks
+ *     them) and sets MyBackendType (17 on: postmaster_child_launch())
+ *     and MyBgworkerEntry before the child first unblocks its signals,
  *     so the handler runs at that first unblock, knows the type, and
  *     loads the prebuilt filter with seccomp(2), which is
  *     async-signal-safe.  An unset type runs under the global filter
@@ -52,9 +57,26 @@ struct ptype {
 	unsigned short bpf_len;         /* instructions */
 };
 
-static struct ptype ptypes[] = {
-#define PGSC_TYPE(name, setting, bt, bgw_type, client) \
+/* The types of the PostgreSQL this module is built for: an entry of
+ * pgtypes.def whose "since" is a later major expands to nothing (its
+ * BackendType does not exist in this server's headers). */
+#define TYPE_ENTRY(name, setting, bt, bgw_type, client) \
 	{ name, setting, bt, bgw_type, client },
+#define TYPE_NONE(name, setting, bt, bgw_type, client)
+#define PGSC_TYPE_15 TYPE_ENTRY
+#if PG_VERSION_NUM >= 170000
+#define PGSC_TYPE_17 TYPE_ENTRY
+#else
+#define PGSC_TYPE_17 TYPE_NONE
+#endif
+#if PG_VERSION_NUM >= 180000
+#define PGSC_TYPE_18 TYPE_ENTRY
+#else
+#define PGSC_TYPE_18 TYPE_NONE
+#endif
+static struct ptype ptypes[] = {
+#define PGSC_TYPE(name, setting, bt, bgw_type, client, since) \
+	PGSC_TYPE_##since(name, setting, bt, bgw_type, client)
 #include "pgtypes.def"
 #undef PGSC_TYPE
 };
@@ -63,6 +85,31 @@ static struct ptype ptypes[] = {
 /* The signal a child of the postmaster raises at itself (SIGRTMIN + 7:
  * PostgreSQL uses no real-time signal); 0 = no type has a filter. */
 static int type_signo;
+
+/*
+ * Is a background worker's bgw_type @have the type @want?  PostgreSQL 16
+ * to 18 give each kind of logical replication worker a bgw_type of its
+ * own (apply, tablesync, parallel apply); they are one type here, as
+ * they are one role in pgsc-report (src/roles.c).
+ */
+static bool
+bgw_type_is(const char *have, const char *want)
+{
+	static const char *const lrw[] = {
+		"logical replication apply worker",
+		"logical replication tablesync worker",
+		"logical replication parallel worker",
+	};
+
+	if (strcmp(have, want) == 0)
+		return true;
+	if (strcmp(want, "logical replication worker") != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(lrw) / sizeof(lrw[0]); i++)
+		if (strcmp(have, lrw[i]) == 0)
+			return true;
+	return false;
+}
 
 /* The type of the calling process, or NULL (async-signal-safe). */
 static struct ptype *
@@ -76,7 +123,7 @@ type_of_self(void)
 		if (t->bt != B_BG_WORKER || t->bgw_type == NULL)
 			return t;
 		if (MyBgworkerEntry != NULL &&
-		    strcmp(MyBgworkerEntry->bgw_type, t->bgw_type) == 0)
+		    bgw_type_is(MyBgworkerEntry->bgw_type, t->bgw_type))
 			return t;
 	}
 	return NULL;

@@ -11,7 +11,7 @@
 #   pg_need PROG...                root, x86_64, the user postgres and
 #                                  PGBIN's PROGs (tests/lib/common.sh)
 #   pg_module MODDIR PG_CONFIG     the module tests' preconditions; sets
-#                                  PGBIN and PKGLIB
+#                                  PGBIN, PKGLIB and PGMAJOR (15, 17...)
 #   pg_module_install MODDIR PG_CONFIG
 #                                  install MODDIR's module when the
 #                                  installed one differs
@@ -47,6 +47,9 @@ pg_module() {
 	need_file "$moddir/pgsc.so"
 	PGBIN=$("$pg_config" --bindir)
 	PKGLIB=$("$pg_config" --pkglibdir)
+	PGMAJOR=$("$pg_config" --version | awk '{ print int($2) }')
+	[[ "$PGMAJOR" =~ ^[0-9]+$ ]] && [ "$PGMAJOR" -ge 15 ] ||
+		fail "$pg_config: not a PostgreSQL 15 or later ($("$pg_config" --version))"
 }
 
 pg_module_install() {

@@ -4,7 +4,7 @@
 # "matrix").
 #
 # Runs tools/glibc-matrix (root; makes or reuses the Debian 13 root in
-# $PGSC_MATRIX_ROOT, default /var/cache/pgsc-matrix/trixie) and checks:
+# $PGSC_MATRIX_ROOT, default /var/cache/pgsc-roots/trixie) and checks:
 #   1. bad arguments are the script's own errors: exit status 2;
 #   2. the run exits 0 and writes both stores;
 #   3. each store has non-empty global and session lists (pgsc-report);
@@ -35,7 +35,7 @@ BINDIR=$(cd "$1" && pwd)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 MATRIX=$SRCROOT/tools/glibc-matrix
-ROOT=${PGSC_MATRIX_ROOT:-/var/cache/pgsc-matrix/trixie}
+ROOT=${PGSC_MATRIX_ROOT:-/var/cache/pgsc-roots/trixie}
 
 need_root "tools/glibc-matrix needs debootstrap, chroot and the audit daemon role"
 need_exec "$MATRIX" "$BINDIR"/pgsc-{report,diff,collect,exec}

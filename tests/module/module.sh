@@ -457,6 +457,23 @@ TYPES_CONF=(
 	"pgsc.walsender_syscall_error = 'sendto'"
 	"pgsc.archiver_syscall_kill = 'ptrace'"
 )
+# the types of later majors: their processes get their own filter too
+# (walsummarizer runs with summarize_wal; io workers with 18's default
+# io_method = worker)
+AUX_TYPES=(checkpointer walwriter "autovacuum launcher" "logical replication launcher" archiver)
+if [ "$PGMAJOR" -ge 17 ]; then
+	TYPES_CONF+=("summarize_wal = on" "pgsc.walsummarizer_syscall_log = 'uname'")
+	AUX_TYPES+=(walsummarizer)
+fi
+if [ "$PGMAJOR" -ge 18 ]; then
+	TYPES_CONF+=("io_method = worker" "pgsc.io_worker_syscall_log = 'uname'")
+	AUX_TYPES+=("io worker")
+fi
+# type_of TITLE: the type a process title names (18's io workers are
+# "io worker N")
+type_of() {
+	if [[ "$1" =~ ^io\ worker\ [0-9]+$ ]]; then echo "io worker"; else echo "$1"; fi
+}
 set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" "${TYPES_CONF[@]}" \
 	"archive_mode = on" "archive_command = '/bin/true'"
 start || fail "the server did not start with type settings: $(cat "$LOG")"
@@ -471,9 +488,18 @@ for t in "client backend" walsender "autovacuum launcher" "autovacuum worker" \
 	[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name ~ '^pgsc\.${t// /_}_syscall_(default|allow|log|error|kill)$'")" = 5 ] ||
 		fail "type '$t': the module does not define its five settings"
 done
-for t in checkpointer walwriter "autovacuum launcher" "logical replication launcher" archiver; do
+for t in "${AUX_TYPES[@]}"; do
 	grep -q "LOG:  pgsc: $t filter built" "$LOG" || fail "no 'filter built' for $t: $(grep pgsc "$LOG")"
 done
+# and the server's own names of its types (pg_stat_activity: every
+# process that runs now, from PostgreSQL itself) are the module's
+mapfile -t LIVE_TYPES < <(q -c "SELECT DISTINCT backend_type FROM pg_stat_activity ORDER BY 1")
+[ "${#LIVE_TYPES[@]}" -ge 6 ] || fail "pg_stat_activity shows only ${#LIVE_TYPES[@]} backend types: ${LIVE_TYPES[*]}"
+for t in "${LIVE_TYPES[@]}"; do
+	[ "$(q -c "SELECT count(*) FROM pg_settings WHERE name ~ '^pgsc\.${t// /_}_syscall_(default|allow|log|error|kill)$'")" = 5 ] ||
+		fail "backend type '$t' (pg_stat_activity): the module does not define its five settings"
+done
+note "PostgreSQL $PGMAJOR's running types, each with its five settings: ${LIVE_TYPES[*]}"
 PM=$(head -1 "$D/postmaster.pid")
 # want_filters TITLE: 2 when the configuration sets its type, else 1
 want_filters() {
@@ -485,11 +511,11 @@ want_filters() {
 }
 # Each process of a set type is waited for (it loads its filter when it
 # first unblocks its signals, just after it starts): up to 10 s.
-for t in checkpointer walwriter "autovacuum launcher" "logical replication launcher" archiver; do
+for t in "${AUX_TYPES[@]}"; do
 	ok=0
 	for _ in $(seq 1 100); do
 		for p in $(pgrep -P "$PM"); do
-			[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | sed 's/^postgres: *//; s/ *$//')" = "$t" ] &&
+			[ "$(type_of "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | sed 's/^postgres: *//; s/ *$//')")" = "$t" ] &&
 				[ "$(seccomp_status "$p")" = "2 2" ] && ok=1
 		done
 		[ $ok = 1 ] && break
@@ -499,7 +525,7 @@ for t in checkpointer walwriter "autovacuum launcher" "logical replication launc
 done
 n_typed=0 n_plain=0
 for p in $(pgrep -P "$PM"); do
-	title=$(tr '\0' ' ' <"/proc/$p/cmdline" | sed 's/^postgres: *//; s/ *$//')
+	title=$(type_of "$(tr '\0' ' ' <"/proc/$p/cmdline" | sed 's/^postgres: *//; s/ *$//')")
 	want=$(want_filters "$title")
 	[ "$(seccomp_status "$p")" = "2 $want" ] ||
 		fail "$title (pid $p): seccomp '$(seccomp_status "$p")', expected $want filters"
@@ -516,7 +542,10 @@ expect_in "$out" 'could not read directory ".": Operation not permitted' "client
 [ "$(q -c "SELECT filter_action FROM pgsc_filter() WHERE context = 'checkpointer' AND syscall = '<default>'")" = log ] ||
 	fail "pgsc_filter() does not show the checkpointer's filter"
 # parallel worker (a background worker): its openat fails, the leader's not
-out=$(q_err -c "SET force_parallel_mode = on" -c "SET parallel_setup_cost = 0" -c "SET parallel_tuple_cost = 0" \
+# (force_parallel_mode is debug_parallel_query from PostgreSQL 16 on)
+FPM=force_parallel_mode
+[ "$PGMAJOR" -lt 16 ] || FPM=debug_parallel_query
+out=$(q_err -c "SET $FPM = on" -c "SET parallel_setup_cost = 0" -c "SET parallel_tuple_cost = 0" \
 	-c "SET min_parallel_table_scan_size = 0" -c "SELECT count(*) FROM pt")
 # (the worker's first openat is shm_open of the leader's segment)
 expect_in "$out" 'parallel worker failed to initialize' "a parallel worker's openat"
@@ -553,7 +582,7 @@ cp_pid=$(sed -n 's/.*\[\([0-9]*\)\] LOG:  checkpoint starting: immediate.*/\1/p'
 grep -q "\[$cp_pid\] DETAIL:  .*Operation not permitted" "$LOG" ||
 	grep -q "\[$cp_pid\] ERROR:  .*Operation not permitted" "$LOG" ||
 	fail "no EPERM of the checkpointer (pid $cp_pid) after the failed checkpoint: $(tail -5 "$LOG")"
-[ "$(q -c "INSERT INTO pt VALUES (1) RETURNING i" | head -n 1)" = 1 ] || fail "a client backend could not write after the failed checkpoint"
+[ "$(q -c "INSERT INTO pt VALUES (1) RETURNING i" | sed -n 1p)" = 1 ] || fail "a client backend could not write after the failed checkpoint"
 note "checkpointer: pwrite64 on its error list fails CHECKPOINT ($(grep -m1 "\[$cp_pid\].*Operation not permitted" "$LOG" | sed 's/.*\(ERROR\|DETAIL\): *//' | cut -c1-80)); clients write on"
 runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" -m immediate -w -t 60 stop >/dev/null || fail "pg_ctl stop -m immediate failed"
 

@@ -18,24 +18,17 @@
 # Prints the figures and new/old ratios.  Asserts only that both builds
 # store the same records and print the same report.  No root, no daemon.
 set -euo pipefail
+# shellcheck source=../lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/bench.sh"
 
 OLD=$(cd "${1:?usage: bench-builds.sh OLD_BUILD NEW_BUILD SRCDIR [RECORDS]}" && pwd)
 NEW=$(cd "${2:?usage: bench-builds.sh OLD_BUILD NEW_BUILD SRCDIR [RECORDS]}" && pwd)
 SRC=$(cd "${3:?usage: bench-builds.sh OLD_BUILD NEW_BUILD SRCDIR [RECORDS]}" && pwd)
 RECORDS=${4:-200000}
-for b in "$OLD" "$NEW"; do
-	for p in pgsc-collect pgsc-report; do
-		[ -x "$b/$p" ] || { echo "bench-builds: $b/$p is not built" >&2; exit 2; }
-	done
-done
 FEED=$NEW/tests/fleet_feed
-[ -x "$FEED" ] || { echo "bench-builds: $FEED is not built" >&2; exit 2; }
-for c in valgrind sqlite3 /usr/bin/time; do
-	command -v "$c" >/dev/null || { echo "bench-builds: $c is not installed" >&2; exit 2; }
-done
-
-T=$(mktemp -d "${TMPDIR:-/var/tmp}/pgsc-bench-builds.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+need_exec "$OLD"/pgsc-{collect,report} "$NEW"/pgsc-{collect,report} "$FEED"
+need_progs valgrind sqlite3 bc /usr/bin/time
+bench_init bench-builds "${TMPDIR:-/var/tmp}"
 zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
 "$FEED" -n 1 -r 200000 -s $((RECORDS / 200000 + 1)) -t recorded -o "$T/big.log" "$T/raw.log" 2>/dev/null
 awk -v max="$RECORDS" '/type=SECCOMP/ { n++; if (n > max) exit } { print }' "$T/big.log" >"$T/audit.log"
@@ -47,19 +40,7 @@ insns() {
 	{ valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null || true; } |
 		awk '/Collected :/ { print $4 }'
 }
-best_wall() {
-	local best='' w
-	for _ in 1 2 3; do
-		rm -f "$T/w.db"*
-		/usr/bin/time -f '%e %M' -o "$T/time" "$@" >/dev/null 2>&1
-		read -r w r <"$T/time"
-		if [ -z "$best" ] || [ "$(echo "$w < $best" | bc)" = 1 ]; then
-			best=$w
-			echo "$r" >"$T/rss"
-		fi
-	done
-	echo "$best"
-}
+rm_w() { rm -f "$T/w.db"*; }
 follow() {
 	local b=$1 pid n
 	rm -f "$T/f.db"*
@@ -81,17 +62,18 @@ for side in old new; do
 	R[$side.json]=$(insns "$b/pgsc-report" --db "$T/$side.db" --format json)
 	R[$side.status]=$(insns "$b/pgsc-report" --db "$T/$side.db" --status)
 	"$b/pgsc-report" --db "$T/$side.db" --format json >"$T/$side.json" || true
-	R[$side.wall]=$(best_wall "$b/pgsc-collect" --quiet --db "$T/w.db" --import "$T/audit.log")
-	R[$side.rss]=$(( $(cat "$T/rss") / 1024 ))
-	s=$(date +%s.%N); follow "$b"; e=$(date +%s.%N)
+	bench_best 3 rm_w "$b/pgsc-collect" --quiet --db "$T/w.db" --import "$T/audit.log" || true
+	R[$side.wall]=$BEST_WALL
+	R[$side.rss]=$((BEST_RSS / 1024))
+	s=$(now); follow "$b"; e=$(now)
 	R[$side.follow]=$(printf '%.2f' "$(echo "$e - $s" | bc)")
 done
-cmp -s "$T/old.json" "$T/new.json" || { echo "bench-builds: the two builds' reports differ" >&2; exit 1; }
+cmp -s "$T/old.json" "$T/new.json" || bench_wrong "the two builds' reports differ"
 [ "$(sqlite3 "$T/old.db" 'SELECT sum(records) FROM rounds')" = "$(sqlite3 "$T/new.db" 'SELECT sum(records) FROM rounds')" ] ||
-	{ echo "bench-builds: the two builds stored different counts" >&2; exit 1; }
+	bench_wrong "the two builds stored different counts"
 
 printf '%-34s %16s %16s %8s\n' measure old new new/old
-row() { printf '%-34s %16s %16s %8.3f\n' "$1" "$2" "$3" "$(echo "$3 / $2" | bc -l)"; }
+row() { printf '%-34s %16s %16s %8s\n' "$1" "$2" "$3" "$(bench_div "$3" "$2" %.3f)"; }
 row "import, instructions" "${R[old.import]}" "${R[new.import]}"
 row "report --format json, instructions" "${R[old.json]}" "${R[new.json]}"
 row "report --status, instructions" "${R[old.status]}" "${R[new.status]}"

@@ -9,11 +9,12 @@
 # the temporary directory).  Prints figures only.
 #   bash tests/bench/bench-check.sh BINDIR [RECORDS] [PROCS]
 set -euo pipefail
+# shellcheck source=../lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/bench.sh"
 BIN=$1
 N=${2:-1000000}
 P=${3:-20000}
-T=$(mktemp -d /tmp/pgsc-bench-check.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+bench_init bench-check /tmp
 
 awk -v n="$N" -v p="$P" 'BEGIN {
 	s = 1; t = 1796252190
@@ -30,12 +31,10 @@ awk -v n="$N" -v p="$P" 'BEGIN {
 "$BIN/pgsc-collect" --db "$T/s.db" --quiet --import "$T/audit.log" 2>&1 | tail -1
 echo "store: $(stat -c %s "$T/s.db") bytes, $(sqlite3 "$T/s.db" 'SELECT sum(records) FROM rounds') records, $(sqlite3 "$T/s.db" 'SELECT count(*) FROM processes') processes, $(sqlite3 "$T/s.db" 'SELECT count(*) FROM aggregates') aggregates"
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cmake -S "$top" -B "$T/nocheck" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGSC_LIVE_TESTS=OFF \
+cmake -S "$T_SRCROOT" -B "$T/nocheck" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGSC_LIVE_TESTS=OFF \
 	-DPGSC_PG_MODULE=OFF "-DCMAKE_C_FLAGS=-DSTORE_CHECK='\"SELECT 1 WHERE 0\"'" >/dev/null
 cmake --build "$T/nocheck" --target pgsc-report -j2 >/dev/null
 
-now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.4f\", $* }"; }
 best() { # CMD... -> the best of 5 wall times, in seconds
 	local b=999 s e
@@ -53,4 +52,4 @@ nocheck=$(best "$T/nocheck/pgsc-report" --db "$T/s.db")
 cmp -s <("$BIN/pgsc-report" --db "$T/s.db") <("$T/nocheck/pgsc-report" --db "$T/s.db") ||
 	echo "bench-check: warning: the two builds report differently"
 echo "bench-check: quick_check $(calc "$quick - $empty") s, integrity_check $(calc "$integ - $empty") s (sqlite3 CLI, its start-up of $empty s taken off)"
-echo "bench-check: pgsc-report $report s with integrity_check, $nocheck s without: ratio $(calc "$report / $nocheck") (best of 5)"
+echo "bench-check: pgsc-report $report s with integrity_check, $nocheck s without: ratio $(bench_div "$report" "$nocheck" %.4f) (best of 5)"

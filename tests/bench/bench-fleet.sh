@@ -46,14 +46,16 @@
 # state (no auditd, no lock).  About 2 GB of log per minute at 100k/s,
 # removed after each run.
 set -uo pipefail
+# shellcheck source=../lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/bench.sh"
 
 BUILD=$(cd "${1:?usage: bench-fleet.sh BUILDDIR SRCDIR}" && pwd)
 SRC=$(cd "${2:?usage: bench-fleet.sh BUILDDIR SRCDIR}" && pwd)
 COLLECT=$BUILD/pgsc-collect
 REPORT=$BUILD/pgsc-report
 FEED=$BUILD/tests/fleet_feed
-[ -x "$COLLECT" ] && [ -x "$FEED" ] || { echo "bench-fleet: build pgsc-collect and fleet_feed first" >&2; exit 2; }
-command -v sqlite3 >/dev/null || { echo "bench-fleet: sqlite3 is not installed" >&2; exit 2; }
+need_exec "$COLLECT" "$REPORT" "$FEED"
+need_progs sqlite3 python3
 
 NODES=${FLEET_NODES-1 10 50}
 RATE=${FLEET_RATE:-100000}
@@ -62,19 +64,18 @@ SNODES=${FLEET_SEARCH_NODES:-10}
 SRATES=${FLEET_SEARCH_RATES-200000 400000 800000}
 SSECS=${FLEET_SEARCH_SECONDS:-15}
 COMMIT=${FLEET_COMMIT:-2}
-T=$(mktemp -d "${FLEET_DIR:-/var/tmp}/pgsc-bench-fleet.XXXXXX")
+bench_init bench-fleet "${FLEET_DIR:-/var/tmp}"
 CP=
 FP=
-cleanup() {
+# stop_run: the collector and the feeder of a run cut short
+stop_run() {
 	[ -n "$CP" ] && kill -KILL "$CP" 2>/dev/null
 	[ -n "$FP" ] && kill -KILL "$FP" 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
+t_cleanup stop_run
 zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
 
 q() { sqlite3 -batch -noheader "$1" "$2" 2>/dev/null; }
-now() { date +%s.%N; }
 kb() { awk -v k="$2" '$1 == k":" { print $2 }' "/proc/$1/status" 2>/dev/null; }
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null; }
 

@@ -15,6 +15,8 @@
 # A benchmark: it prints figures, asserts nothing but the record counts,
 # and needs no audit state.
 set -euo pipefail
+# shellcheck source=../lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/bench.sh"
 
 BUILD=$(cd "${1:?usage: bench-inputs.sh BUILDDIR SRCDIR [RECORDS] [REPS]}" && pwd)
 SRC=$(cd "${2:?usage: bench-inputs.sh BUILDDIR SRCDIR [RECORDS] [REPS]}" && pwd)
@@ -22,15 +24,9 @@ RECORDS=${3:-1000000}
 REPS=${4:-3}
 COLLECT=$BUILD/pgsc-collect
 FEED=$BUILD/tests/fleet_feed
-for c in "$COLLECT" "$FEED"; do
-	[ -x "$c" ] || { echo "bench-inputs: $c is not built" >&2; exit 2; }
-done
-for c in gzip xz zstd sqlite3 /usr/bin/time; do
-	command -v "$c" >/dev/null || { echo "bench-inputs: $c is not installed" >&2; exit 2; }
-done
-
-T=$(mktemp -d "${TMPDIR:-/var/tmp}/pgsc-bench-inputs.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+need_exec "$COLLECT" "$FEED"
+need_progs gzip xz zstd sqlite3 bc /usr/bin/time
+bench_init bench-inputs "${TMPDIR:-/var/tmp}"
 zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
 
 # one node, recorded times, fed as fast as the feeder goes, cut at RECORDS
@@ -50,23 +46,16 @@ xz -6 -k -T1 "$T/audit.log"
 zstd -3 -q -k "$T/audit.log"
 echo "input: $recs SECCOMP records, $lines lines, $mib MiB (a recording of $per records replayed); best of $REPS"
 
+rm_store() { rm -f "$T/s.db" "$T/s.db-wal" "$T/s.db-shm"; }
 # run LABEL CMD...: best wall/CPU/RSS of REPS runs into $W $C $R
 run() {
-	local label=$1 best_w='' best_c='' best_r='' n
+	local label=$1 n
 	shift
-	for _ in $(seq "$REPS"); do
-		rm -f "$T/s.db" "$T/s.db-wal" "$T/s.db-shm"
-		/usr/bin/time -f '%e %U %S %M' -o "$T/time" bash -c "$*" >/dev/null 2>"$T/err" || {
-			echo "bench-inputs: $label failed:" >&2; cat "$T/err" >&2; exit 1; }
-		read -r w u s r <"$T/time"
-		c=$(printf "%.2f" "$(echo "$u + $s" | bc)")
-		if [ -z "$best_w" ] || [ "$(echo "$w < $best_w" | bc)" = 1 ]; then
-			best_w=$w; best_c=$c; best_r=$r
-		fi
-	done
+	bench_best "$REPS" rm_store bash -c "$*" ||
+		bench_wrong "$label failed: $(cat "$T/bench.err")"
 	n=$(sqlite3 "$T/s.db" 'SELECT sum(records) FROM rounds')
-	[ "$n" = "$recs" ] || { echo "bench-inputs: $label stored $n records, not $recs" >&2; exit 1; }
-	W=$best_w C=$best_c R=$(( best_r / 1024 ))
+	[ "$n" = "$recs" ] || bench_wrong "$label stored $n records, not $recs"
+	W=$BEST_WALL C=$BEST_CPU R=$((BEST_RSS / 1024))
 }
 
 printf '%-6s %10s %10s %8s   %10s %10s %8s   %8s %8s\n' form "in s" "in cpu" "in MiB" "pipe s" "pipe cpu" "pipe MiB" "s ratio" "cpu ratio"
@@ -77,8 +66,8 @@ for f in gz:zcat xz:xzcat zst:zstdcat; do
 	run "$ext" "'$COLLECT' --quiet --db '$T/s.db' --import '$T/audit.log.$ext'"
 	iw=$W ic=$C ir=$R
 	run "$dec|" "$dec '$T/audit.log.$ext' | '$COLLECT' --quiet --db '$T/s.db' --import -"
-	printf '%-6s %10s %10s %8s   %10s %10s %8s   %8.2f %8.2f\n' "$ext" "$iw" "$ic" "$ir" "$W" "$C" "$R" \
-		"$(echo "$iw / $W" | bc -l)" "$(echo "$ic / $C" | bc -l)"
+	printf '%-6s %10s %10s %8s   %10s %10s %8s   %8s %8s\n' "$ext" "$iw" "$ic" "$ir" "$W" "$C" "$R" \
+		"$(bench_div "$iw" "$W" %.2f)" "$(bench_div "$ic" "$C" %.2f)"
 done
 echo "in: pgsc-collect --import FILE (decoded in process); pipe: DECOMPRESSOR FILE | pgsc-collect --import -"
 echo "MiB: peak RSS of the largest process (pgsc-collect, or the decompressor of a pipe); ratio: in / pipe (< 1: in process is faster)"

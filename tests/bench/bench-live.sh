@@ -66,18 +66,16 @@
 set -u
 set -o pipefail
 export LC_ALL=C
-
-die() { echo "bench-live: ERROR: $*" >&2; exit 2; }
-note() { echo "bench-live: $*" >&2; }
+# shellcheck source=../lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/bench.sh"
+# the clock without a fork, for the polling loops (C locale: a dot)
 now() { echo "$EPOCHREALTIME"; }
-sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
 
-[ $# -ge 1 ] || die "usage: $0 BINDIR [WORKDIR]"
-[ -d "$1" ] || die "BINDIR $1 is not a directory"
+[ $# -ge 1 ] || fail "usage: $0 BINDIR [WORKDIR]"
+[ -d "$1" ] || fail "BINDIR $1 is not a directory"
 BINDIR=$(cd "$1" && pwd)
 WORK=${2:-/var/tmp}
-HERE=$(cd "$(dirname "$0")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
+SRCROOT=$T_SRCROOT
 PGBIN=${PGSC_PGBIN:-/usr/lib/postgresql/15/bin}
 PGEXE=$PGBIN/postgres
 LOCK=${PGSC_AUDIT_LOCK:-/run/pgsc-audit.lock}
@@ -96,31 +94,24 @@ NR=110                 # getppid on x86_64
 WAIT_MAX=90            # seconds after a storm for its records to be accounted for
 T_START=$(now)
 
-case $CALLS$PROCS$REPS in *[!0-9]*) die "PGSC_BENCH_STORM_CALLS, _PROCS and _REPS must be numbers" ;; esac
+case $CALLS$PROCS$REPS in *[!0-9]*) fail "PGSC_BENCH_STORM_CALLS, _PROCS and _REPS must be numbers" ;; esac
 for m in $MODES; do
-	case $m in a | b0 | b | c | d) ;; *) die "PGSC_BENCH_MODES: unknown mode '$m' (a b0 b c d)" ;; esac
+	case $m in a | b0 | b | c | d) ;; *) fail "PGSC_BENCH_MODES: unknown mode '$m' (a b0 b c d)" ;; esac
 done
-case $PLUGIN_FORMAT in string | binary) ;; *) die "PGSC_BENCH_B0_FORMAT must be string or binary" ;; esac
+case $PLUGIN_FORMAT in string | binary) ;; *) fail "PGSC_BENCH_B0_FORMAT must be string or binary" ;; esac
 TOTAL=$((CALLS * PROCS))
 
 # ---------------------------------------------------------------- deps --
-[ "$(id -u)" = 0 ] || die "must run as root (audit daemon role, private auditd)"
-for t in auditd auditctl sqlite3 awk sed grep tail stat flock runuser mktemp; do
-	command -v "$t" >/dev/null 2>&1 ||
-		die "required program '$t' is not installed (auditd/auditctl: Debian package 'auditd'; sqlite3: 'sqlite3')"
-done
-for t in pgsc-collect pgsc-exec; do
-	[ -x "$BINDIR/$t" ] || die "$BINDIR/$t is missing (build it: cd build && make)"
-done
-[ -x "$STORM" ] || die "$STORM is missing (build it: cd build && make storm)"
-[ -f "$SRCROOT/tests/lib/auditd.sh" ] || die "tests/lib/auditd.sh not found in $SRCROOT"
-[ -f "$SRCROOT/examples/pgsc.rules" ] || die "examples/pgsc.rules not found in $SRCROOT"
-[ "$(uname -m)" = x86_64 ] || die "the storm's getppid is counted as x86_64 nr 110; this is $(uname -m)"
+need_root "audit daemon role, private auditd"
+need_progs auditd auditctl sqlite3 awk sed grep tail stat flock runuser mktemp
+need_exec "$BINDIR"/pgsc-{collect,exec} "$STORM"
+need_file "$SRCROOT/tests/lib/auditd.sh" "$SRCROOT/examples/pgsc.rules"
+[ "$(uname -m)" = x86_64 ] || fail "the storm's getppid is counted as x86_64 nr 110; this is $(uname -m)"
 if [ "$SKIP_PGB" != 1 ]; then
 	for t in postgres initdb pg_ctl pgbench; do
-		[ -x "$PGBIN/$t" ] || die "PostgreSQL 15 program $PGBIN/$t is missing (Debian package postgresql-15)"
+		[ -x "$PGBIN/$t" ] || fail "PostgreSQL 15 program $PGBIN/$t is missing (Debian package postgresql-15)"
 	done
-	id postgres >/dev/null 2>&1 || die "there is no user 'postgres'"
+	id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
 fi
 QDEPTH=${PGSC_BENCH_Q_DEPTH:-$(awk '$1 == "q_depth" { print $3; exit }' "$SRCROOT/examples/auditd.conf.pgsc" 2>/dev/null)}
 QDEPTH=${QDEPTH:-99999}
@@ -131,8 +122,9 @@ if [ "$QDEPTH" -gt 99999 ] 2>/dev/null; then
 	QDEPTH=99999
 fi
 
-mkdir -p "$WORK" || die "cannot create WORKDIR $WORK"
-T=$(mktemp -d "$WORK/pgsc-bench-live.XXXXXX") || die "cannot create a temporary directory in $WORK"
+mkdir -p "$WORK" || fail "cannot create WORKDIR $WORK"
+bench_init bench-live "$WORK"
+T_KEEP=${PGSC_BENCH_KEEP:-0}
 chmod 755 "$T"
 
 # ------------------------------------------------------------- cleanup --
@@ -140,19 +132,16 @@ PGDATA_T=
 PIDS_OURS=()  # pgsc-collect daemons we started, killed by pid at exit
 SAVED=()      # enabled, backlog_limit, backlog_wait_time
 SAVED_RULES=
-cleanup() {
-	local rc=$? p
-	trap - EXIT INT TERM
-	set +e
+# put_back: stop what the run started and put the audit settings back
+put_back() {
+	local p
 	for p in "${PIDS_OURS[@]}"; do
 		if kill -0 "$p" 2>/dev/null; then
 			kill -TERM "$p" 2>/dev/null
 			wait "$p" 2>/dev/null
 		fi
 	done
-	if [ -n "$PGDATA_T" ] && [ -f "$PGDATA_T/postmaster.pid" ]; then
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_T" -m immediate -w -t 30 stop >/dev/null 2>&1
-	fi
+	[ -z "$PGDATA_T" ] || pg_stop_now "$PGDATA_T"
 	if declare -F audit_end >/dev/null; then audit_end; fi
 	if [ ${#SAVED[@]} = 3 ]; then
 		auditctl -D >/dev/null 2>&1
@@ -163,24 +152,16 @@ cleanup() {
 		auditctl --backlog_wait_time "${SAVED[2]}" >/dev/null 2>&1
 		auditctl -e "${SAVED[0]}" >/dev/null 2>&1
 	fi
-	if [ "${PGSC_BENCH_KEEP:-0}" = 1 ]; then
-		note "work directory kept: $T"
-	else
-		rm -rf "$T"
-	fi
-	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+t_cleanup put_back
 
 # The lock is held on fd 8 for the whole run (mode c has no auditd but is
 # the audit daemon too); auditd.sh takes its own lock on a private file, or
 # its audit_lock/audit_end would drop ours between the modes.
-exec 8>"$LOCK" || die "cannot open the audit lock $LOCK"
+exec 8>"$LOCK" || fail "cannot open the audit lock $LOCK"
 T_LOCK=$(now)
 note "waiting for the audit lock $LOCK"
-flock -w 900 8 || die "could not get the audit lock $LOCK in 900 s"
+flock -w 900 8 || fail "could not get the audit lock $LOCK in 900 s"
 T_LOCKED=$(now)
 PGSC_AUDIT_LOCK=$T/private.lock
 # shellcheck source=../lib/auditd.sh
@@ -188,15 +169,13 @@ PGSC_AUDIT_LOCK=$T/private.lock
 
 kstat() { auditctl -s | awk -v k="$1" '$1 == k { print $2 }'; }
 owner=$(audit_foreign_daemon)
-[ -z "$owner" ] || die "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first"
+[ -z "$owner" ] || fail "pid $owner ($(cat /proc/"$owner"/comm 2>/dev/null)) is the kernel's audit daemon; stop it first"
 SAVED=("$(kstat enabled)" "$(kstat backlog_limit)" "$(kstat backlog_wait_time)")
 SAVED_RULES=$T/saved.rules
 auditctl -l >"$SAVED_RULES" 2>/dev/null || true
 # No stale rules: part 1 measures SECCOMP records only.
 auditctl -D >/dev/null 2>&1
 
-# awk helpers: thousands separators.
-fmt_int() { awk -v x="$1" 'BEGIN { s = sprintf("%.0f", x); neg = (s ~ /^-/); if (neg) s = substr(s, 2); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print (neg ? "-" : "") s o }'; }
 store_q() { sqlite3 -cmd ".timeout 5000" "$1" "$2" 2>/dev/null; }
 store_n110() { store_q "$1" "SELECT coalesce(sum(count), 0) FROM aggregates WHERE arch = $ARCH_X86_64 AND nr = $NR"; }
 # The storm's own records: other programs on a shared machine may run under
@@ -221,7 +200,7 @@ run_storm() {
 	rc=$?
 	ST1=$(now)
 	[ "$rc" = 0 ] && grep -qx "storm: $TOTAL records" "$T/storm.out" ||
-		die "storm failed (exit $rc): $(head -c 300 "$T/storm.out")"
+		fail "storm failed (exit $rc): $(head -c 300 "$T/storm.out")"
 }
 
 # log_marker FILE: send a marker record through the kernel and wait until
@@ -336,8 +315,8 @@ netlink_start() {
 		kill -0 "$CP" 2>/dev/null || break
 		sleep 0.1
 	done
-	[ "$(kstat pid)" = "$CP" ] || die "pgsc-collect --source netlink did not register as the audit daemon: $(tail -5 "$out")"
-	store_wait_round "$DB" >/dev/null || die "pgsc-collect --source netlink opened no round: $(tail -5 "$out")"
+	[ "$(kstat pid)" = "$CP" ] || fail "pgsc-collect --source netlink did not register as the audit daemon: $(tail -5 "$out")"
+	store_wait_round "$DB" >/dev/null || fail "pgsc-collect --source netlink opened no round: $(tail -5 "$out")"
 }
 
 # CPU time of the consumers: cpu_start ROLE:PID... before the storm,
@@ -386,7 +365,7 @@ T_P1=$(now)
 # (a) auditd alone, writing its log.
 mode_a() {
 	note "(a) auditd writing its log: storm of $(fmt_int "$TOTAL") records"
-	audit_begin "$T/a/audit" || die "could not start the private auditd"
+	audit_begin "$T/a/audit" || fail "could not start the private auditd"
 	KB_LIMIT=$(kstat backlog_limit); KB_WAIT=$(kstat backlog_wait_time)
 	storm_to_log a "$T/a/audit/audit.log"
 	audit_end
@@ -409,7 +388,7 @@ mode_b0() {
 		type = always
 		format = $PLUGIN_FORMAT
 	EOF
-	PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b0/audit" || die "could not start the private auditd with the no-op plugin"
+	PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b0/audit" || fail "could not start the private auditd with the no-op plugin"
 	storm_to_log b0 "$T/b0/audit/audit.log"
 	R_OVF[b0]=$(grep -ci "queue.*full\|overflow" "$T/b0/audit/auditd.out" || true)
 	audit_end
@@ -429,8 +408,8 @@ mode_b() {
 		args = --db=$DB --source=plugin
 		format = string
 	EOF
-	PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b/audit" || die "could not start the private auditd with the pgsc plugin"
-	PPID_B=$(store_wait_round "$DB") || die "the pgsc plugin did not open its round in $DB (auditd: $(tail -5 "$T/b/audit/auditd.out"))"
+	PGSC_AUDIT_Q_DEPTH=$QDEPTH audit_begin "$T/b/audit" || fail "could not start the private auditd with the pgsc plugin"
+	PPID_B=$(store_wait_round "$DB") || fail "the pgsc plugin did not open its round in $DB (auditd: $(tail -5 "$T/b/audit/auditd.out"))"
 	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
 	cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$PPID_B"
 	run_storm
@@ -475,11 +454,11 @@ mode_d() {
 	note "(d) auditd + pgsc file: source"
 	DB=$T/d/store.db
 	mkdir -p "$T/d"
-	audit_begin "$T/d/audit" || die "could not start the private auditd"
+	audit_begin "$T/d/audit" || fail "could not start the private auditd"
 	"$BINDIR/pgsc-collect" --db "$DB" --source "file:$T/d/audit/audit.log" >"$T/d/collect.out" 2>&1 &
 	DP=$!
 	PIDS_OURS+=("$DP")
-	store_wait_round "$DB" >/dev/null || die "pgsc-collect --source file: opened no round: $(tail -5 "$T/d/collect.out")"
+	store_wait_round "$DB" >/dev/null || fail "pgsc-collect --source file: opened no round: $(tail -5 "$T/d/collect.out")"
 	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
 	cpu_start "auditd:$PGSC_AUDITD_PID" "pgsc:$DP"
 	run_storm
@@ -527,7 +506,7 @@ if [ "$SKIP_PGB" != 1 ]; then
 	pg_exec_for_postgres "$BINDIR" "$T"
 	C=$T/pg
 	pg_bench_cluster "$C" 54372 tests/bench/bench-live.sh ||
-		die "initdb failed: $(tail -5 "$C/initdb.log")"
+		fail "initdb failed: $(tail -5 "$C/initdb.log")"
 	pgb() { runuser -u postgres -- "$PGBIN/pgbench" -h "$C/sock" -p 54372 -U postgres "$@" postgres; }
 	# pg_session M: start the server under the log-all filter, pgbench -i,
 	# pgbench -c 4 -T, stop.  Sets P_TPS[M], P_INIT[M] (s of pgbench -i).
@@ -537,22 +516,22 @@ if [ "$SKIP_PGB" != 1 ]; then
 		runuser -u postgres -- "$EXEC" --default log -- \
 			"$PGBIN/pg_ctl" -D "$C/data" -l "$C/server-$m.log" -w -t 60 start \
 			>"$C/pg_ctl.out" 2>&1 ||
-			die "PostgreSQL did not start under pgsc-exec: $(cat "$C/pg_ctl.out"; tail -5 "$C/server-$m.log" 2>/dev/null)"
+			fail "PostgreSQL did not start under pgsc-exec: $(cat "$C/pg_ctl.out"; tail -5 "$C/server-$m.log" 2>/dev/null)"
 		t0=$(now)
-		pgb -i -s "$PGB_S" -q >"$C/pgbench-$m.out" 2>&1 || die "pgbench -i failed: $(tail -5 "$C/pgbench-$m.out")"
+		pgb -i -s "$PGB_S" -q >"$C/pgbench-$m.out" 2>&1 || fail "pgbench -i failed: $(tail -5 "$C/pgbench-$m.out")"
 		t1=$(now)
 		P_INIT[$m]=$(sub "$t1" "$t0")
-		pgb -c 4 -T "$PGB_T" >>"$C/pgbench-$m.out" 2>&1 || die "pgbench -c 4 failed: $(tail -5 "$C/pgbench-$m.out")"
+		pgb -c 4 -T "$PGB_T" >>"$C/pgbench-$m.out" 2>&1 || fail "pgbench -c 4 failed: $(tail -5 "$C/pgbench-$m.out")"
 		P_TPS[$m]=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$C/pgbench-$m.out" | tail -n 1)
-		[ -n "${P_TPS[$m]}" ] || die "no tps line from pgbench: $(tail -5 "$C/pgbench-$m.out")"
+		[ -n "${P_TPS[$m]}" ] || fail "no tps line from pgbench: $(tail -5 "$C/pgbench-$m.out")"
 		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$C/data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
-			die "pg_ctl stop failed"
+			fail "pg_ctl stop failed"
 		PGDATA_T=
 	}
 
 	note "pgbench (a): auditd writing its log, examples/pgsc.rules"
-	audit_begin "$T/pa/audit" || die "could not start the private auditd"
-	audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || die "could not load examples/pgsc.rules"
+	audit_begin "$T/pa/audit" || fail "could not start the private auditd"
+	audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || fail "could not load examples/pgsc.rules"
 	l0=$(kstat lost); b0=$(kstat backlog_wait_time_actual)
 	pg_session a
 	log_marker "$T/pa/audit/audit.log" && P_STATUS[a]=ok || P_STATUS[a]="marker not seen"
@@ -579,12 +558,8 @@ T_END=$(now)
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # -------------------------------------------------------------- report --
-mark() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN { ok = (op == ">=") ? (v >= l) : (op == "<=") ? (v <= l) : (v == l); print ok ? "PASS" : "MISS" }'; }
 secs() { awk -v s="$1" 'BEGIN { printf "%.2f s", s }'; }
-rate() { fmt_int "$(awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }')"; }
 row() { printf '  %-58s %22s  %-12s %s\n' "$@"; }
-PASSES=0; MISSES=0
-judge() { M=$(mark "$@"); case $M in PASS) PASSES=$((PASSES + 1)) ;; MISS) MISSES=$((MISSES + 1)) ;; esac; }
 miss() { M=MISS; MISSES=$((MISSES + 1)); }
 # each mode's name, and what its "done" means (UNTIL: the table's legend)
 declare -A NAME UNTIL

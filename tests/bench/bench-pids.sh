@@ -24,17 +24,23 @@
 # the records committed, and the time.  Without a bounded process table
 # the pids log took 1.68 GB (docs/live.md).
 set -u
+# shellcheck source=../lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/bench.sh"
 BINDIR=${1:-}
-[ -x "$BINDIR/pgsc-collect" ] || { echo "usage: bench-pids.sh BINDIR [WORKDIR] (BINDIR holds pgsc-collect)" >&2; exit 2; }
-for t in awk sqlite3; do
-	command -v "$t" >/dev/null || { echo "bench-pids: $t is not installed" >&2; exit 2; }
-done
+[ -x "$BINDIR/pgsc-collect" ] || fail "usage: bench-pids.sh BINDIR [WORKDIR] (BINDIR holds pgsc-collect)"
+need_progs awk sqlite3 numfmt
 COLLECT=$(cd "$BINDIR" && pwd)/pgsc-collect
 PIDS=${PGSC_BENCH_PIDS:-2000000}
 NUMBERS=${PGSC_BENCH_NUMBERS:-2000000}
-W=${2:-$(mktemp -d /tmp/pgsc-bench-pids.XXXXXX)}
-mkdir -p "$W"
-[ -n "${2:-}" ] || trap 'rm -rf "$W"' EXIT
+# WORKDIR, when given, is the caller's: kept
+if [ -n "${2:-}" ]; then
+	t_traps bench-pids
+	W=$2
+	mkdir -p "$W"
+else
+	bench_init bench-pids /tmp
+	W=$T
+fi
 
 # the pids log: record i at T0 + i/10 s; serials ascending
 gen_pids() {
@@ -67,7 +73,7 @@ run() {
 	local samples=()
 	size=$(stat -c %s "$log")
 	rm -f "$db"*
-	t0=$(date +%s.%N)
+	t0=$(now)
 	"$COLLECT" --db "$db" --source "file:$log" --from-start --commit-interval 1 --quiet 2>"$W/$name.err" &
 	pid=$!
 	next=1
@@ -86,7 +92,7 @@ run() {
 		i=$((i + 1))
 		[ "$i" -gt 7200 ] && { echo "bench-pids: $name: not caught up in 2 hours" >&2; break; }
 	done
-	t1=$(date +%s.%N)
+	t1=$(now)
 	kill -TERM "$pid" 2>/dev/null
 	wait "$pid"
 	echo "$name: $(numfmt --to=iec "$size")B of log, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }') s;" \

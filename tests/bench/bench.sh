@@ -36,18 +36,14 @@
 
 set -u
 set -o pipefail
+# shellcheck source=../lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/bench.sh"
 
-die() { echo "bench: ERROR: $*" >&2; exit 2; }
-note() { echo "bench: $*" >&2; }
-now() { date +%s.%N; }
-sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
-
-[ $# -ge 1 ] || die "usage: $0 BINDIR [WORKDIR]"
-[ -d "$1" ] || die "BINDIR $1 is not a directory"
+[ $# -ge 1 ] || fail "usage: $0 BINDIR [WORKDIR]"
+[ -d "$1" ] || fail "BINDIR $1 is not a directory"
 BINDIR=$(cd "$1" && pwd)
 WORK=${2:-/var/tmp/pgsc-bench}
-HERE=$(cd "$(dirname "$0")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
+SRCROOT=$T_SRCROOT
 PGBIN=${PGSC_PGBIN:-/usr/lib/postgresql/15/bin}
 PGEXE=$PGBIN/postgres
 AUS_TIMEOUT=${PGSC_BENCH_AUSEARCH_TIMEOUT:-600}
@@ -58,49 +54,34 @@ RSS_MAX_KIB=$((32 * 1024)) # 32 MiB
 T_START=$(now)
 
 # ---------------------------------------------------------------- deps --
-[ "$(id -u)" = 0 ] || die "must run as root (private auditd, seccomp records of user postgres)"
+need_root "private auditd, seccomp records of user postgres"
 if [ ! -x /usr/bin/time ]; then
 	note "/usr/bin/time is missing; installing package 'time'"
 	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time; } >&2 ||
-		die "could not install package 'time' (for /usr/bin/time)"
-	[ -x /usr/bin/time ] || die "/usr/bin/time is still missing"
+		fail "could not install package 'time' (for /usr/bin/time)"
+	[ -x /usr/bin/time ] || fail "/usr/bin/time is still missing"
 fi
-for t in auditd auditctl ausearch awk sed grep sort head flock runuser mktemp timeout; do
-	command -v "$t" >/dev/null 2>&1 || die "required program '$t' is not installed (auditd/auditctl/ausearch: Debian package 'auditd')"
-done
-for t in pgsc-collect pgsc-report pgsc-exec; do
-	[ -x "$BINDIR/$t" ] || die "$BINDIR/$t is missing (build it: cd build && make pgsc-collect pgsc-report pgsc-exec)"
-done
-[ -f "$SRCROOT/tests/lib/auditd.sh" ] || die "tests/lib/auditd.sh not found in $SRCROOT"
-[ -f "$SRCROOT/examples/pgsc.rules" ] || die "examples/pgsc.rules not found in $SRCROOT"
+need_progs auditd auditctl ausearch awk sed grep sort head flock runuser mktemp timeout
+need_exec "$BINDIR"/pgsc-{collect,report,exec}
+need_file "$SRCROOT/tests/lib/auditd.sh" "$SRCROOT/examples/pgsc.rules"
 
-mkdir -p "$WORK" || die "cannot create WORKDIR $WORK"
+mkdir -p "$WORK" || fail "cannot create WORKDIR $WORK"
 WORK=$(cd "$WORK" && pwd)
 LOG100=$WORK/real-100k.log
 LOG1M=$WORK/bench-1m.log
 
 # ------------------------------------------------------------- cleanup --
-T=$(mktemp -d "$WORK/run.XXXXXX") || die "cannot create a temporary directory in $WORK"
+bench_init bench "$WORK"
 chmod 755 "$T"
 PGDATA_T=
-cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	set +e
-	if [ -n "$PGDATA_T" ] && [ -f "$PGDATA_T/postmaster.pid" ]; then
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_T" -m immediate -w -t 30 stop >/dev/null 2>&1
-	fi
+# stop_all: the server and the private auditd of a recording cut short
+stop_all() {
+	[ -z "$PGDATA_T" ] || pg_stop_now "$PGDATA_T"
 	if declare -F audit_end >/dev/null; then audit_end; fi
-	rm -rf "$T"
-	exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+t_cleanup stop_all
 
 count_seccomp() { LC_ALL=C grep -c '^type=SECCOMP ' "$1" 2>/dev/null || true; }
-# awk helpers: thousands separators, ratios.
-fmt_int() { awk -v x="$1" 'BEGIN { s = sprintf("%.0f", x); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print s o }'; }
 info_get() { [ -f "$1" ] && awk -F= -v k="$2" '$1 == k { sub(/^[^=]*=/, ""); print; exit }' "$1"; }
 
 N100=0; N1M=0
@@ -119,11 +100,11 @@ NEED100=0; NEED1M=0
 # (snapshot -> real-100k.log), then on until MIN1M (snapshot -> bench-1m.log).
 # A snapshot ends at an audit marker, so it holds everything queued before it.
 record() {
-	[ -x "$PGEXE" ] || die "PostgreSQL 15 is missing ($PGEXE; Debian package postgresql-15)"
+	[ -x "$PGEXE" ] || fail "PostgreSQL 15 is missing ($PGEXE; Debian package postgresql-15)"
 	for t in initdb pg_ctl pgbench; do
-		[ -x "$PGBIN/$t" ] || die "PostgreSQL 15 program $PGBIN/$t is missing"
+		[ -x "$PGBIN/$t" ] || fail "PostgreSQL 15 program $PGBIN/$t is missing"
 	done
-	id postgres >/dev/null 2>&1 || die "there is no user 'postgres'"
+	id postgres >/dev/null 2>&1 || fail "there is no user 'postgres'"
 	# shellcheck source=../lib/auditd.sh
 	. "$SRCROOT/tests/lib/auditd.sh"
 
@@ -133,31 +114,31 @@ record() {
 	pg_exec_for_postgres "$BINDIR" "$T"
 	PGDATA_T=$C/data
 	pg_bench_cluster "$C" 54371 tests/bench/bench.sh ||
-		die "initdb failed: $(tail -5 "$C/initdb.log")"
+		fail "initdb failed: $(tail -5 "$C/initdb.log")"
 
 	note "waiting for the audit lock and starting a private auditd"
-	audit_begin "$T/audit" || die "could not start the private auditd"
-	audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || die "could not load examples/pgsc.rules"
+	audit_begin "$T/audit" || fail "could not start the private auditd"
+	audit_rules "$SRCROOT/examples/pgsc.rules" "$PGEXE" || fail "could not load examples/pgsc.rules"
 	local ALOG=$T/audit/audit.log
 	local lost0; lost0=$(auditctl -s | awk '$1 == "lost" { print $2 }')
 
 	runuser -u postgres -- "$EXEC" --default log -- \
 		"$PGBIN/pg_ctl" -D "$C/data" -l "$C/server.log" -w -t 60 start \
 		>"$C/pg_ctl.out" 2>&1 ||
-		die "PostgreSQL did not start under pgsc-exec: $(cat "$C/pg_ctl.out"; tail -5 "$C/server.log" 2>/dev/null)"
+		fail "PostgreSQL did not start under pgsc-exec: $(cat "$C/pg_ctl.out"; tail -5 "$C/server.log" 2>/dev/null)"
 	pgb() { runuser -u postgres -- "$PGBIN/pgbench" -h "$C/sock" -p 54371 -U postgres "$@" postgres; }
-	pgb -i -s 1 -q >"$C/pgbench.out" 2>&1 || die "pgbench -i failed: $(tail -5 "$C/pgbench.out")"
+	pgb -i -s 1 -q >"$C/pgbench.out" 2>&1 || fail "pgbench -i failed: $(tail -5 "$C/pgbench.out")"
 
 	snapshot() { # snapshot DST: the log up to a fresh marker record
 		local tag="pgsc-bench-mark-$$-$RANDOM$RANDOM" L=
-		auditctl -m "$tag" 2>/dev/null || die "auditctl -m failed"
+		auditctl -m "$tag" 2>/dev/null || fail "auditctl -m failed"
 		for _ in $(seq 1 600); do
 			L=$(LC_ALL=C grep -n -m1 -F "$tag" "$ALOG" | cut -d: -f1)
 			[ -n "$L" ] && break
 			sleep 0.1
 		done
-		[ -n "$L" ] || die "the audit log did not catch up (marker not seen in 60 s)"
-		head -n "$L" "$ALOG" >"$1.tmp" && mv "$1.tmp" "$1" || die "could not write $1"
+		[ -n "$L" ] || fail "the audit log did not catch up (marker not seen in 60 s)"
+		head -n "$L" "$ALOG" >"$1.tmp" && mv "$1.tmp" "$1" || fail "could not write $1"
 	}
 
 	# Progress is counted on the bytes added since the last look, not by
@@ -175,7 +156,7 @@ record() {
 	local secs=0 t0 rate
 	pgbench_until() {
 		while [ "$n" -lt "$1" ] && [ "$secs" -lt "$2" ]; do
-			pgb -C -c 4 -T "$3" >>"$C/pgbench.out" 2>&1 || die "pgbench -C failed: $(tail -5 "$C/pgbench.out")"
+			pgb -C -c 4 -T "$3" >>"$C/pgbench.out" 2>&1 || fail "pgbench -C failed: $(tail -5 "$C/pgbench.out")"
 			secs=$((secs + $3))
 			count_more
 		done
@@ -187,7 +168,7 @@ record() {
 	t0=$(now)
 	note "recording: pgbench -C -c 4 until $(fmt_int $MIN100) SECCOMP records"
 	pgbench_until "$MIN100" 90 2
-	[ "$n" -ge "$MIN100" ] || die "recording failed: only $n SECCOMP records after $secs s of pgbench"
+	[ "$n" -ge "$MIN100" ] || fail "recording failed: only $n SECCOMP records after $secs s of pgbench"
 	if [ "$NEED100" = 1 ]; then
 		snapshot "$LOG100"
 		N100=$(count_seccomp "$LOG100")
@@ -265,7 +246,7 @@ synthesize() {
 			if (/^type=SECCOMP / && ++cnt >= min && stop == "" && have) stop = k ":" id
 		}
 		END { printf "copies=%d\n", k > info }' "${files[@]}" >"$dst.tmp" &&
-		mv "$dst.tmp" "$dst" || die "could not write $dst"
+		mv "$dst.tmp" "$dst" || fail "could not write $dst"
 	{
 		printf 'kind=synthesized\ndate=%s\nbase=%s\nbase_records=%s\n' "$(date -u +%FT%TZ)" "$desc" "$n"
 		cat "$dst.info.tmp"
@@ -283,8 +264,8 @@ if [ "$NEED1M" = 1 ]; then
 	synthesize "$SYNTH_BASE" "$LOG1M" "$MIN1M" "$SYNTH_DESC"
 	N1M=$(count_seccomp "$LOG1M")
 fi
-[ "$N100" -ge "$MIN100" ] || die "$LOG100 has only $N100 SECCOMP records"
-[ "$N1M" -ge "$MIN1M" ] || die "$LOG1M has only $N1M SECCOMP records"
+[ "$N100" -ge "$MIN100" ] || fail "$LOG100 has only $N100 SECCOMP records"
+[ "$N1M" -ge "$MIN1M" ] || fail "$LOG1M has only $N1M SECCOMP records"
 T_REC=$(now)
 
 # ---------------------------------------------------------- measuring --
@@ -298,11 +279,11 @@ pgsc_run() {
 		>"$T/collect.out" 2>"$T/collect.err"
 	rc=$?
 	t1=$(now)
-	[ "$rc" = 0 ] || die "pgsc-collect --import $log failed (exit $rc): $(tail -5 "$T/collect.err")"
+	[ "$rc" = 0 ] || fail "pgsc-collect --import $log failed (exit $rc): $(tail -5 "$T/collect.err")"
 	RUN_WALL=$(sub "$t1" "$t0")
 	RUN_RSS=$(awk 'END { print $2 }' "$T/time.out")
 	RUN_RECS=$(sed -n 's/.*round [0-9]*: \([0-9]*\) SECCOMP records.*/\1/p' "$T/collect.err" | tail -n 1)
-	[ -n "$RUN_RECS" ] || die "no 'round N: X SECCOMP records' line from pgsc-collect: $(cat "$T/collect.err")"
+	[ -n "$RUN_RECS" ] || fail "no 'round N: X SECCOMP records' line from pgsc-collect: $(cat "$T/collect.err")"
 }
 # pgsc_best LOG: best of 3; sets BEST_WALL, MAX_RSS, RECS, RUNS (text).
 pgsc_best() {
@@ -317,7 +298,7 @@ pgsc_best() {
 	RECS=$RUN_RECS
 	# The store must be usable: the report of the last run lists syscalls.
 	"$BINDIR/pgsc-report" --db "$T/store.db" --format=guc >"$T/report.out" 2>"$T/report.err" ||
-		die "pgsc-report on the store of $1 failed: $(tail -3 "$T/report.err")"
+		fail "pgsc-report on the store of $1 failed: $(tail -3 "$T/report.err")"
 	REPORT_N=$(awk -F"'" '/^global_syscall_allow/ { print split($2, a, ",") }' "$T/report.out")
 	rm -f "$T/store.db" "$T/store.db-wal" "$T/store.db-shm" "$T/store.db-journal"
 }
@@ -369,12 +350,9 @@ T_END=$(now)
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # -------------------------------------------------------------- report --
-# mark VALUE OP LIMIT: PASS or MISS.
-mark() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN { ok = (op == ">=") ? (v >= l) : (v <= l); print ok ? "PASS" : "MISS" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { r = a / b; printf (r >= 100 ? "%.0fx" : "%.1fx"), r }'; }
 secs() { awk -v s="$1" 'BEGIN { printf "%.3f s", s }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
-rate() { fmt_int "$(awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }')"; }
 describe() { # describe LOG N
 	local info=$1.info kind
 	kind=$(info_get "$info" kind)
@@ -396,10 +374,6 @@ density() {
 		END { printf "log time span %.0f s, ~%s SECCOMP records per second of log time", b - a, (b > a ? sprintf("%.0f", n / (b - a)) : "?") }' "$1"
 }
 row() { printf '  %-54s %16s  %-10s %s\n' "$@"; }
-
-PASSES=0; MISSES=0
-# judge VALUE OP LIMIT: sets M to PASS or MISS and counts it (no subshell).
-judge() { M=$(mark "$@"); case $M in PASS) PASSES=$((PASSES + 1)) ;; MISS) MISSES=$((MISSES + 1)) ;; esac; }
 
 echo
 echo "pgsc import benchmark  ($(date -u +%FT%TZ), $(uname -r), $(nproc) CPUs)"

@@ -26,10 +26,10 @@
 # Targets (docs/check-world.md): (b)/(a) <= 1.5, (c)/(a) <= 1.05.
 set -euo pipefail
 export LC_ALL=C
-
-die() { echo "world-cost: $*" >&2; exit 2; }
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SRCROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source=../lib/bench.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/bench.sh"
+t_traps world-cost
+SRCROOT=$T_SRCROOT
 DEFSTEPS=regress:test_setup+boolean+int4+text+copydml+insert,isolation:deadlock-simple+eval-plan-qual+lock-update-delete+insert-conflict-do-update,contrib/postgres_fdw,src/test/recovery:001_stream_rep,src/test/subscription:001_rep_changes
 
 # figures ITDIR [EXTRA_ITDIR...]: the table.  (a) and (c) are summed over
@@ -37,11 +37,11 @@ DEFSTEPS=regress:test_setup+boolean+int4+text+copydml+insert,isolation:deadlock-
 figures() {
 	local it=$1
 	shift
-	[ -f "$it/status-1" ] || die "$it/status-1 not found: not a pgsc-iterate work directory, or round 1 did not finish"
+	[ -f "$it/status-1" ] || fail "$it/status-1 not found: not a pgsc-iterate work directory, or round 1 did not finish"
 	local tags
 	# shellcheck disable=SC2012 # pgsc-iterate's own file names
 	tags=$(cd "$it" && ls -1 proof-1-*.secs 2>/dev/null | sed 's/^proof-1-//; s/\.secs$//' || true)
-	[ -n "$tags" ] || die "no proof-1-*.secs in $it: the proof did not run"
+	[ -n "$tags" ] || fail "no proof-1-*.secs in $it: the proof did not run"
 	printf '%-40s %8s %8s %8s %7s %7s %10s %9s %8s\n' step "(a) s" "(b) s" "(c) s" "b/a" "c/a" records "rec/s" "RSS MiB"
 	local t a b c sa=0 sb=0 sc=0 rec rps rss maxrss=0 srec=0 x d
 	for t in $tags; do
@@ -81,16 +81,16 @@ figures() {
 }
 
 # ratio X Y K: X*K/Y with two decimals ("-" if Y is 0).
-ratio() { awk -v x="$1" -v y="$2" -v k="$3" 'BEGIN { if (y == 0) print "-"; else printf "%.2f", x * k / y }'; }
+ratio() { bench_div "$((${1:-0} * ${3:-1}))" "$2" %.2f; }
 
 if [ "${1:-}" = --from ]; then
-	[ $# -ge 2 ] || die "usage: world-cost.sh --from ITDIR [MORE_ITDIRS...]"
+	[ $# -ge 2 ] || fail "usage: world-cost.sh --from ITDIR [MORE_ITDIRS...]"
 	shift
 	figures "$@"
 	exit 0
 fi
 
-[ $# -ge 1 ] && [ -d "$1" ] || die "usage: world-cost.sh BINDIR [WORKDIR] [--suites LIST] [--reps N] | --from ITDIR"
+[ $# -ge 1 ] && [ -d "$1" ] || fail "usage: world-cost.sh BINDIR [WORKDIR] [--suites LIST] [--reps N] | --from ITDIR"
 BINDIR=$(cd "$1" && pwd)
 shift
 WD=/var/tmp/pgsc-world-bench
@@ -100,17 +100,17 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--suites) STEPS=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
-	*) die "unknown option '$1'" ;;
+	*) fail "unknown option '$1'" ;;
 	esac
 done
-[[ "$REPS" =~ ^[1-9]$ ]] || die "--reps must be 1-9"
-[ "$(id -u)" = 0 ] || die "must run as root"
+[[ "$REPS" =~ ^[1-9]$ ]] || fail "--reps must be 1-9"
+need_root
 WORLD=$SRCROOT/tools/pgsc-check-world ITER=$SRCROOT/tools/pgsc-iterate
-"$WORLD" prepare >/dev/null || die "pgsc-check-world prepare failed"
+"$WORLD" prepare >/dev/null || fail "pgsc-check-world prepare failed"
 STEPS=$("$WORLD" suites "$STEPS")
 rm -rf "$WD"
 mkdir -p "$WD"
-DATA=$("$WORLD" cluster "$WD/c" --port 54474) || die "pgsc-check-world cluster failed"
+DATA=$("$WORLD" cluster "$WD/c" --port 54474) || fail "pgsc-check-world cluster failed"
 echo "world-cost: steps $STEPS; work directory $WD"
 rc=0
 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$WD/it" --db "$WD/lists.db" --source netlink \

@@ -21,7 +21,9 @@
 #   t_cleanup CMD [ARG...]
 #                         run CMD ARG... at exit, before every cleanup
 #                         registered earlier; T_RC holds the exit status
-#   fail MSG              "FAIL: NAME: MSG" on stderr, exit 1
+#   fail MSG              "FAIL: NAME: MSG" on stderr, exit 1 (or
+#                         T_FAIL_STATUS: a benchmark says 2, "could
+#                         not run")
 #   note MSG              "NAME: MSG" on stderr
 #   t_bindir USAGE [ARG...]
 #                         BINDIR, the absolute path of ARG (the script's
@@ -60,6 +62,7 @@
 T_NAME=${T_NAME:-$(basename "$0" .sh)}
 T_WORK=
 T_KEEP=${T_KEEP:-0}
+T_FAIL_STATUS=${T_FAIL_STATUS:-1}
 # shellcheck disable=SC2034 # for the scripts that source this file
 T_SRCROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 T_PASS=0
@@ -114,7 +117,7 @@ _t_exit() {
 
 fail() {
 	echo "FAIL: $T_NAME: $*" >&2
-	exit 1
+	exit "$T_FAIL_STATUS"
 }
 
 note() {

@@ -482,7 +482,8 @@ word_eq(const char *s, const char *w)
  * (split by type from PostgreSQL 16 on: apply, tablesync, parallel
  * apply) all give "logical replication worker", the one type the module
  * filters them as.  PostgreSQL 18's dead-end client backend has no title
- * of its own: it exits before it sets one, and reads as "backend".
+ * of its own: it exits before it sets one, and reads as "backend" unless
+ * --pg-log names it.
  */
 static const struct { const char *prefix, *role; } aux_titles[] = {
 	{ "autovacuum launcher", "autovacuum launcher" },

@@ -16,20 +16,17 @@
 #define DESC_LEN (sizeof(DESC_PREFIX) - 1)
 
 /* Session presets, see docs/roles.md.  Each role brings its descendants.
- * A dead-end client backend (PostgreSQL 18) is a connection refused
- * before its title: "backend" without --pg-log, so it goes where
- * "backend" goes. */
+ * PostgreSQL 18's dead-end client backend is in none: it never runs a
+ * session (docs/roles.md §5). */
 static const char *const preset_client[] = {
-	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
-	"dead-end client backend", NULL,
+	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN, NULL,
 };
 static const char *const preset_pgseccomp[] = {
 	"client backend", "walsender", NULL,
 };
 static const char *const preset_rfc[] = {
 	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
-	"dead-end client backend", "slotsync worker",
-	"autovacuum launcher", "background worker",
+	"slotsync worker", "autovacuum launcher", "background worker",
 	"logical replication launcher", "logical replication worker",
 	"logical replication apply worker",
 	"logical replication tablesync worker",

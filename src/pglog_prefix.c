@@ -126,13 +126,14 @@ pglog_prefix_compile(struct pglog_prefix *pf, const char *s)
 		pf->why = "has no %b (backend type)";
 }
 
-/* Backend types of PostgreSQL 13-17, longest first. */
+/* Backend types of PostgreSQL 13-18, longest first. */
 static const char *const known_types[] = {
 	"logical replication tablesync worker",
 	"logical replication parallel worker",
 	"logical replication apply worker",
 	"logical replication launcher",
 	"logical replication worker",
+	"dead-end client backend",
 	"autovacuum launcher",
 	"standalone backend",
 	"background writer",

@@ -475,6 +475,16 @@ word_eq(const char *s, const char *w)
 	return strncmp(s, w, n) == 0 && (s[n] == '\0' || s[n] == ' ');
 }
 
+/*
+ * The titles of PostgreSQL 15 to 18's own processes (docs/roles.md §4):
+ * an auxiliary process shows its backend type, a background worker of
+ * the server its bgw_name.  The logical replication workers' titles
+ * (split by type from PostgreSQL 16 on: apply, tablesync, parallel
+ * apply) all give "logical replication worker", the one type the module
+ * filters them as.  PostgreSQL 18's dead-end client backend has no title
+ * of its own: it exits before it sets one, and reads as "backend" unless
+ * --pg-log names it.
+ */
 static const struct { const char *prefix, *role; } aux_titles[] = {
 	{ "autovacuum launcher", "autovacuum launcher" },
 	{ "autovacuum worker", "autovacuum worker" },
@@ -490,7 +500,12 @@ static const struct { const char *prefix, *role; } aux_titles[] = {
 	{ "logical replication worker", "logical replication worker" },
 	{ "logical replication apply worker", "logical replication worker" },
 	{ "logical replication tablesync worker", "logical replication worker" },
+	{ "logical replication parallel apply worker",
+	  "logical replication worker" },
 	{ "parallel worker", "parallel worker" },
+	{ "walsummarizer", "walsummarizer" },
+	{ "slotsync worker", "slotsync worker" },
+	{ "io worker", "io worker" },
 };
 
 /* What follows "postgres: " (or "postmaster: "); NULL for another title. */

@@ -6,7 +6,8 @@
  * only: report.c (the format table) -> the writers (report_guc.c,
  * report_json.c, report_table.c, report_filter.c, report_status.c,
  * report_types.c) -> report_usable.c -> report_model.c (report_open(), the
- * lists) -> report_needs.c -> report_print.c -> report_nodes.c. */
+ * lists) -> report_needs.c -> report_print.c -> report_nodes.c and
+ * report_iouring.c. */
 #ifndef PGSC_REPORT_INT_H
 #define PGSC_REPORT_INT_H
 
@@ -147,6 +148,23 @@ int report_fleet(const struct rep *r);
 /* A node's name for a text format: escaped, the local host spelled out. */
 void report_node_name(FILE *out, const char *node);
 void report_nodes_header(FILE *out, const struct rep *r);
+
+/* report_iouring.c: io_uring in the rounds (docs/io_uring.md) */
+#define IOURING_NCALLS 3
+struct iouring {
+	uint64_t calls[IOURING_NCALLS]; /* io_uring_setup, _enter, _register:
+					 * the server's records */
+	uint64_t setup_outside;         /* io_uring_setup not the postmaster's */
+	int io_workers;                 /* an "io worker" process was seen */
+};
+void report_iouring_scan(const struct rep *r, struct iouring *io);
+int report_iouring_seen(const struct iouring *io);
+const char *report_iouring_method(const struct iouring *io);
+void report_iouring_sentence(FILE *out, const struct iouring *io);
+int report_iouring_text(const struct rep *r, char **text);
+void report_iouring_warn(FILE *diag, const struct rep *r, const char *lead);
+void report_iouring_json(FILE *out, const struct rep *r);
+int report_iouring_postmaster_only(const char *name);
 
 /* report_guc.c, report_json.c, report_table.c: the writers of those
  * formats */

@@ -143,8 +143,11 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = errno ? -errno : -EIO;
 		util_cause(cause, "writing the report: %s", strerror(-rc));
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		lists_warn(&L, opts->diag != NULL ? opts->diag : stderr);
+		report_iouring_warn(opts->diag != NULL ? opts->diag : stderr,
+				    &r, "pgsc-report: ");
+	}
 	else if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
 	if (rc == 0 && (!report_usable(&r, cause) ||

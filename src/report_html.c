@@ -119,6 +119,11 @@ head(FILE *out, const struct html_page *p)
 		html_text(out, p->warning);
 		fputs("</div>\n", out);
 	}
+	if (p->iouring != NULL) {
+		fputs("<div class=\"amber\"><b>io_uring:</b> ", out);
+		html_text(out, p->iouring);
+		fputs("</div>\n", out);
+	}
 }
 
 /*

@@ -45,6 +45,7 @@ struct html_page {
 	const char *const *needs;       /* the module's, added to the global */
 	size_t nneeds;                  /* list (report_needs.c) */
 	const char *warning;            /* why the lists are not usable */
+	const char *iouring;            /* the io_uring warning, or NULL */
 	int sort;                       /* enum pgsc_sort: the matrix's rows */
 };
 int report_html_write(FILE *out, const struct html_page *p);

@@ -140,6 +140,7 @@ report_json(const struct rep_out *w)
 	report_json_list(out, &L->l[1]);
 	report_needs_json(out, L);
 	report_known_max_json(out, r, L);
+	report_iouring_json(out, r);
 	if (T != NULL) {
 		fprintf(out, ",\n  \"types\": ");
 		report_types_json(out, T);

@@ -86,6 +86,7 @@ void
 report_header_line(FILE *out, const struct rep *r)
 {
 	struct strset arches = { 0 };
+	struct iouring io;
 
 	report_arch_list(r, &arches);
 	fprintf(out, "# pgsc: %llu records, rounds %lld-%lld, arch ",
@@ -116,6 +117,12 @@ report_header_line(FILE *out, const struct rep *r)
 	if (r->t.unfinished)
 		fprintf(out, "# note: %lld round(s) still being collected\n",
 			(long long)r->t.unfinished);
+	report_iouring_scan(r, &io);
+	if (report_iouring_seen(&io)) {
+		fputs("# warning: ", out);
+		report_iouring_sentence(out, &io);
+		fputc('\n', out);
+	}
 }
 
 /* The "# ..." lines that say what --arch/--portable mapped or left out. */

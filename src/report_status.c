@@ -290,7 +290,7 @@ report_html(const struct rep_out *w)
 	uint64_t *counts = NULL;
 	struct html_node *nodes = NULL;
 	size_t ncols = r->roles.n, nsc = 0;
-	char *why = NULL;
+	char *why = NULL, *iou = NULL;
 	int rc;
 
 	memset(&pg, 0, sizeof(pg));
@@ -370,10 +370,14 @@ report_html(const struct rep_out *w)
 	pg.nsession = L->l[1].n;
 	if (!report_usable(r, &why))
 		pg.warning = why;
-	rc = report_html_write(out, &pg);
+	rc = report_iouring_text(r, &iou);
+	pg.iouring = iou;
+	if (rc == 0)
+		rc = report_html_write(out, &pg);
 out:
 	if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
+	free(iou);
 	free(why);
 	free(cols);
 	free(sc);

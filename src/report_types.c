@@ -243,7 +243,8 @@ report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 			tl->records += e->rc[k].count;
 			rc = report_map_entry(e, o, &to);
 			for (size_t j = 0; j < to.n && rc == 0; j++)
-				if (strset_add(&tl->calls, to.v[j]) < 0)
+				if (!report_iouring_postmaster_only(to.v[j]) &&
+				    strset_add(&tl->calls, to.v[j]) < 0)
 					rc = -ENOMEM;
 		}
 	}

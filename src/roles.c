@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* roles.c - the roles a process can have, in one place (docs/roles.md):
  * their names, which of them are the server's, the descendant rule, the
- * session presets, PostgreSQL 15's backend types and the order roles are
- * shown in.  The process tree gives roles, the store keeps them, the
- * report sorts them into lists; all three ask here. */
+ * session presets, PostgreSQL 15 to 18's backend types and the order
+ * roles are shown in.  The process tree gives roles, the store keeps
+ * them, the report sorts them into lists; all three ask here. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,9 @@
 #define DESC_PREFIX PGSC_ROLE_DESCENDANT "/"
 #define DESC_LEN (sizeof(DESC_PREFIX) - 1)
 
-/* Session presets, see docs/roles.md.  Each role brings its descendants. */
+/* Session presets, see docs/roles.md.  Each role brings its descendants.
+ * PostgreSQL 18's dead-end client backend is in none: it never runs a
+ * session (docs/roles.md §5). */
 static const char *const preset_client[] = {
 	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN, NULL,
 };
@@ -24,7 +26,7 @@ static const char *const preset_pgseccomp[] = {
 };
 static const char *const preset_rfc[] = {
 	"client backend", "walsender", PGSC_ROLE_BACKEND_UNKNOWN,
-	"autovacuum launcher", "background worker",
+	"slotsync worker", "autovacuum launcher", "background worker",
 	"logical replication launcher", "logical replication worker",
 	"logical replication apply worker",
 	"logical replication tablesync worker",
@@ -32,9 +34,10 @@ static const char *const preset_rfc[] = {
 };
 
 /*
- * The roles pgsc can name without a store: PostgreSQL 15's backend types
- * (GetBackendTypeDesc() and the bgw_type of its own background workers)
- * as pgsc_title_role() and the --pg-log hint give them, and "backend".
+ * The roles pgsc can name without a store: PostgreSQL 15 to 18's backend
+ * types (GetBackendTypeDesc() and the bgw_type of its own background
+ * workers) as pgsc_title_role() and the --pg-log hint give them, and
+ * "backend".
  * A background worker of an extension logs its own bgw_type: such a name
  * is known once the store holds it (report_roles_known()).
  */
@@ -46,7 +49,9 @@ static const char *const known_roles[] = {
 	"logical replication launcher", "logical replication worker",
 	"logical replication apply worker",
 	"logical replication tablesync worker",
-	"logical replication parallel worker", "parallel worker", NULL,
+	"logical replication parallel worker", "parallel worker",
+	"walsummarizer", "slotsync worker", "io worker",
+	"dead-end client backend", NULL,
 };
 
 int

@@ -424,6 +424,39 @@ test_stderr_default(void **state)
 	pglog_free(l);
 }
 
+/*
+ * PostgreSQL 17 and 18's backend types in a stderr log whose %b is
+ * followed by more prefix: each must be known whole (known_types[] in
+ * pglog_prefix.c).  GetBackendTypeDesc() (miscinit.c, 18.3):
+ *	backendDesc = gettext_noop("dead-end client backend");
+ *	backendDesc = gettext_noop("io worker");
+ *	backendDesc = gettext_noop("slotsync worker");
+ */
+static void
+test_stderr_pg18_types(void **state)
+{
+	struct pglog *l = new_log();
+	const char *text =
+		"2026-12-03 06:00:00.000 UTC [800] [pg18/main] io worker "
+		"LOG:  x\n"
+		"2026-12-03 06:00:01.000 UTC [801] [pg18/main] dead-end client "
+		"backend alice@db1 (psql) FATAL:  sorry, too many clients "
+		"already\n"
+		"2026-12-03 06:00:02.000 UTC [802] [pg18/main] slotsync worker "
+		"LOG:  y\n"
+		"2026-12-03 06:00:03.000 UTC [803] [pg18/main] walsummarizer "
+		"LOG:  z\n";
+
+	(void)state;
+	load_ok(l, "pg18.log", text, "%m [%p] [pg18/main] %b %q%u@%d (%a) ");
+	EXPECT_LOOKUPS(l,
+		       { 800, T0, "io worker" },
+		       { 801, T0 + 1, "dead-end client backend" },
+		       { 802, T0 + 2, "slotsync worker" },
+		       { 803, T0 + 3, "walsummarizer" });
+	pglog_free(l);
+}
+
 static void
 test_stderr_prefix_q(void **state)
 {
@@ -668,6 +701,7 @@ main(void)
 		cmocka_unit_test(test_jsonlog),
 		cmocka_unit_test(test_stderr_default),
 		cmocka_unit_test(test_stderr_prefix_q),
+		cmocka_unit_test(test_stderr_pg18_types),
 		cmocka_unit_test(test_stderr_no_time),
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_accumulate),

@@ -1148,6 +1148,107 @@ test_title_role_spaces(void **state)
 					    "[local] idle"), "client backend");
 }
 
+/*
+ * The titles PostgreSQL 16 to 18 gives its new processes, as their source
+ * writes them (PostgreSQL 18.3):
+ *
+ * - auxiliary processes: AuxiliaryProcessMainCommon() (auxprocess.c) and
+ *   ReplSlotSyncWorkerMain() (slotsync.c) call
+ *	init_ps_display(NULL);
+ *   which takes GetBackendTypeDesc(MyBackendType) (miscinit.c):
+ *	backendDesc = gettext_noop("walsummarizer");
+ *	backendDesc = gettext_noop("slotsync worker");
+ *	backendDesc = gettext_noop("io worker");
+ *   and writes (ps_status.c, init_ps_display()):
+ *	PROGRAM_NAME_PREFIX "%s: %s ", cluster_name, fixed_part
+ * - an io worker then shows its number, IoWorkerMain() (method_worker.c):
+ *	sprintf(cmd, "%d", MyIoWorkerId);
+ *	set_ps_display(cmd);
+ * - a logical replication worker shows its bgw_name
+ *   (bgworker.c: init_ps_display(worker->bgw_name);), which
+ *   logicalrep_worker_launch() (launcher.c) sets to
+ *	"logical replication apply worker for subscription %u",
+ *	"logical replication parallel apply worker for subscription %u",
+ *	"logical replication tablesync worker for subscription %u sync %u",
+ *   all one type for pgsc (docs/roles.md §4).
+ * - a dead-end client backend ("dead-end client backend") exits in
+ *   BackendInitialize() (backend_startup.c) before
+ *	init_ps_display(ps_data.data);
+ *   so it has no title of its own (test_title_dead_end).
+ */
+static void
+test_title_role_pg18(void **state)
+{
+	static const struct {
+		const char *title, *role;
+	} cases[] = {
+		{ "postgres: walsummarizer ", "walsummarizer" },
+		{ "postgres: main: walsummarizer ", "walsummarizer" },
+		{ "postgres: slotsync worker ", "slotsync worker" },
+		{ "postgres: main: slotsync worker ", "slotsync worker" },
+		{ "postgres: io worker 0", "io worker" },
+		{ "postgres: io worker 12", "io worker" },
+		{ "postgres: main: io worker 0", "io worker" },
+		{ "postgres: logical replication apply worker for "
+		  "subscription 16385", "logical replication worker" },
+		{ "postgres: logical replication parallel apply worker for "
+		  "subscription 16385", "logical replication worker" },
+		{ "postgres: logical replication tablesync worker for "
+		  "subscription 16385 sync 16384",
+		  "logical replication worker" },
+		{ "postgres: main: logical replication parallel apply worker "
+		  "for subscription 16385", "logical replication worker" },
+		/* a user "io" on a database "worker" is a client backend */
+		{ "postgres: io worker [local] idle", "client backend" },
+		{ "postgres: walsummarizer db 10.0.0.1(5432) idle",
+		  "client backend" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *r = pgsc_title_role(cases[i].title);
+
+		if (r == NULL || strcmp(r, cases[i].role) != 0)
+			fail_msg("\"%s\" -> \"%s\", expected \"%s\"",
+				 cases[i].title, r ? r : "(null)",
+				 cases[i].role);
+	}
+}
+
+/*
+ * A dead-end client backend keeps the postmaster's command line: no type
+ * from its title.  It never runs a session, so no preset holds it by its
+ * own name (docs/roles.md §5); the new auxiliary types are in none
+ * either, and the slotsync worker, which calls InitPostgres(), is in rfc.
+ */
+static void
+test_title_dead_end(void **state)
+{
+	static const char *const presets[] = { "client", "rfc", "pgseccomp" };
+
+	(void)state;
+	assert_null(pgsc_title_role("/usr/lib/postgresql/18/bin/postgres "
+				    "-D /var/lib/postgresql/18/main"));
+	for (size_t i = 0; i < ARRAY_SIZE(presets); i++) {
+		struct strset s = { 0 };
+
+		assert_int_equal(roles_session_parse(presets[i], &s, NULL), 0);
+		assert_false(strset_has(&s, "dead-end client backend"));
+		/* rfc: every process that calls InitPostgres() but autovacuum
+		 * workers; slotsync.c: InitPostgres(dbname, ...) */
+		assert_int_equal(strset_has(&s, "slotsync worker"),
+				 strcmp(presets[i], "rfc") == 0);
+		assert_false(strset_has(&s, "io worker"));
+		assert_false(strset_has(&s, "walsummarizer"));
+		strset_free(&s);
+	}
+	assert_true(roles_known("dead-end client backend"));
+	assert_true(roles_known("io worker"));
+	assert_true(roles_known("walsummarizer"));
+	assert_true(roles_known("slotsync worker"));
+	assert_true(roles_known("descendant/io worker"));
+}
+
 /* ---------------------------------------------------------------- */
 /* Pruning: a long daemon run keeps memory bounded.                    */
 
@@ -2071,6 +2172,8 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test(test_title_role),
 		cmocka_unit_test(test_title_role_spaces),
+		cmocka_unit_test(test_title_role_pg18),
+		cmocka_unit_test(test_title_dead_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

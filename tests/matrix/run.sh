@@ -1,24 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
-# tests/matrix/run.sh BINDIR - the cross-glibc matrix as a ctest (label
-# "matrix").
+# tests/matrix/run.sh BINDIR [SUITE] - the cross-glibc matrix as a ctest
+# (label "matrix"; SUITE trixie, the default, or sid).
 #
-# Runs tools/glibc-matrix (root; makes or reuses the Debian 13 root in
-# $PGSC_MATRIX_ROOT, default /var/cache/pgsc-roots/trixie) and checks:
+# Runs tools/glibc-matrix --suite SUITE (root; makes or reuses the root in
+# $PGSC_MATRIX_ROOT, default /var/cache/pgsc-roots/SUITE: Debian 13 with
+# PostgreSQL 17, or sid with 18) and checks:
 #   1. bad arguments are the script's own errors: exit status 2;
 #   2. the run exits 0 and writes both stores;
 #   3. each store has non-empty global and session lists (pgsc-report);
 #   4. each store has exactly one postmaster: on the host the host's
-#      PostgreSQL 15 binary, in the other the PostgreSQL 17 binary that
-#      exists in the trixie root (the path as the chrooted server saw it)
-#      and whose server log says PostgreSQL 17; and the root's libc is a
+#      PostgreSQL 15 binary, in the other the PostgreSQL 17 (18) binary
+#      that exists in the root (the path as the chrooted server saw it)
+#      and whose server log says PostgreSQL 17 (18); and the root's libc is a
 #      newer glibc than the host's;
 #   5. pgsc-diff on the two stores exits 0 or 1, never 2, with and without
 #      --equivalent; its markdown parses (heading, summary line, table),
 #      the summary's counts equal the table's rows, and the rows equal the
 #      difference of the two pgsc-report lists computed here with comm;
 #   6. the script's own diff.md is the same, and nothing stays mounted
-#      below the root.
+#      below the root;
+#   7. the drift goes the expected way (pselect6 out of the global list,
+#      getsockname into the session list; on 18 preadv in the global list
+#      only, and io workers seen).
 # Missing dependencies are failures, never skips.
 #
 # Environment: PGSC_MATRIX_KEEP=1 keeps the output directory.
@@ -29,13 +33,19 @@ T_NAME=matrix
 set -uo pipefail
 export LC_ALL=C
 
-[ $# -ge 1 ] || fail "usage: tests/matrix/run.sh BINDIR"
+[ $# -ge 1 ] || fail "usage: tests/matrix/run.sh BINDIR [trixie|sid]"
 [ -d "$1" ] || fail "BINDIR $1 is not a directory"
 BINDIR=$(cd "$1" && pwd)
+SUITE=${2:-trixie}
+case $SUITE in
+trixie) PGV=17 ;;
+sid) PGV=18 ;;
+*) fail "suite '$SUITE': trixie or sid" ;;
+esac
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRCROOT=$(cd "$HERE/../.." && pwd)
 MATRIX=$SRCROOT/tools/glibc-matrix
-ROOT=${PGSC_MATRIX_ROOT:-/var/cache/pgsc-roots/trixie}
+ROOT=${PGSC_MATRIX_ROOT:-/var/cache/pgsc-roots/$SUITE}
 
 need_root "tools/glibc-matrix needs debootstrap, chroot and the audit daemon role"
 need_exec "$MATRIX" "$BINDIR"/pgsc-{report,diff,collect,exec}
@@ -61,10 +71,10 @@ st=0
 # 2. the run.
 O=$T/out
 st=0
-"$MATRIX" --bindir "$BINDIR" --root "$ROOT" --out "$O" >"$T/matrix.out" 2>"$T/matrix.err" || st=$?
+"$MATRIX" --bindir "$BINDIR" --suite "$SUITE" --root "$ROOT" --out "$O" >"$T/matrix.out" 2>"$T/matrix.err" || st=$?
 cat "$T/matrix.err" "$T/matrix.out"
 [ "$st" = 0 ] || fail "tools/glibc-matrix exited with status $st"
-for f in host.db trixie.db diff.md diff-equivalent.md summary.md versions.txt times.txt; do
+for f in host.db "$SUITE.db" diff.md diff-equivalent.md summary.md versions.txt times.txt; do
 	[ -s "$O/$f" ] || fail "tools/glibc-matrix wrote no $O/$f"
 done
 
@@ -72,7 +82,7 @@ done
 guc_list() { # guc_list GUCFILE KEY: names, one a line, sorted
 	sed -n "s/^$2 = '\\([^']*\\)'\$/\\1/p" "$1" | tr ',' '\n' | grep . | sort -u
 }
-for s in host trixie; do
+for s in host "$SUITE"; do
 	"$BINDIR/pgsc-report" --db "$O/$s.db" --format=guc >"$T/$s.guc" 2>"$T/$s.guc.err" ||
 		fail "pgsc-report --db $s.db failed: $(cat "$T/$s.guc.err")"
 	guc_list "$T/$s.guc" global_syscall_allow >"$T/$s.global"
@@ -86,17 +96,17 @@ done
 # 4. the postmasters.
 pm() { sqlite3 -batch -noheader "$1" "SELECT exe FROM processes WHERE role = 'postmaster'"; }
 HPM=$(pm "$O/host.db")
-TPM=$(pm "$O/trixie.db")
+TPM=$(pm "$O/$SUITE.db")
 [ "$HPM" = /usr/lib/postgresql/15/bin/postgres ] ||
 	bad "the host store's postmaster exe is '$HPM', expected /usr/lib/postgresql/15/bin/postgres (exactly one)"
 case $TPM in
-/usr/lib/postgresql/17/bin/postgres) ;;
-*) bad "the trixie store's postmaster exe is '$TPM', expected /usr/lib/postgresql/17/bin/postgres (exactly one)" ;;
+/usr/lib/postgresql/"$PGV"/bin/postgres) ;;
+*) bad "the $SUITE store's postmaster exe is '$TPM', expected /usr/lib/postgresql/$PGV/bin/postgres (exactly one)" ;;
 esac
-[ -x "$ROOT$TPM" ] || bad "the trixie postmaster's exe $TPM does not exist in the root $ROOT"
+[ -x "$ROOT$TPM" ] || bad "the $SUITE postmaster's exe $TPM does not exist in the root $ROOT"
 [ "$ROOT$TPM" != "$HPM" ] || bad "the two postmasters ran the same binary"
-grep -q 'starting PostgreSQL 17\.' "$O/logs/trixie-server.log" 2>/dev/null ||
-	bad "the trixie server log does not say 'starting PostgreSQL 17.': $(head -n 3 "$O/logs/trixie-server.log" 2>/dev/null)"
+grep -q "starting PostgreSQL $PGV\\." "$O/logs/$SUITE-server.log" 2>/dev/null ||
+	bad "the $SUITE server log does not say 'starting PostgreSQL $PGV.': $(head -n 3 "$O/logs/$SUITE-server.log" 2>/dev/null)"
 grep -q 'starting PostgreSQL 15\.' "$O/logs/host-server.log" 2>/dev/null ||
 	bad "the host server log does not say 'starting PostgreSQL 15.'"
 glibc() { grep -aoE 'release version [0-9]+\.[0-9]+' "$1/usr/lib/x86_64-linux-gnu/libc.so.6" | sed -n '1s/.* //p'; }
@@ -104,7 +114,7 @@ HG=$(glibc "")
 TG=$(glibc "$ROOT")
 [ -n "$HG" ] && [ -n "$TG" ] && [ "$(printf '%s\n%s\n' "$HG" "$TG" | sort -V | tail -n 1)" = "$TG" ] && [ "$HG" != "$TG" ] ||
 	bad "the root's glibc ($TG) is not newer than the host's ($HG)"
-note "host: glibc $HG, postmaster $HPM; trixie: glibc $TG, postmaster $TPM (in $ROOT)"
+note "host: glibc $HG, postmaster $HPM; $SUITE: glibc $TG, postmaster $TPM (in $ROOT)"
 
 # 5. pgsc-diff, run here, and its markdown.
 # check_md FILE: heading, summary, table; prints "list change name" rows.
@@ -144,18 +154,18 @@ check_md() {
 	}' "$1"
 }
 DRC=0
-"$BINDIR/pgsc-diff" --format=markdown "$O/host.db" "$O/trixie.db" >"$T/diff.md" 2>"$T/diff.err" || DRC=$?
+"$BINDIR/pgsc-diff" --format=markdown "$O/host.db" "$O/$SUITE.db" >"$T/diff.md" 2>"$T/diff.err" || DRC=$?
 [ "$DRC" = 0 ] || [ "$DRC" = 1 ] || bad "pgsc-diff --format=markdown exited $DRC (an error): $(cat "$T/diff.err")"
 ERC=0
-"$BINDIR/pgsc-diff" --format=markdown --equivalent "$O/host.db" "$O/trixie.db" >"$T/diff-eq.md" 2>"$T/diff-eq.err" || ERC=$?
+"$BINDIR/pgsc-diff" --format=markdown --equivalent "$O/host.db" "$O/$SUITE.db" >"$T/diff-eq.md" 2>"$T/diff-eq.err" || ERC=$?
 [ "$ERC" = 0 ] || [ "$ERC" = 1 ] || bad "pgsc-diff --format=markdown --equivalent exited $ERC (an error): $(cat "$T/diff-eq.err")"
 check_md "$T/diff.md" >"$T/rows" || bad "pgsc-diff's markdown does not parse (above)"
 check_md "$T/diff-eq.md" >"$T/rows-eq" || bad "pgsc-diff --equivalent's markdown does not parse (above)"
 # The rows against the two lists compared here.
 {
 	for l in global session; do
-		comm -13 "$T/host.$l" "$T/trixie.$l" | sed "s/^/$l added /"
-		comm -23 "$T/host.$l" "$T/trixie.$l" | sed "s/^/$l removed /"
+		comm -13 "$T/host.$l" "$T/$SUITE.$l" | sed "s/^/$l added /"
+		comm -23 "$T/host.$l" "$T/$SUITE.$l" | sed "s/^/$l removed /"
 	done
 } | sort >"$T/rows.expected"
 sort "$T/rows" >"$T/rows.sorted"
@@ -174,6 +184,25 @@ if grep -qv '~ ' "$T/rows-eq"; then
 	[ "$ERC" = 1 ] || bad "pgsc-diff --equivalent has non-equivalent rows but exited $ERC"
 else
 	[ "$ERC" = 0 ] || bad "pgsc-diff --equivalent has only equivalent rows but exited $ERC"
+fi
+
+# 7. the drift goes the way PostgreSQL's sources say (docs/versions.md,
+# measured with this workload): from 16 on the postmaster waits in a
+# WaitEventSet (epoll), not select(), so pselect6 leaves the global list
+# (15: the postmaster's ServerLoop); from 17 on a client backend reads its
+# own socket's address (backend_startup.c), so getsockname enters the
+# session list; on 18 (io_method = worker) the vectored reads are the io
+# workers', so preadv is in the global list and not in the session's.
+in_list() { grep -qx "$1" "$T/$2.$3"; } # NAME SIDE LIST
+in_list pselect6 host global || bad "drift: pselect6 is not in the host's (15) global list"
+! in_list pselect6 "$SUITE" global || bad "drift: pselect6 is still in the $SUITE ($PGV) global list"
+! in_list getsockname host session || bad "drift: getsockname is in the host's (15) session list"
+in_list getsockname "$SUITE" session || bad "drift: getsockname is not in the $SUITE ($PGV) session list"
+if [ "$PGV" -ge 18 ]; then
+	in_list preadv "$SUITE" global || bad "drift: preadv is not in the $SUITE ($PGV) global list"
+	! in_list preadv "$SUITE" session || bad "drift: preadv is in the $SUITE ($PGV) session list (io workers read for the backends)"
+	[ "$(sqlite3 -batch -noheader "$O/$SUITE.db" "SELECT count(*) FROM processes WHERE role = 'io worker'")" -ge 1 ] ||
+		bad "drift: no process of role 'io worker' in the $SUITE store"
 fi
 
 # 6. the script's own outputs, and no mount left.

@@ -66,38 +66,38 @@ report_iouring_seen(const struct iouring *io)
 }
 
 /*
- * The io_method the server ran, as far as the store tells: a ring the
- * postmaster made is PostgreSQL 18's io_uring; io workers are its worker
- * method (a ring then is an extension's or a library's); rings without
- * io workers are io_uring too (the postmaster may have made them before
- * the rounds began); neither is sync, or a server before PostgreSQL 18.
+ * The io_method the server ran, as far as the store tells, and in *@why
+ * (when not NULL) the reason: a ring the postmaster made is PostgreSQL
+ * 18's io_uring; io workers are its worker method (a ring then is an
+ * extension's or a library's); rings without io workers are io_uring
+ * too (the postmaster may have made them before the rounds began);
+ * neither is sync, or a server before PostgreSQL 18.
  */
+static const char *
+method_of(const struct iouring *io, const char **why)
+{
+	static const struct { const char *method, *why; } m[] = {
+		{ "io_uring", "the postmaster made a ring, as PostgreSQL 18 "
+			      "does with io_method = io_uring" },
+		{ "worker", "io worker processes were seen; the rings are "
+			    "not PostgreSQL's own (an extension or a library)" },
+		{ "io_uring", "rings were used and no io worker was seen" },
+		{ "unknown", "no ring and no io worker seen: sync, or a "
+			     "server before PostgreSQL 18" },
+	};
+	size_t k = io->calls[0] > io->setup_outside ? 0 :
+		   io->io_workers ? 1 :
+		   report_iouring_seen(io) ? 2 : 3;
+
+	if (why != NULL)
+		*why = m[k].why;
+	return m[k].method;
+}
+
 const char *
 report_iouring_method(const struct iouring *io)
 {
-	if (io->calls[0] > io->setup_outside)
-		return "io_uring";
-	if (io->io_workers)
-		return "worker";
-	if (report_iouring_seen(io))
-		return "io_uring";
-	return "unknown";
-}
-
-/* Why report_iouring_method() says what it says. */
-static const char *
-method_why(const struct iouring *io)
-{
-	if (io->calls[0] > io->setup_outside)
-		return "the postmaster made a ring, as PostgreSQL 18 does with "
-		       "io_method = io_uring";
-	if (io->io_workers)
-		return "io worker processes were seen; the rings are not "
-		       "PostgreSQL's own (an extension or a library)";
-	if (report_iouring_seen(io))
-		return "rings were used and no io worker was seen";
-	return "no ring and no io worker seen: sync, or a server before "
-	       "PostgreSQL 18";
+	return method_of(io, NULL);
 }
 
 /*
@@ -108,6 +108,7 @@ method_why(const struct iouring *io)
 void
 report_iouring_sentence(FILE *out, const struct iouring *io)
 {
+	const char *why, *method = method_of(io, &why);
 	int first = 1;
 
 	if (!report_iouring_seen(io))
@@ -123,7 +124,7 @@ report_iouring_sentence(FILE *out, const struct iouring *io)
 	fprintf(out, ": reads and writes submitted through an io_uring ring "
 		"are not syscalls, seccomp neither sees nor stops them, and "
 		"these lists do not hold them; io_method: %s (%s)",
-		report_iouring_method(io), method_why(io));
+		method, why);
 	if (io->setup_outside > 0)
 		fprintf(out, "; %llu io_uring_setup outside the postmaster, "
 			"left out of the per-type lists",

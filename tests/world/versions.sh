@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
+# tests/world/versions.sh SUITE - a reduced test world of the PostgreSQL of
+# another Debian release (17 in trixie, 18 in sid), in its root, through
+# pgsc's whole procedure: collect, converge, prove under error, and the
+# negative control on replication.
+#
+# Runs as root (ctest labels "world" and "versions", RUN_SERIAL).  It
+#   1. runs tools/pgsc-world-root --suite SUITE -- full with the steps
+#      below: the root (tools/pg-root --with-world), the version's own
+#      source package configured like Debian's build, pgsc and its module
+#      built in the root, pgsc-iterate over netlink (converge, baseline,
+#      proof under error with per-test results identical to the
+#      baseline), then the negative control (the call the store gives
+#      only to walsender/walreceiver processes of the recovery step,
+#      dropped: 001_stream_rep must fail with its denials recorded);
+#   2. checks that the store attributed records to the version's own
+#      processes: on 18, "io worker" (io_method = worker, the default);
+#   3. checks the drift in the direction the source predicts, against the
+#      lists measured on PostgreSQL 15 (examples/lists/, their own
+#      measurement): pselect6 is in 15's global list (pg_usleep() and the
+#      postmaster's loop used select(2)) and in no list here (16 on: a
+#      WaitEventSet, and nanosleep), and the postmaster waits in
+#      epoll_wait;
+#   4. prints the version's GUC file (pgsc-check-world example in the root)
+#      and checks its header names the version.
+# Missing dependencies (debootstrap, the mirror) are failures.
+set -e
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+export LC_ALL=C
+[ $# = 1 ] || { echo "usage: versions.sh SUITE" >&2; exit 2; }
+SUITE=$1
+t_traps "world-$SUITE"
+need_root "chroot, mounts, the audit lock"
+need_progs chroot mount findmnt debootstrap
+SRCROOT=$T_SRCROOT
+case $SUITE in
+trixie) PGV=17 ;;
+sid) PGV=18 ;;
+*) fail "no PostgreSQL known for suite '$SUITE'" ;;
+esac
+STEPS=${PGSC_VERSIONS_STEPS:-regress:test_setup+boolean+create_index,src/test/recovery:001_stream_rep}
+REF=$SRCROOT/examples/lists/pg15-debian12-x86_64.guc
+need_file "$REF"
+T0=$(date +%s)
+
+ROOT=$(bash "$SRCROOT/tools/pg-root" --suite "$SUITE" --with-world) || fail "tools/pg-root --suite $SUITE --with-world failed"
+D=/var/tmp/pgsc-versions-test
+rm -rf "${ROOT:?}$D"
+OUT=$(mktemp "/tmp/pgsc-world-$SUITE.XXXXXX.out")
+t_cleanup rm -f "$OUT"
+rc=0
+bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" -- full --dir "$D" --suites "$STEPS" --max-rounds 4 \
+	>"$OUT" 2>&1 || rc=$?
+if [ "$rc" != 0 ] || ! grep -q 'PROOF PASSED' "$OUT" || ! grep -q 'NEGATIVE CONTROL OK' "$OUT"; then
+	tail -n 60 "$OUT" >&2
+	fail "pgsc-world-root --suite $SUITE full: exit $rc (0, PROOF PASSED and NEGATIVE CONTROL OK expected)"
+fi
+note "PostgreSQL $PGV in $ROOT: converged, proven under error, negative control failed as it must ($(($(date +%s) - T0)) s)"
+grep -E '^pgsc-(iterate|check-world): (converged|proof run|negative control)' "$OUT" >&2 || true
+
+STORE=$ROOT$D/lists.db
+REPORT=$ROOT/var/tmp/pgsc-build/pgsc-report
+[ -x "$REPORT" ] || fail "$REPORT missing (the root's build)"
+# The root's pgsc-report, run from here: a binary of the root's libraries.
+report() { chroot "$ROOT" /var/tmp/pgsc-build/pgsc-report --db "$D/lists.db" "$@"; }
+[ -f "$STORE" ] || fail "no store $STORE"
+TABLE=$(report --format=table) || fail "pgsc-report --format=table on $STORE failed"
+LISTS=$(report --format=guc) || fail "pgsc-report --format=guc on $STORE failed"
+
+# 2. the version's own processes
+if [ "$PGV" -ge 18 ]; then
+	head -n 3 <<<"$TABLE" | grep -q 'io worker' ||
+		fail "no record of an io worker in the store (PostgreSQL 18, io_method = worker): $(head -n 3 <<<"$TABLE" | tail -n 1)"
+	note "records of io worker processes in the store"
+fi
+
+# 3. the drift's direction against 15's measured lists
+listed() { # listed NAME TEXT: NAME is in a *_syscall_allow line of TEXT
+	grep -E "_syscall_allow = " <<<"$2" | grep -qE "['=,]$1[,']"
+}
+listed pselect6 "$(cat "$REF")" || fail "$REF has no pselect6: the reference changed, not PostgreSQL"
+! listed pselect6 "$LISTS" || fail "pselect6 is in PostgreSQL $PGV's lists (predicted gone since 16)"
+awk '$1 == "epoll_wait" && $2 == "x86_64" { found = 1 } END { exit !found }' <<<"$TABLE" ||
+	fail "no epoll_wait in PostgreSQL $PGV's store"
+note "drift as predicted: pselect6 in 15's global list, in none of $PGV's"
+
+# 4. the GUC file, its header
+GUC=$(bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep -- example --db "$D/lists.db" \
+	--proof "tests/world/versions.sh" --commit "$(git -C "$SRCROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+	2>/dev/null) || fail "pgsc-check-world example in $ROOT failed"
+grep -q "^# pgsc allow lists for PostgreSQL $PGV for the pgsc MODULE" <<<"$GUC" ||
+	fail "the example's header does not name PostgreSQL $PGV: $(head -n 1 <<<"$GUC")"
+grep -q "^# server:   postgres (PostgreSQL) $PGV\." <<<"$GUC" ||
+	fail "the example's server line is not PostgreSQL $PGV's: $(grep '^# server' <<<"$GUC")"
+note "PASS: $(grep -c . <<<"$TABLE") table lines; $(($(date +%s) - T0)) s in all"

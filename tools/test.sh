@@ -12,12 +12,17 @@ bash tools/install-deps.sh
 
 # The Debian roots of PostgreSQL 17 and 18 (tools/pg-root: debootstrap and
 # apt, mostly waiting on the network) are made in the background while
-# pgsc builds and its first tests run.  The tests that use them
-# (module/pg17, module/pg18, matrix/glibc) wait on a root's lock, and make
-# it themselves, failing with its error, if this did not.
+# pgsc builds and its first tests run, and so, at nice 10, is each
+# version's test world (tools/pgsc-world-root prepare: the source package,
+# configured and its test parts built).  The tests that use them
+# (module/pg17, module/pg18, matrix/glibc, matrix/sid, world/pg17,
+# world/pg18) wait on a root's locks, and make it themselves, failing with
+# its error, if this did not.
 mkdir -p build
-(bash tools/pg-root --suite trixie --with-build &&
-	bash tools/pg-root --suite sid --with-build) >build/pg-root.log 2>&1 &
+(bash tools/pg-root --suite trixie --with-world &&
+	bash tools/pg-root --suite sid --with-world &&
+	nice -n 10 bash tools/pgsc-world-root --suite trixie -- prepare &&
+	nice -n 10 bash tools/pgsc-world-root --suite sid -- prepare) >build/pg-root.log 2>&1 &
 ROOTS=$!
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGSC_WERROR=ON >/dev/null

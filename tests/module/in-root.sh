@@ -29,6 +29,10 @@ ROOT=$(bash "$SRCROOT/tools/pg-root" --suite "$SUITE" --pg "$PGV" --with-build) 
 	fail "tools/pg-root --suite $SUITE --pg $PGV --with-build failed"
 [ -x "$ROOT/usr/lib/postgresql/$PGV/bin/postgres" ] || fail "$ROOT has no PostgreSQL $PGV server"
 
+# One user of the root's mounts at a time (tools/pgsc-world-root, the
+# matrix): wait for the others.
+exec 6>"$ROOT.mounts.lock"
+flock -w 3600 6 || fail "$ROOT.mounts.lock: the root stayed busy for an hour"
 MOUNTS=()
 unmount_all() {
 	local i

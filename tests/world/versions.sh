@@ -23,7 +23,12 @@
 #      WaitEventSet, and nanosleep), and the postmaster waits in
 #      epoll_wait;
 #   4. prints the version's GUC file (pgsc-check-world example in the root)
-#      and checks its header names the version.
+#      and checks its header names the version;
+#   5. when examples/lists/ ships this version's file
+#      (pg17-debian13-x86_64.guc, pg18-sid-x86_64.guc), proves it as
+#      shipped on the same steps in the root (pgsc-check-world prove: the
+#      file byte for byte the include, under error, per-test results
+#      identical to a baseline, no SECCOMP record of the servers).
 # Missing dependencies (debootstrap, the mirror) are failures.
 set -e
 # shellcheck source=../lib/common.sh
@@ -36,8 +41,8 @@ need_root "chroot, mounts, the audit lock"
 need_progs chroot mount findmnt debootstrap
 SRCROOT=$T_SRCROOT
 case $SUITE in
-trixie) PGV=17 ;;
-sid) PGV=18 ;;
+trixie) PGV=17 SHIPPED=pg17-debian13-x86_64.guc ;;
+sid) PGV=18 SHIPPED=pg18-sid-x86_64.guc ;;
 *) fail "no PostgreSQL known for suite '$SUITE'" ;;
 esac
 STEPS=${PGSC_VERSIONS_STEPS:-regress:test_setup+boolean+create_index,src/test/recovery:001_stream_rep}
@@ -94,4 +99,23 @@ grep -q "^# pgsc allow lists for PostgreSQL $PGV for the pgsc MODULE" <<<"$GUC" 
 	fail "the example's header does not name PostgreSQL $PGV: $(head -n 1 <<<"$GUC")"
 grep -q "^# server:   postgres (PostgreSQL) $PGV\." <<<"$GUC" ||
 	fail "the example's server line is not PostgreSQL $PGV's: $(grep '^# server' <<<"$GUC")"
+
+# 5. the shipped file of this version, as shipped
+if [ -f "$SRCROOT/examples/lists/$SHIPPED" ]; then
+	P=/var/tmp/pgsc-versions-prove
+	rm -rf "${ROOT:?}$P"
+	rc=0
+	bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep -- prove --dir "$P" \
+		--lists "/pgsc/examples/lists/$SHIPPED" --suites "$STEPS" >"$OUT" 2>&1 || rc=$?
+	if [ "$rc" != 0 ] || ! grep -q '^pgsc-iterate: PROOF PASSED' "$OUT" ||
+		! grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$OUT"; then
+		tail -n 40 "$OUT" >&2
+		fail "examples/lists/$SHIPPED as shipped: exit $rc (the proof must pass with 0 SECCOMP records)"
+	fi
+	cmp -s "$SRCROOT/examples/lists/$SHIPPED" "$ROOT$P/c/data/pgsc-iterate.conf" ||
+		fail "the proof's include is not examples/lists/$SHIPPED byte for byte"
+	note "examples/lists/$SHIPPED: proven as shipped on $STEPS"
+else
+	note "no examples/lists/$SHIPPED yet: nothing shipped to prove for PostgreSQL $PGV"
+fi
 note "PASS: $(grep -c . <<<"$TABLE") table lines; $(($(date +%s) - T0)) s in all"

@@ -145,6 +145,16 @@ report_json(const struct rep_out *w)
 		fprintf(out, ",\n  \"types\": ");
 		report_types_json(out, T);
 	}
+	if (o->no_programs)
+		report_programs_json(out, r);
+	if (o->explain) {
+		int rc = report_explain_json(w);
+
+		if (rc < 0) {
+			strset_free(&arches);
+			return rc;
+		}
+	}
 	if (L->mapping) {
 		/* --arch, --portable: what was mapped, what was left out */
 		fprintf(out, ",\n  \"target_arch\": ");

@@ -59,6 +59,7 @@ report_close(struct rep *r)
 	free(r->e);
 	strset_free(&r->roles);
 	strset_free(&r->session);
+	strset_free(&r->dropped);
 	for (size_t i = 0; i < r->nnodes; i++)
 		free(r->nodes[i].name);
 	free(r->nodes);
@@ -373,6 +374,9 @@ report_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 			qsort(L->notes[k], L->nnotes[k], sizeof(L->notes[k][0]),
 			      note_cmp);
 	}
+	/* a family mapped back in what --no-programs took out */
+	if (o->no_programs)
+		report_programs_strip(&L->l[1]);
 	rc = report_needs_add(&L->l[0], &L->needs, L->target);
 out:
 	strset_free(&to);

@@ -147,6 +147,9 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	if (rc == 0 && f != NULL &&
 	    (f->needs_lists || opts->per_type || opts->explain))
 		rc = report_lists_build(&r, opts, &L);
+	/* a family mapped back in what --no-programs took out */
+	if (rc == 0 && opts->no_programs)
+		report_programs_strip(&L.l[1]);
 	if (rc == 0 && opts->per_type)
 		rc = report_types_build(&r, opts, &L, &T);
 	if (rc < 0)

@@ -374,9 +374,6 @@ report_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 			qsort(L->notes[k], L->nnotes[k], sizeof(L->notes[k][0]),
 			      note_cmp);
 	}
-	/* a family mapped back in what --no-programs took out */
-	if (o->no_programs)
-		report_programs_strip(&L->l[1]);
 	rc = report_needs_add(&L->l[0], &L->needs, L->target);
 out:
 	strset_free(&to);

@@ -139,7 +139,7 @@ int report_programs_apply(struct rep *r);
 /* Is @name one of the calls that run a program (execve, execveat,
  * vfork), dropped whoever made them? */
 int report_programs_call(const char *name);
-void report_programs_strip(struct strset *s);
+void report_programs_strip(struct lists *L);
 /* Did only descendants of server processes (programs) make @name? */
 int report_programs_only(const struct rep *r, const char *name);
 void report_programs_comment(FILE *out, const struct rep *r);

@@ -149,7 +149,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		rc = report_lists_build(&r, opts, &L);
 	/* a family mapped back in what --no-programs took out */
 	if (rc == 0 && opts->no_programs)
-		report_programs_strip(&L.l[1]);
+		report_programs_strip(&L);
 	if (rc == 0 && opts->per_type)
 		rc = report_types_build(&r, opts, &L, &T);
 	if (rc < 0)

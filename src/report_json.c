@@ -80,7 +80,7 @@ json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
 		if (rc == 0)
 			rc = report_lists_build(&n, o, &L);
 		if (rc == 0 && o->no_programs)
-			report_programs_strip(&L.l[1]);
+			report_programs_strip(&L);
 		if (rc == 0) {
 			fprintf(out, "%s\n    ", i ? "," : "");
 			report_json_str(out, n.node);

@@ -31,12 +31,17 @@ report_programs_call(const char *name)
 	return 0;
 }
 
-/* The three calls out of @s (a mapped list: --portable may bring them). */
+/* The three calls out of the session list of @L and out of what its
+ * notes say a name was mapped to: --portable maps clone3 to its family,
+ * vfork included. */
 void
-report_programs_strip(struct strset *s)
+report_programs_strip(struct lists *L)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(program_calls); i++)
-		strset_del(s, program_calls[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(program_calls); i++) {
+		strset_del(&L->l[1], program_calls[i]);
+		for (size_t k = 0; k < L->nnotes[1]; k++)
+			strset_del(&L->notes[1][k].to, program_calls[i]);
+	}
 }
 
 /* Did a process of a session role, not one of its descendants, make

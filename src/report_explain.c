@@ -303,7 +303,8 @@ table_why(FILE *out, const struct explain *x, const struct why *y)
 		fprintf(out, "    first: round %lld, label ",
 			(long long)y->first_round);
 		text_opt(out, y->label);
-		fprintf(out, "\n    example: pid %lld, comm ", (long long)y->pid);
+		fprintf(out, "\n    example: pid %lld, comm ",
+			(long long)y->pid);
 		text_opt(out, y->comm);
 		fputs(", title ", out);
 		text_opt(out, y->title);

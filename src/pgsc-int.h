@@ -103,6 +103,8 @@ int strset_add(struct strset *s, const char *str);
 int strset_has(const struct strset *s, const char *str);
 /* The set's own copy of @str, added if needed; NULL on OOM. */
 const char *strset_intern(struct strset *s, const char *str);
+/* Remove @str; 1 if it was there, 0 if not. */
+int strset_del(struct strset *s, const char *str);
 void strset_free(struct strset *s);
 
 /* serials.c - serial gaps: kernel serials of a stream should leave no

@@ -372,6 +372,13 @@ struct pgsc_report_opts {
 	int unknown_default;            /* --unknown-syscall-action default:
 					 * the oci profile without ENOSYS */
 	int sort;                       /* --sort (html): enum pgsc_sort */
+	int explain;                    /* --explain (table, json): why each
+					 * name is in the lists
+					 * (report_explain.c) */
+	int no_programs;                /* --no-programs: the session and
+					 * per-type lists without what only
+					 * programs below backends need
+					 * (report_programs.c) */
 };
 
 /* The order of the HTML page's syscall rows (--sort). */

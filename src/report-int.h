@@ -5,8 +5,9 @@
  * rep_out), and the helpers every format uses.  The files call down
  * only: report.c (the format table) -> the writers (report_guc.c,
  * report_json.c, report_table.c, report_filter.c, report_status.c,
- * report_types.c) -> report_usable.c -> report_model.c (report_open(), the
- * lists) -> report_needs.c -> report_print.c -> report_nodes.c and
+ * report_types.c, report_explain.c) -> report_programs.c ->
+ * report_usable.c -> report_model.c (report_open(), the lists) ->
+ * report_needs.c -> report_print.c -> report_nodes.c and
  * report_iouring.c. */
 #ifndef PGSC_REPORT_INT_H
 #define PGSC_REPORT_INT_H
@@ -54,6 +55,8 @@ struct rep {
 	struct strset roles;
 	struct strset session;
 	struct store_totals t;  /* the rounds' (--node: its records') */
+	struct strset dropped;  /* --no-programs: the names the session
+				 * list lost (report_programs_apply()) */
 	char **cause;
 };
 
@@ -131,6 +134,17 @@ void report_header_line(FILE *out, const struct rep *r);
 /* The "# ..." lines that say what --arch/--portable mapped or left out. */
 void report_lists_comment(FILE *out, const struct lists *L);
 
+/* report_programs.c: --no-programs (docs/hardening.md) */
+int report_programs_apply(struct rep *r);
+/* Is @name one of the calls that run a program (execve, execveat,
+ * vfork), dropped whoever made them? */
+int report_programs_call(const char *name);
+void report_programs_strip(struct lists *L);
+/* Did only descendants of server processes (programs) make @name? */
+int report_programs_only(const struct rep *r, const char *name);
+void report_programs_comment(FILE *out, const struct rep *r);
+void report_programs_json(FILE *out, const struct rep *r);
+
 /* report_needs.c */
 int report_needs_add(struct strset *global, struct strset *added,
 		     uint32_t arch);
@@ -181,6 +195,10 @@ void report_known_max_json(FILE *out, const struct rep *r,
 			   const struct lists *L);
 int report_effective(const struct rep_out *w);
 
+/* report_explain.c: --explain, why each name is in the lists */
+int report_explain_table(const struct rep_out *w);
+int report_explain_json(const struct rep_out *w);
+
 /* report_types.c: a list per backend type (--per-type) */
 struct typelist {
 	char *type;             /* "checkpointer" */
@@ -206,6 +224,8 @@ int report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 void report_types_free(struct types *T);
 /* Is @name a security-relevant call (src/sensitive.def)? */
 int report_types_sensitive(const char *name);
+/* Its group in src/sensitive.def ("program", "network"...), or NULL. */
+const char *report_types_sensitive_group(const char *name);
 void report_types_guc(FILE *out, const struct types *T, const char *prefix);
 void report_types_json(FILE *out, const struct types *T);
 int report_types_table(FILE *out, const struct rep *r, const struct types *T);

@@ -60,6 +60,24 @@ options_check(struct rep *r, void *arg)
 			   "table formats");
 		return -EINVAL;
 	}
+	if (opts->explain && opts->format != PGSC_FMT_TABLE &&
+	    opts->format != PGSC_FMT_JSON) {
+		util_cause(cause, "--explain applies to the table and json "
+			   "formats");
+		return -EINVAL;
+	}
+	if (opts->explain && (opts->arch != 0 || opts->portable)) {
+		util_cause(cause, "--explain justifies the names as recorded: "
+			   "it does not take --arch or --portable");
+		return -EINVAL;
+	}
+	if (opts->no_programs && (opts->format == PGSC_FMT_SYSTEMD ||
+				  opts->format == PGSC_FMT_OCI)) {
+		util_cause(cause, "--no-programs changes the session and "
+			   "per-type lists; the systemd and oci formats print "
+			   "the global list only");
+		return -EINVAL;
+	}
 	if (opts->arch != 0 && pgsc_arch_name(opts->arch) == NULL) {
 		util_cause(cause, "unknown arch token 0x%08x", opts->arch);
 		return -EINVAL;
@@ -124,8 +142,14 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	rc = report_open(st, &spec, &r, cause);
 	if (rc != 0)
 		goto out;
-	if (f != NULL && (f->needs_lists || opts->per_type))
+	if (opts->no_programs)
+		rc = report_programs_apply(&r);
+	if (rc == 0 && f != NULL &&
+	    (f->needs_lists || opts->per_type || opts->explain))
 		rc = report_lists_build(&r, opts, &L);
+	/* a family mapped back in what --no-programs took out */
+	if (rc == 0 && opts->no_programs)
+		report_programs_strip(&L);
 	if (rc == 0 && opts->per_type)
 		rc = report_types_build(&r, opts, &L, &T);
 	if (rc < 0)

@@ -344,6 +344,8 @@ report_effective(const struct rep_out *w)
 			goto out;
 	}
 	report_header_line(out, w->r);
+	if (w->o->no_programs)
+		report_programs_comment(out, w->r);
 	report_lists_comment(out, L);
 	for (int k = 0; k < 2; k++) {
 		const struct pgsc_effective_entry *v;

@@ -18,6 +18,8 @@ report_guc(const struct rep_out *w)
 	const struct lists *L = w->L;
 
 	report_header_line(out, w->r);
+	if (w->o->no_programs)
+		report_programs_comment(out, w->r);
 	report_lists_comment(out, L);
 	fprintf(out, "%sglobal_syscall_allow = '", prefix);
 	report_print_joined(out, &L->l[0], ",");

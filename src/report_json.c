@@ -75,8 +75,12 @@ json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
 
 		memset(&L, 0, sizeof(L));
 		rc = report_open(r->st, &spec, &n, r->cause);
+		if (rc == 0 && o->no_programs)
+			rc = report_programs_apply(&n);
 		if (rc == 0)
 			rc = report_lists_build(&n, o, &L);
+		if (rc == 0 && o->no_programs)
+			report_programs_strip(&L);
 		if (rc == 0) {
 			fprintf(out, "%s\n    ", i ? "," : "");
 			report_json_str(out, n.node);
@@ -144,6 +148,16 @@ report_json(const struct rep_out *w)
 	if (T != NULL) {
 		fprintf(out, ",\n  \"types\": ");
 		report_types_json(out, T);
+	}
+	if (o->no_programs)
+		report_programs_json(out, r);
+	if (o->explain) {
+		int rc = report_explain_json(w);
+
+		if (rc < 0) {
+			strset_free(&arches);
+			return rc;
+		}
 	}
 	if (L->mapping) {
 		/* --arch, --portable: what was mapped, what was left out */

@@ -59,6 +59,7 @@ report_close(struct rep *r)
 	free(r->e);
 	strset_free(&r->roles);
 	strset_free(&r->session);
+	strset_free(&r->dropped);
 	for (size_t i = 0; i < r->nnodes; i++)
 		free(r->nodes[i].name);
 	free(r->nodes);

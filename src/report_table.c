@@ -26,6 +26,8 @@ report_table(const struct rep_out *w)
 	const char **cols;
 	size_t ncols = r->roles.n;
 
+	if (w->o->explain)
+		return report_explain_table(w);
 	if (w->T != NULL)
 		return report_types_table(out, r, w->T);
 	cols = malloc((ncols ? ncols : 1) * sizeof(*cols));
@@ -36,6 +38,8 @@ report_table(const struct rep_out *w)
 	qsort(cols, ncols, sizeof(*cols), roles_cmp);
 
 	report_header_line(out, r);
+	if (w->o->no_programs)
+		report_programs_comment(out, r);
 	fprintf(out, "# G: in the global list, S: in the session list\n");
 	fprintf(out, "%-24s %-8s %10s G S", "syscall", "arch", "total");
 	for (size_t c = 0; c < ncols; c++) {

@@ -186,13 +186,31 @@ report_types_sensitive(const char *name)
 	return in_table(sensitive, ARRAY_SIZE(sensitive), name);
 }
 
+/* The groups of sensitive.def, in the order of sensitive[]. */
+static const char *const sensitive_groups[] = {
+#define SENSITIVE(name, group) #group,
+#include "sensitive.def"
+#undef SENSITIVE
+};
+
+const char *
+report_types_sensitive_group(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sensitive); i++)
+		if (strcmp(sensitive[i], name) == 0)
+			return sensitive_groups[i];
+	return NULL;
+}
+
 /*
  * Against the global list @g: with the routine floor (--per-type=routine),
- * add its calls that are not security-relevant to @tl; then note the
+ * add its calls that are not security-relevant to @tl, but with
+ * --no-programs none that only programs made (@r); then note the
  * security-relevant ones @tl does not have.
  */
 static int
-type_against_global(struct typelist *tl, const struct strset *g, int routine)
+type_against_global(struct typelist *tl, const struct strset *g, int routine,
+		    const struct rep *r, int no_programs)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const char *name = g->v[i];
@@ -202,7 +220,9 @@ type_against_global(struct typelist *tl, const struct strset *g, int routine)
 		if (report_types_sensitive(name)) {
 			if (strset_add(&tl->lacks, name) < 0)
 				return -ENOMEM;
-		} else if (routine) {
+		} else if (routine && !(no_programs &&
+					(report_programs_call(name) ||
+					 report_programs_only(r, name)))) {
 			if (strset_add(&tl->calls, name) < 0)
 				return -ENOMEM;
 			tl->routine++;
@@ -235,6 +255,10 @@ report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 
 			if (t == NULL || e->rc[k].count == 0)
 				continue;
+			/* --no-programs: the type's own processes only */
+			if (o->no_programs &&
+			    roles_is_descendant(e->rc[k].role))
+				continue;
 			tl = type_get(T, t);
 			if (tl == NULL) {
 				rc = -ENOMEM;
@@ -244,6 +268,8 @@ report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 			rc = report_map_entry(e, o, &to);
 			for (size_t j = 0; j < to.n && rc == 0; j++)
 				if (!report_iouring_postmaster_only(to.v[j]) &&
+				    !(o->no_programs &&
+				      report_programs_call(to.v[j])) &&
 				    strset_add(&tl->calls, to.v[j]) < 0)
 					rc = -ENOMEM;
 		}
@@ -253,7 +279,8 @@ report_types_build(const struct rep *r, const struct pgsc_report_opts *o,
 		rc = setting_name(T->v[i].type, &T->v[i].setting);
 		if (rc == 0)
 			rc = type_against_global(&T->v[i], &L->l[0],
-						 o->per_type == PGSC_PER_TYPE_ROUTINE);
+						 o->per_type == PGSC_PER_TYPE_ROUTINE,
+						 r, o->no_programs);
 	}
 	if (rc == 0) {
 		settings_unique(T);

@@ -65,6 +65,7 @@ enum store_row {
 	STORE_ROW_PROC,		/* struct proc_info: processes */
 	STORE_ROW_COUNT,	/* struct proc_count: open_counts */
 	STORE_ROW_ROLE,		/* struct store_role_row: a role's sums */
+	STORE_ROW_EXPLAIN,	/* struct store_explain_row: --explain */
 	STORE_ROW_SOURCE,	/* struct store_source: sources */
 	STORE_ROW_ROUND,	/* struct store_round: counters, tallies */
 	STORE_ROW_ROUND_GAPS,	/* struct store_round: a live round's gaps */
@@ -79,6 +80,7 @@ union store_row_cb {
 	int (*proc)(void *arg, const struct proc_info *p);
 	int (*count)(void *arg, const struct proc_count *c);
 	int (*role)(void *arg, const struct store_role_row *w);
+	int (*explain)(void *arg, const struct store_explain_row *x);
 };
 int store_rows_each(pgsc_store *st, sqlite3_stmt *s, enum store_row kind,
 		    union store_row_cb cb, void *arg, char **cause);

@@ -135,6 +135,21 @@ int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
 		    const char *node,
 		    int (*cb)(void *arg, const struct store_role_row *row),
 		    void *arg, char **cause);
+/* One aggregate row with its round's label and its example process's
+ * comm and title (pgsc-report --explain); every text is untrusted. */
+struct store_explain_row {
+	const char *role;
+	uint32_t arch;
+	int32_t nr;
+	int64_t round, example_pid;
+	const char *label, *example_exe, *comm, *title;
+};
+/* The rows of @from-@to (@node as store_role_aggs()), by arch, number,
+ * then round: a syscall's first round comes first. */
+int store_explain_rows(pgsc_store *st, int64_t from, int64_t to,
+		       const char *node,
+		       int (*cb)(void *arg, const struct store_explain_row *row),
+		       void *arg, char **cause);
 /* What store_sums() counts over rounds @from-@to, by name. */
 enum store_sum {
 	STORE_SUM_NODES,        /* the nodes ("" the local host), records */

@@ -90,6 +90,42 @@ store_role_aggs(pgsc_store *st, int64_t from, int64_t to, const char *node,
 			       (union store_row_cb){ .role = cb }, arg, cause);
 }
 
+/* The example process is the processes row of the aggregate's round,
+ * node and pid, the one of the aggregate's role first (a pid is reused
+ * within a round), NULL when it was not kept. */
+int
+store_explain_rows(pgsc_store *st, int64_t from, int64_t to,
+		   const char *node,
+		   int (*cb)(void *arg, const struct store_explain_row *row),
+		   void *arg, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep_range(st, "SELECT a.role, a.arch, a.nr, a.round_id, "
+			"r.label, a.example_pid, a.example_exe, p.comm, "
+			"p.title FROM aggregates a "
+			"JOIN rounds r ON r.id = a.round_id "
+			"LEFT JOIN processes p ON p.rowid = coalesce("
+			"(SELECT q.rowid FROM processes q "
+			"WHERE q.round_id = a.round_id AND q.node = a.node "
+			"AND q.pid = a.example_pid AND q.role = a.role "
+			"ORDER BY q.birth LIMIT 1), "
+			"(SELECT q.rowid FROM processes q "
+			"WHERE q.round_id = a.round_id AND q.node = a.node "
+			"AND q.pid = a.example_pid ORDER BY q.birth LIMIT 1)) "
+			"WHERE a.round_id BETWEEN ?1 AND ?2 "
+			"AND (?3 IS NULL OR a.node = ?3) "
+			"ORDER BY a.arch, a.nr, a.round_id, a.role",
+			from, to, &s, cause);
+	if (rc < 0)
+		return rc;
+	store_bind_text(s, 3, node);
+	return store_rows_each(st, s, STORE_ROW_EXPLAIN,
+			       (union store_row_cb){ .explain = cb }, arg,
+			       cause);
+}
+
 int
 store_role_seen(pgsc_store *st, const char *role, char **cause)
 {

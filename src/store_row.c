@@ -89,6 +89,15 @@ static const struct store_col role_cols[] = {
 };
 #undef R
 
+/* An aggregate as --explain reads it (selected only). */
+#define R struct store_explain_row
+static const struct store_col explain_cols[] = {
+	TEXT(R, role), U32(R, arch), I32(R, nr), I64(R, round),
+	TEXT(R, label), I64(R, example_pid), TEXT(R, example_exe),
+	TEXT(R, comm), TEXT(R, title),
+};
+#undef R
+
 /* A source: where an input was read to (its path and keys apart). */
 #define R struct store_source
 static const struct store_col source_cols[] = {
@@ -121,6 +130,7 @@ static const struct {
 	ROW(STORE_ROW_PROC, proc_cols, struct proc_info),
 	ROW(STORE_ROW_COUNT, count_cols, struct proc_count),
 	ROW(STORE_ROW_ROLE, role_cols, struct store_role_row),
+	ROW(STORE_ROW_EXPLAIN, explain_cols, struct store_explain_row),
 	ROW(STORE_ROW_SOURCE, source_cols, struct store_source),
 	ROW(STORE_ROW_ROUND, round_cols, struct store_round),
 	ROW(STORE_ROW_ROUND_GAPS, round_gap_cols, struct store_round),
@@ -289,6 +299,7 @@ store_rows_each(pgsc_store *st, sqlite3_stmt *s, enum store_row kind,
 		struct proc_info p;
 		struct proc_count c;
 		struct store_role_row w;
+		struct store_explain_row x;
 	} r;
 	int rc;
 
@@ -308,6 +319,9 @@ store_rows_each(pgsc_store *st, sqlite3_stmt *s, enum store_row kind,
 			break;
 		case STORE_ROW_ROLE:
 			rc = r.w.role ? cb.role(arg, &r.w) : 0;
+			break;
+		case STORE_ROW_EXPLAIN:
+			rc = r.x.role ? cb.explain(arg, &r.x) : 0;
 			break;
 		case STORE_ROW_SOURCE:
 		case STORE_ROW_ROUND:

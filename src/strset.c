@@ -80,6 +80,21 @@ strset_intern(struct strset *s, const char *str)
 	return found ? s->v[at] : NULL;
 }
 
+/* Remove @str from the set.  Returns 1 if it was there, 0 if not. */
+int
+strset_del(struct strset *s, const char *str)
+{
+	int found;
+	size_t at = strset_find(s, str, &found);
+
+	if (!found)
+		return 0;
+	free(s->v[at]);
+	memmove(s->v + at, s->v + at + 1, (s->n - at - 1) * sizeof(*s->v));
+	s->n--;
+	return 1;
+}
+
 void
 strset_free(struct strset *s)
 {

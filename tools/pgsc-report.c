@@ -20,6 +20,7 @@ usage(FILE *f)
 		"                   [--per-type[=observed|routine]]\n"
 		"                   [--unknown-syscall-action enosys|default]\n"
 		"                   [--sort risk|rare|count|name|number] (html)\n"
+		"                   [--explain] (table, json) [--no-programs]\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"                   [--node NAME]\n"
@@ -32,7 +33,11 @@ usage(FILE *f)
 		"NAME is a node= name of a central log; '' is the local host.\n"
 		"--unknown-syscall-action (oci): enosys (default) answers ENOSYS to the\n"
 		"calls newer than the lists, EPERM to the known ones not listed; default\n"
-		"gives every call not listed the --default action.\n");
+		"gives every call not listed the --default action.\n"
+		"--explain: why each name is in the lists (roles, first round, an\n"
+		"example process, systemd groups, sensitive first).  --no-programs:\n"
+		"the session and per-type lists without what only programs run by\n"
+		"backends need, and without execve, execveat, vfork.\n");
 }
 
 /* Flush standard output: a report that did not reach its reader (a full
@@ -224,13 +229,17 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "unknown-syscall-action", required_argument, NULL, 'U' },
 		/* the HTML page's row order */
 		{ "sort", required_argument, NULL, 'O' },
+		/* why each name is there (src/report_explain.c) */
+		{ "explain", no_argument, NULL, 'E' },
+		/* no program below a backend (src/report_programs.c) */
+		{ "no-programs", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:ER", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -247,6 +256,12 @@ parse_args(int argc, char **argv, struct args *A)
 			break;
 		case 'S':
 			A->want_status = 1;
+			break;
+		case 'E':
+			A->list_opts = A->ro.explain = 1;
+			break;
+		case 'R':
+			A->list_opts = A->ro.no_programs = 1;
 			break;
 		case 'O':
 			if (parse_sort(optarg, &A->ro.sort) < 0)
@@ -353,6 +368,13 @@ check_combination(const struct args *A)
 		fprintf(stderr, "pgsc-report: --status takes only "
 			"--format=json, --check-complete no --format; neither "
 			"takes --arch, --portable or --default\n");
+		return 2;
+	}
+	if ((ro->explain || ro->no_programs) &&
+	    (A->want_status || A->check || A->cands != NULL)) {
+		fprintf(stderr, "pgsc-report: --explain and --no-programs "
+			"apply to the lists, not to --status, --check-complete "
+			"or --candidates\n");
 		return 2;
 	}
 	if (ro->node != NULL && (A->want_status || A->cands != NULL)) {

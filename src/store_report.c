@@ -78,7 +78,7 @@ store_role_aggs(pgsc_store *st, int64_t from, int64_t to, const char *node,
 
 	rc = prep_range(st, "SELECT role, arch, nr, sum(count), "
 			"min(round_id), min(example_pid), "
-			"min(example_exe) FROM aggregates "
+			"min(example_exe), ?3 FROM aggregates "
 			"WHERE round_id BETWEEN ?1 AND ?2 "
 			"AND (?3 IS NULL OR node = ?3) "
 			"GROUP BY role, arch, nr ORDER BY arch, nr, role",
@@ -86,6 +86,30 @@ store_role_aggs(pgsc_store *st, int64_t from, int64_t to, const char *node,
 	if (rc < 0)
 		return rc;
 	store_bind_text(s, 3, node);
+	return store_rows_each(st, s, STORE_ROW_ROLE,
+			       (union store_row_cb){ .role = cb }, arg, cause);
+}
+
+/* Every node's aggregates of a range of rounds in one pass, by node (as
+ * STORE_SUM_NODES orders them), then as store_role_aggs() orders its
+ * rows: a fleet's report reads N nodes in one scan, not N scans. */
+int
+store_role_aggs_nodes(pgsc_store *st, int64_t from, int64_t to,
+		      int (*cb)(void *arg, const struct store_role_row *row),
+		      void *arg, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep_range(st, "SELECT role, arch, nr, sum(count), "
+			"min(round_id), min(example_pid), "
+			"min(example_exe), node FROM aggregates "
+			"WHERE round_id BETWEEN ?1 AND ?2 "
+			"GROUP BY node, role, arch, nr "
+			"ORDER BY node, arch, nr, role",
+			from, to, &s, cause);
+	if (rc < 0)
+		return rc;
 	return store_rows_each(st, s, STORE_ROW_ROLE,
 			       (union store_row_cb){ .role = cb }, arg, cause);
 }
@@ -263,28 +287,69 @@ status_functions(pgsc_store *st, struct role_fn *f, int on, char **cause)
 	return 0;
 }
 
-/* new = syscalls of the server tree (or of the session roles) first seen
- * in that round */
+/* The rounds' rows of --status; "new" is counted by first_rounds(). */
 static const char status_sql[] =
 	"SELECT r.id, coalesce(r.label, ''), r.mode, "
 	"coalesce(r.source, ''), r.records, "
 	"coalesce(r.first_event, 0), coalesce(r.last_event, 0), "
 	"r.started, r.finished, coalesce(r.last_commit, 0), "
 	"max(coalesce(r.kernel_lost_end, 0) - coalesce(r.kernel_lost_start, 0), 0)"
-	" + r.serial_gaps + r.rotation_gaps + r.drain_timeouts, "
-	"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
-	"  aggregates a WHERE a.round_id = r.id AND pgsc_in_server(a.role) "
-	"  AND NOT EXISTS "
-	"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
-	"   b.arch = a.arch AND b.nr = a.nr AND pgsc_in_server(b.role)))), "
-	"r.exit_status, "
-	"(SELECT count(*) FROM (SELECT DISTINCT a.arch, a.nr FROM "
-	"  aggregates a WHERE a.round_id = r.id AND "
-	"  pgsc_in_session(a.role) AND NOT EXISTS "
-	"  (SELECT 1 FROM aggregates b WHERE b.round_id < r.id AND "
-	"   b.arch = a.arch AND b.nr = a.nr AND "
-	"   pgsc_in_session(b.role)))) "
+	" + r.serial_gaps + r.rotation_gaps + r.drain_timeouts "
 	"FROM rounds r ORDER BY r.id";
+
+/* new = syscalls of the server tree (or of the session roles) first seen
+ * in that round: the round each (arch, number) was first made in by such
+ * a role, in one pass over the aggregates (a query per round and row was
+ * quadratic in a fleet's nodes). */
+static const char *const first_sql[] = {
+	"SELECT min(round_id) FROM aggregates WHERE pgsc_in_server(role) "
+	"GROUP BY arch, nr ORDER BY 1",
+	"SELECT min(round_id) FROM aggregates WHERE pgsc_in_session(role) "
+	"GROUP BY arch, nr ORDER BY 1",
+};
+
+/* Each syscall's first round by first_sql[@k], ascending, in *@v. */
+static int
+first_rounds(pgsc_store *st, int k, int64_t **v, size_t *n, char **cause)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	rc = store_prep(st, first_sql[k], &s, cause);
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			int64_t *nv = realloc(*v, ncap * sizeof(*nv));
+
+			if (nv == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			*v = nv;
+			cap = ncap;
+		}
+		(*v)[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	return store_rows_end(st, s, rc, cause);
+}
+
+/* How many of the ascending @v[*pos..] are @round, *pos moved past them. */
+static int64_t
+first_count(const int64_t *v, size_t n, size_t *pos, int64_t round)
+{
+	int64_t c = 0;
+
+	while (*pos < n && v[*pos] < round)
+		(*pos)++;
+	for (; *pos < n && v[*pos] == round; (*pos)++)
+		c++;
+	return c;
+}
 
 int
 store_status_rows(pgsc_store *st,
@@ -294,12 +359,17 @@ store_status_rows(pgsc_store *st,
 {
 	struct role_fn f = { in_session, sarg };
 	sqlite3_stmt *s = NULL;
+	int64_t *first[2] = { NULL, NULL };
+	size_t nfirst[2] = { 0, 0 }, pos[2] = { 0, 0 };
 	int rc;
 
 	rc = status_functions(st, &f, 1, cause);
 	if (rc < 0)
 		return rc;
-	rc = store_prep(st, status_sql, &s, cause);
+	for (int k = 0; rc == 0 && k < 2; k++)
+		rc = first_rounds(st, k, &first[k], &nfirst[k], cause);
+	if (rc == 0)
+		rc = store_prep(st, status_sql, &s, cause);
 	if (rc < 0)
 		goto out;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -317,14 +387,16 @@ store_status_rows(pgsc_store *st,
 		w.finished_at = sqlite3_column_double(s, 8);
 		w.last_commit = sqlite3_column_double(s, 9);
 		w.loss = sqlite3_column_int64(s, 10);
-		w.nnew = sqlite3_column_int64(s, 11);
-		w.nnew_sess = sqlite3_column_int64(s, 13);
+		w.nnew = first_count(first[0], nfirst[0], &pos[0], w.id);
+		w.nnew_sess = first_count(first[1], nfirst[1], &pos[1], w.id);
 		rc = cb(arg, &w);
 		if (rc != 0)
 			break;
 	}
 	rc = store_rows_end(st, s, rc, cause);
 out:
+	free(first[0]);
+	free(first[1]);
 	status_functions(st, &f, 0, NULL);
 	return rc;
 }

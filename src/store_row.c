@@ -86,6 +86,7 @@ static const struct store_col count_cols[] = {
 static const struct store_col role_cols[] = {
 	TEXT(R, role), U32(R, arch), I32(R, nr), U64(R, count),
 	I64(R, first_round), I64(R, example_pid), TEXT(R, example_exe),
+	TEXT(R, node),
 };
 #undef R
 

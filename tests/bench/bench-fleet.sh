@@ -41,7 +41,11 @@
 #   FLEET_SEARCH_SECONDS=15
 #       then higher rates, stopping at the first one not sustained
 #       (FLEET_SEARCH_RATES= skips this);
-#   FLEET_COMMIT=2 (pgsc-collect --commit-interval), FLEET_DIR=/var/tmp.
+#   FLEET_COMMIT=2 (pgsc-collect --commit-interval), FLEET_DIR=/var/tmp;
+#   FLEET_REPORT_NODES="1000 10000 100000"
+#   FLEET_REPORT_FORMATS="json status html table"
+#       then the reports of a store of that many nodes, timed
+#       (FLEET_REPORT_NODES= skips this).
 # A benchmark: it prints figures, asserts nothing, and needs no audit
 # state (no auditd, no lock).  About 2 GB of log per minute at 100k/s,
 # removed after each run.
@@ -64,6 +68,8 @@ SNODES=${FLEET_SEARCH_NODES:-10}
 SRATES=${FLEET_SEARCH_RATES-200000 400000 800000}
 SSECS=${FLEET_SEARCH_SECONDS:-15}
 COMMIT=${FLEET_COMMIT:-2}
+RNODES=${FLEET_REPORT_NODES-1000 10000 100000}
+RFORMATS=${FLEET_REPORT_FORMATS:-json status html table}
 bench_init bench-fleet "${FLEET_DIR:-/var/tmp}"
 CP=
 FP=
@@ -178,4 +184,39 @@ for r in $SRATES; do
 	[ "$SUSTAINED" = 1 ] || break
 	best=$r
 done
-[ -n "$SRATES" ] && echo "highest sustained total with lost = 0 ($SNODES nodes, ${SSECS} s runs): ${best:-none above $RATE} records/s (lines/s: each node's lines are 85% SECCOMP)"
+if [ -n "$SRATES" ]; then
+	echo "highest sustained total with lost = 0 ($SNODES nodes, ${SSECS} s runs): ${best:-none above $RATE} records/s (lines/s: each node's lines are 85% SECCOMP)"
+fi
+
+# The reports of a store of N nodes (tests/fleet/many-nodes.awk: 4 records
+# a node), each format's wall seconds and its seconds per 1,000 nodes
+# against the smallest N's: a report linear in the store keeps that ratio
+# near 1 (the target: --format json on 100,000 nodes under 10 s).
+if [ -n "$RNODES" ]; then
+	echo "reports of a store of N nodes (4 SECCOMP records each; s = wall seconds, x = seconds per node against N=${RNODES%% *})"
+	printf '%-7s %8s' nodes import_s
+	for f in $RFORMATS; do printf ' %9s %6s' "${f}_s" x; done
+	echo
+	declare -A base
+	for n in $RNODES; do
+		awk -v N="$n" -f "$SRC/tests/fleet/many-nodes.awk" >"$T/many.log"
+		rm -f "$T/many.db"
+		t0=$(now)
+		"$COLLECT" --db "$T/many.db" --import "$T/many.log" >/dev/null 2>&1 ||
+			{ echo "  import of $n nodes failed"; continue; }
+		printf '%-7s %8s' "$n" "$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')"
+		for f in $RFORMATS; do
+			case $f in
+			status) args=(--status) ;;
+			*) args=(--format="$f") ;;
+			esac
+			t0=$(now)
+			"$REPORT" --db "$T/many.db" "${args[@]}" >/dev/null 2>&1
+			sec=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+			[ -n "${base[$f]:-}" ] || base[$f]=$(awk -v s="$sec" -v n="$n" 'BEGIN { print s / n }')
+			printf ' %9s %6s' "$sec" "$(awk -v s="$sec" -v n="$n" -v b="${base[$f]}" 'BEGIN { if (b > 0) printf "%.2f", s / n / b; else print "-" }')"
+		done
+		echo
+	done
+	rm -f "$T/many.log" "$T/many.db"
+fi

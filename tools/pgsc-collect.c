@@ -540,6 +540,13 @@ run_import(struct args *a)
 			"--import\n");
 		return 2;
 	}
+	if (a->db == NULL && (a->import || a->live || a->argc > 0)) {
+		/* the one option every mode needs: say so before the usage */
+		fprintf(stderr, "pgsc-collect: --db FILE is required (the "
+			"store: a new SQLite file, or one to add a round to)\n");
+		usage(stderr);
+		return 2;
+	}
 	if (a->db == NULL || !a->import || a->argc == 0) {
 		usage(stderr);
 		return 2;

@@ -21,6 +21,7 @@ usage(FILE *f)
 		"                 [--module FILE]... [--pg-config FILE]\n"
 		"                 [--indirect address-taken|none] [--no-phases]\n"
 		"                 [--format text|json] [--output FILE]\n"
+		"       pgsc-scan --help | --version\n"
 		"Without --server, the postgres binary of pg_config --bindir;\n"
 		"without --pkglibdir, pg_config --pkglibdir.\n");
 }
@@ -88,6 +89,7 @@ main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pgsc_scan_opts so = { .indirect = 1 };
@@ -98,7 +100,7 @@ main(int argc, char **argv)
 	int c, no_modules = 0, status = 1, rc;
 	FILE *out = stdout;
 
-	while ((c = getopt_long(argc, argv, "s:L:Nm:c:i:Pf:o:h", opts,
+	while ((c = getopt_long(argc, argv, "s:L:Nm:c:i:Pf:o:hV", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -151,6 +153,9 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("pgsc-scan %s\n", PGSC_VERSION);
 			return 0;
 		default:
 			usage(stderr);

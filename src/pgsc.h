@@ -379,6 +379,10 @@ struct pgsc_report_opts {
 					 * per-type lists without what only
 					 * programs below backends need
 					 * (report_programs.c) */
+	int surface;                    /* --surface (table): the attack-
+					 * surface score instead of the table
+					 * (report_surface.c); json and html
+					 * always carry it */
 };
 
 /* The order of the HTML page's syscall rows (--sort). */

@@ -553,6 +553,16 @@ enum pgsc_lists_kind pgsc_lists_kind(const pgsc_lists *ls);
 size_t pgsc_lists_names(const pgsc_lists *ls, int which,
 			const char *const **names);
 
+/**
+ * The kernel CVEs of pgsc's CVE map (src/cves.def) that list @which
+ * (PGSC_LIST_*) of @ls reaches: those with a syscall it allows (the
+ * attack-surface score, docs/hardening.md; pgsc-diff's gate).
+ */
+size_t pgsc_lists_reachable(const pgsc_lists *ls, int which);
+
+/** The number of CVEs in pgsc's CVE map. */
+size_t pgsc_cve_map_size(void);
+
 /* The differences between two pairs A and B. */
 typedef struct pgsc_diff pgsc_diff;
 

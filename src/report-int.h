@@ -5,7 +5,7 @@
  * rep_out), and the helpers every format uses.  The files call down
  * only: report.c (the format table) -> the writers (report_guc.c,
  * report_json.c, report_table.c, report_filter.c, report_status.c,
- * report_types.c, report_explain.c) -> report_programs.c ->
+ * report_types.c, report_explain.c, report_surface.c) -> report_programs.c ->
  * report_usable.c -> report_model.c (report_open(), the lists) ->
  * report_needs.c -> report_print.c -> report_nodes.c and
  * report_iouring.c. */

@@ -46,7 +46,7 @@ zcat "$SRC/tests/golden/raw.log.gz" >"$T/raw.log"
 [ "$(jq '.surface.cve_map.cves' "$T/r.json")" = "$ncves" ] ||
 	bad "surface.cve_map.cves is not the $ncves entries of src/cves.def"
 for k in global session; do
-	jq -r ".$k[]" "$T/r.json" >"$T/$k"
+	jq -r ".${k}[]" "$T/r.json" >"$T/$k"
 	want=$(reach "$T/$k")
 	got=$(jq ".surface.$k.reachable" "$T/r.json")
 	names=$(jq ".surface.$k.names" "$T/r.json")

@@ -9,7 +9,7 @@
 # 1. the golden recording's store: the JSON "surface" member, the table of
 #    --surface (with --per-type: each type's list) and the HTML page give
 #    the counts the awk gives for the lists the same report prints;
-# 2. the baselines' counts;
+# 2. the baselines' counts, and --explain's CVEs per name;
 # 3. the shipped lists (examples/lists/pg15-debian12-x86_64.guc): pgsc-diff
 #    against an empty pair says how many CVEs they reach, as the awk does
 #    (the figures of docs/hardening.md, "Attack surface").
@@ -81,6 +81,22 @@ for b in docker system_service; do
 		bad "baseline $b: surface says $names names, $got reachable; the data $(wc -l <"$T/$b"), $want"
 	ok "baseline $b: $names names, $want reachable"
 done
+
+# 2b. --explain names, for each name, the CVEs whose entry lists it
+"$BINDIR/pgsc-report" --db "$T/raw.db" --format json --explain >"$T/x.json" ||
+	bad "pgsc-report --explain failed"
+nx=0
+for name in clone clone3 setsockopt epoll_ctl read; do
+	jq -e --arg n "$name" '.explain | has($n)' "$T/x.json" >/dev/null || continue
+	want=$(awk -F'"' -v n="$name" '/^CVE\("/ { k = split($4, s, " ")
+		for (i = 1; i <= k; i++) if (s[i] == n) { print $2; break } }' \
+		"$CVES" | LC_ALL=C sort | paste -sd' ')
+	got=$(jq -r --arg n "$name" '.explain[$n].cves | join(" ")' "$T/x.json")
+	[ "$got" = "$want" ] || bad "--explain $name: cves '$got', the map '$want'"
+	nx=$((nx + 1))
+done
+[ "$nx" -ge 3 ] || bad "--explain: fewer than 3 of the names checked are in the lists"
+ok "--explain: the CVEs of $nx names are those src/cves.def names them in"
 
 # 3. the shipped lists, through pgsc-diff's gate against an empty pair
 G=$SRC/examples/lists/pg15-debian12-x86_64.guc

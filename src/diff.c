@@ -562,6 +562,18 @@ pgsc_lists_names(const pgsc_lists *ls, int which, const char *const **names)
 	return s->n;
 }
 
+size_t
+pgsc_lists_reachable(const pgsc_lists *ls, int which)
+{
+	return surface_reachable(&ls->l[which ? 1 : 0]);
+}
+
+size_t
+pgsc_cve_map_size(void)
+{
+	return surface_cves(NULL);
+}
+
 /* The list @which (0 global, 1 session) of @ls, for diff_compare.c. */
 const struct strset *
 diff_lists_set(const pgsc_lists *ls, int which)

@@ -107,6 +107,30 @@ const char *strset_intern(struct strset *s, const char *str);
 int strset_del(struct strset *s, const char *str);
 void strset_free(struct strset *s);
 
+/* surface.c - the attack-surface score (issue 28, part 4): the CVE map
+ * (src/cves.def) and the lists it is set beside (src/baselines.def). */
+struct surface_cve {
+	const char *id;             /* "CVE-YYYY-N" */
+	const char *syscalls;       /* x86_64 names apart by blanks */
+	const char *condition;      /* the argument it needs, "" none known */
+	const char *refs;           /* URLs apart by blanks */
+};
+struct surface_baseline {
+	const char *id;             /* "docker", "system_service" */
+	const char *title, *source;
+};
+/* The map's entries into *@v (NULL-safe); returns their number. */
+size_t surface_cves(const struct surface_cve **v);
+size_t surface_baselines(const struct surface_baseline **v);
+/* Does @names allow any syscall of @c? */
+int surface_cve_reached(const struct surface_cve *c, const struct strset *names);
+/* The number of the map's CVEs @names reaches. */
+size_t surface_reachable(const struct strset *names);
+/* The CVE ids whose entry names @name, added to @out. */
+int surface_cves_of(const char *name, struct strset *out);
+/* The names baseline @id allows, added to @out. */
+int surface_baseline_names(const char *id, struct strset *out);
+
 /* serials.c - serial gaps: kernel serials of a stream should leave no
  * holes; one sequence per node.  The fields are the local host's
  * sequence (records without node=); @nodes the other nodes'.  Shared by

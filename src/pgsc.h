@@ -379,6 +379,10 @@ struct pgsc_report_opts {
 					 * per-type lists without what only
 					 * programs below backends need
 					 * (report_programs.c) */
+	int surface;                    /* --surface (table): the attack-
+					 * surface score instead of the table
+					 * (report_surface.c); json and html
+					 * always carry it */
 };
 
 /* The order of the HTML page's syscall rows (--sort). */
@@ -548,6 +552,16 @@ enum pgsc_lists_kind pgsc_lists_kind(const pgsc_lists *ls);
 /** The sorted names of list @which (PGSC_LIST_*); returns their number. */
 size_t pgsc_lists_names(const pgsc_lists *ls, int which,
 			const char *const **names);
+
+/**
+ * The kernel CVEs of pgsc's CVE map (src/cves.def) that list @which
+ * (PGSC_LIST_*) of @ls reaches: those with a syscall it allows (the
+ * attack-surface score, docs/hardening.md; pgsc-diff's gate).
+ */
+size_t pgsc_lists_reachable(const pgsc_lists *ls, int which);
+
+/** The number of CVEs in pgsc's CVE map. */
+size_t pgsc_cve_map_size(void);
 
 /* The differences between two pairs A and B. */
 typedef struct pgsc_diff pgsc_diff;

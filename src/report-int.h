@@ -5,7 +5,7 @@
  * rep_out), and the helpers every format uses.  The files call down
  * only: report.c (the format table) -> the writers (report_guc.c,
  * report_json.c, report_table.c, report_filter.c, report_status.c,
- * report_types.c, report_explain.c) -> report_programs.c ->
+ * report_types.c, report_explain.c, report_surface.c) -> report_programs.c ->
  * report_usable.c -> report_model.c (report_open(), the lists) ->
  * report_needs.c -> report_print.c -> report_nodes.c and
  * report_iouring.c. */
@@ -240,5 +240,28 @@ int report_usable_types(const struct rep *r, const struct types *T,
 
 /* report_status.c: --status, and the writer of the HTML page's data */
 int report_html(const struct rep_out *w);
+
+/* report_surface.c: the attack-surface score (issue 28 part 4) */
+enum surface_kind {
+	SURFACE_LIST,           /* the global or the session list */
+	SURFACE_TYPE,           /* a list of --per-type */
+	SURFACE_BASELINE,       /* src/baselines.def */
+};
+struct surface_row {
+	enum surface_kind kind;
+	const char *id;         /* "global", a type (untrusted), "docker" */
+	const char *title, *source; /* source: baselines only */
+	size_t names, reachable;
+};
+struct surface_rows {
+	struct surface_row *v;
+	size_t n, cap;
+};
+/* The rows of @w's lists (its types with --per-type), then the
+ * baselines'. */
+int report_surface_rows(const struct rep_out *w, struct surface_rows *s);
+void report_surface_rows_free(struct surface_rows *s);
+int report_surface_json(const struct rep_out *w);
+int report_surface_table(const struct rep_out *w);
 
 #endif /* PGSC_REPORT_INT_H */

@@ -71,6 +71,17 @@ options_check(struct rep *r, void *arg)
 			   "it does not take --arch or --portable");
 		return -EINVAL;
 	}
+	if (opts->surface && opts->format != PGSC_FMT_TABLE) {
+		util_cause(cause, "--surface applies to the table format; the "
+			   "json format and the html page always have the "
+			   "surface");
+		return -EINVAL;
+	}
+	if (opts->surface && opts->explain) {
+		util_cause(cause, "--surface and --explain are two views of "
+			   "the table: give one");
+		return -EINVAL;
+	}
 	if (opts->no_programs && (opts->format == PGSC_FMT_SYSTEMD ||
 				  opts->format == PGSC_FMT_OCI)) {
 		util_cause(cause, "--no-programs changes the session and "
@@ -145,7 +156,8 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	if (opts->no_programs)
 		rc = report_programs_apply(&r);
 	if (rc == 0 && f != NULL &&
-	    (f->needs_lists || opts->per_type || opts->explain))
+	    (f->needs_lists || opts->per_type || opts->explain ||
+	     opts->surface))
 		rc = report_lists_build(&r, opts, &L);
 	/* a family mapped back in what --no-programs took out */
 	if (rc == 0 && opts->no_programs)

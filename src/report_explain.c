@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* report_explain.c - pgsc-report --explain: one justification per name of
  * the lists (roles and their records, first round and its label, an
- * example process, systemd groups, sensitive, CVEs), table and JSON. */
+ * example process, systemd groups, sensitive, CVEs of src/cves.def),
+ * table and JSON. */
 /*
  * What a reviewer reads before approving a list (issue 28, part 5).  The
  * names are the global list's (the session and per-type lists are within
@@ -224,16 +225,14 @@ explain_build(const struct rep_out *w, struct explain *x)
 }
 
 /*
- * The CVEs @name reaches, into @out: the hook of the CVE map of issue 28
- * (part 4, a data file with each entry's source), which is not shipped
- * yet, so every set is empty today and the outputs say "cves": [].
+ * The CVEs @name reaches, into @out: those of the CVE map (src/cves.def,
+ * src/surface.c) whose entry names it.  Names only: an entry's argument
+ * condition does not narrow it, as pgsc allows every argument of a name.
  */
 static int
 explain_cves(const char *name, struct strset *out)
 {
-	(void)name;
-	(void)out;
-	return 0;
+	return surface_cves_of(name, out);
 }
 
 /* The types whose list (--per-type) holds @name, NULL-safe @T. */
@@ -351,8 +350,9 @@ report_explain_table(const struct rep_out *w)
 			w->T != NULL ? "; types: the per-type lists" : "");
 		fprintf(out, "# roles: the server's roles that made it, with "
 			"their records; first: its first round; systemd: the "
-			"groups of %s that list it; cves: the CVEs it reaches, "
-			"from a CVE map not shipped yet (-)\n", sd_version);
+			"groups of %s that list it; cves: the CVEs of the CVE "
+			"map (src/cves.def, %zu CVEs) whose syscalls it is "
+			"among\n", sd_version, surface_cves(NULL));
 		for (size_t i = 0; i < x.n && rc == 0; i++)
 			rc = table_why(out, &x, &x.v[i]);
 	}

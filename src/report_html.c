@@ -429,6 +429,38 @@ lists(FILE *out, const struct html_page *p)
 	fputs("</pre>\n", out);
 }
 
+/* The attack-surface score: the CVEs of the map each list reaches, then
+ * the baselines with their sources (report_surface.c). */
+static void
+surface(FILE *out, const struct html_page *p)
+{
+	fprintf(out, "<h2>Attack surface</h2>\n<p>The kernel CVEs of pgsc's "
+		"CVE map (src/cves.def, %zu CVEs) each list reaches: a CVE is "
+		"reachable when the list allows any of its syscalls. Before "
+		"argument rules: pgsc has none yet, so an allowed name is "
+		"allowed with every argument.</p>\n<table>\n<tr><th "
+		"class=\"n\">list</th><th>names</th><th>reachable CVEs</th>"
+		"</tr>\n", p->ncves);
+	for (size_t i = 0; i < p->nsurface; i++) {
+		const struct html_surface *s = &p->surface[i];
+
+		fputs("<tr><td class=\"x\">", out);
+		html_text(out, s->label);
+		fprintf(out, "</td><td>%zu</td><td>%zu</td></tr>\n", s->names,
+			s->reachable);
+	}
+	fputs("</table>\n", out);
+	for (size_t i = 0; i < p->nsurface; i++) {
+		if (!p->surface[i].baseline)
+			continue;
+		fputs("<p><small>", out);
+		html_text(out, p->surface[i].label);
+		fputs(": ", out);
+		html_text(out, p->surface[i].source);
+		fputs("</small></p>\n", out);
+	}
+}
+
 static void
 rounds_table(FILE *out, const struct html_page *p)
 {
@@ -456,6 +488,7 @@ report_html_write(FILE *out, const struct html_page *p)
 	chart(out, p);
 	loss(out, p);
 	lists(out, p);
+	surface(out, p);
 	matrix(out, p);
 	rounds_table(out, p);
 	fprintf(out, "<p><small>pgsc %s</small></p>\n</body>\n</html>\n",

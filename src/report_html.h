@@ -26,6 +26,13 @@ struct html_node {
 	const char *name;               /* untrusted; "" the local host */
 	uint64_t records;
 };
+/* A row of the attack-surface table (report_surface.c's rows). */
+struct html_surface {
+	const char *label;              /* untrusted: a type's name */
+	const char *source;             /* a baseline's, or NULL */
+	size_t names, reachable;
+	int baseline;
+};
 struct html_page {
 	int64_t from, to;
 	const char *node;               /* --node, untrusted; NULL: all */
@@ -47,6 +54,8 @@ struct html_page {
 	const char *warning;            /* why the lists are not usable */
 	const char *iouring;            /* the io_uring warning, or NULL */
 	int sort;                       /* enum pgsc_sort: the matrix's rows */
+	const struct html_surface *surface; /* the lists', the baselines' */
+	size_t nsurface, ncves;         /* ncves: the CVE map's entries */
 };
 int report_html_write(FILE *out, const struct html_page *p);
 /* The matrix's rows in the order of @sort (enum pgsc_sort). */

@@ -199,6 +199,10 @@ report_json(const struct rep_out *w)
 		if (rc < 0)
 			return rc;
 	}
+	if (report_surface_json(w) < 0) {
+		strset_free(&arches);
+		return -ENOMEM;
+	}
 	fprintf(out, ",\n  \"syscalls\": [");
 	first = 1;
 	for (size_t i = 0; i < r->n; i++) {

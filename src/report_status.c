@@ -273,6 +273,27 @@ out:
 /* ---------------------------------------------------------------- */
 /* HTML (report_html.c draws it)                                     */
 
+/* The surface rows of @w (report_surface.c) for the page, into *@hs. */
+static int
+html_surface_rows(const struct rep_out *w, struct surface_rows *s,
+		  struct html_surface **hs)
+{
+	int rc = report_surface_rows(w, s);
+
+	if (rc < 0)
+		return rc;
+	*hs = calloc(s->n ? s->n : 1, sizeof(**hs));
+	if (*hs == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		(*hs)[i] = (struct html_surface){
+			.label = s->v[i].title, .source = s->v[i].source,
+			.names = s->v[i].names, .reachable = s->v[i].reachable,
+			.baseline = s->v[i].kind == SURFACE_BASELINE,
+		};
+	return 0;
+}
+
 int
 report_html(const struct rep_out *w)
 {
@@ -291,6 +312,8 @@ report_html(const struct rep_out *w)
 	struct html_node *nodes = NULL;
 	size_t ncols = r->roles.n, nsc = 0;
 	char *why = NULL, *iou = NULL;
+	struct surface_rows surf = { NULL, 0, 0 };
+	struct html_surface *hs = NULL;
 	int rc;
 
 	memset(&pg, 0, sizeof(pg));
@@ -373,10 +396,17 @@ report_html(const struct rep_out *w)
 	rc = report_iouring_text(r, &iou);
 	pg.iouring = iou;
 	if (rc == 0)
+		rc = html_surface_rows(w, &surf, &hs);
+	pg.surface = hs;
+	pg.nsurface = surf.n;
+	pg.ncves = surface_cves(NULL);
+	if (rc == 0)
 		rc = report_html_write(out, &pg);
 out:
 	if (rc == -ENOMEM)
 		util_cause(cause, "out of memory");
+	free(hs);
+	report_surface_rows_free(&surf);
 	free(iou);
 	free(why);
 	free(cols);

@@ -28,6 +28,8 @@ report_table(const struct rep_out *w)
 
 	if (w->o->explain)
 		return report_explain_table(w);
+	if (w->o->surface)
+		return report_surface_table(w);
 	if (w->T != NULL)
 		return report_types_table(out, r, w->T);
 	cols = malloc((ncols ? ncols : 1) * sizeof(*cols));

@@ -14,7 +14,8 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: pgsc-diff [--format text|markdown|json] [--equivalent]\n"
 		"                 [--round N | --round FROM-TO] [--session-roles SPEC]\n"
-		"                 [--node NAME [--node NAME]] A B\n"
+		"                 [--node NAME [--node NAME]]\n"
+		"                 [--accept-surface REASON] A B\n"
 		"       pgsc-diff [options] --node NAME --node NAME STORE\n"
 		"       pgsc-diff --families\n"
 		"A and B are pgsc stores, GUC files (pgsc-report output, postgresql.conf)\n"
@@ -22,7 +23,11 @@ usage(FILE *f)
 		"--node: the lists of one node= of a central log ('' the local host),\n"
 		"the first for A, the second for B (one --node: for both); with one\n"
 		"STORE, its two nodes are compared.\n"
-		"Exit status: 0 the lists are the same, 1 they differ, 2 an error.\n");
+		"--accept-surface: let B reach more CVEs of pgsc's CVE map than A,\n"
+		"for REASON (printed).\n"
+		"Exit status: 0 the lists are the same, 1 they differ, 2 an error,\n"
+		"3 B's global or session list reaches more CVEs than A's (the\n"
+		"attack-surface gate; --accept-surface makes it 1).\n");
 }
 
 /*
@@ -64,6 +69,38 @@ operands(int n, char **argv, int nnodes, const char *node[2],
 	return 0;
 }
 
+/*
+ * The attack-surface gate (docs/hardening.md, "Attack surface"): does a
+ * list of @b reach more CVEs of the map than @a's?  Says so on stderr,
+ * with the reason when @accept (--accept-surface) lets it pass.  Returns
+ * 1 when it rises and is not accepted, else 0.
+ */
+static int
+surface_gate(const pgsc_lists *a, const pgsc_lists *b, const char *accept)
+{
+	static const char *const list[2] = { "global", "session" };
+	int rises = 0;
+
+	for (int k = 0; k < 2; k++) {
+		size_t ra = pgsc_lists_reachable(a, k);
+		size_t rb = pgsc_lists_reachable(b, k);
+
+		if (rb <= ra)
+			continue;
+		fprintf(stderr, "pgsc-diff: attack surface rises: B's %s list "
+			"reaches %zu of the %zu CVEs of pgsc's CVE map, A's %zu\n",
+			list[k], rb, pgsc_cve_map_size(), ra);
+		rises = 1;
+	}
+	if (rises && accept != NULL) {
+		fputs("pgsc-diff: accepted (--accept-surface): ", stderr);
+		pgsc_text_escape(stderr, accept);
+		fputc('\n', stderr);
+		return 0;
+	}
+	return rises;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -75,6 +112,8 @@ main(int argc, char **argv)
 		{ "families", no_argument, NULL, 'F' },
 		/* nodes of a central log (docs/fleet.md) */
 		{ "node", required_argument, NULL, 'N' },
+		/* the attack-surface gate passes, for a reason */
+		{ "accept-surface", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -84,10 +123,10 @@ main(int argc, char **argv)
 	pgsc_lists *a = NULL, *b = NULL;
 	pgsc_diff *d = NULL;
 	char *cause = NULL, *name[2] = { NULL, NULL };
-	const char *node[2] = { NULL, NULL }, *path[2];
+	const char *node[2] = { NULL, NULL }, *path[2], *accept = NULL;
 	int c, rc, status = 2, equivalent = 0, families = 0, nnodes = 0;
 
-	while ((c = getopt_long(argc, argv, "f:er:s:hVN:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:er:s:hVN:A:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") == 0)
@@ -135,6 +174,14 @@ main(int argc, char **argv)
 				return 2;
 			}
 			node[nnodes++] = optarg;
+			break;
+		case 'A':
+			if (optarg[0] == '\0') {
+				fputs("pgsc-diff: --accept-surface needs a "
+				      "reason\n", stderr);
+				return 2;
+			}
+			accept = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -186,6 +233,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	status = pgsc_diff_equal(d) ? 0 : 1;
+	if (surface_gate(a, b, accept))
+		status = 3;
 out:
 	free(name[0]);
 	free(name[1]);

@@ -21,6 +21,7 @@ usage(FILE *f)
 		"                   [--unknown-syscall-action enosys|default]\n"
 		"                   [--sort risk|rare|count|name|number] (html)\n"
 		"                   [--explain] (table, json) [--no-programs]\n"
+		"                   [--surface] (table)\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"                   [--node NAME]\n"
@@ -37,7 +38,9 @@ usage(FILE *f)
 		"--explain: why each name is in the lists (roles, first round, an\n"
 		"example process, systemd groups, sensitive first).  --no-programs:\n"
 		"the session and per-type lists without what only programs run by\n"
-		"backends need, and without execve, execveat, vfork.\n");
+		"backends need, and without execve, execveat, vfork.  --surface:\n"
+		"the kernel CVEs each list reaches (src/cves.def) beside Docker's\n"
+		"default and systemd's @system-service (json, html: always).\n");
 }
 
 /* Flush standard output: a report that did not reach its reader (a full
@@ -233,13 +236,15 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "explain", no_argument, NULL, 'E' },
 		/* no program below a backend (src/report_programs.c) */
 		{ "no-programs", no_argument, NULL, 'R' },
+		/* the attack-surface score (src/report_surface.c) */
+		{ "surface", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:ER", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:ERW", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -262,6 +267,9 @@ parse_args(int argc, char **argv, struct args *A)
 			break;
 		case 'R':
 			A->list_opts = A->ro.no_programs = 1;
+			break;
+		case 'W':
+			A->list_opts = A->ro.surface = 1;
 			break;
 		case 'O':
 			if (parse_sort(optarg, &A->ro.sort) < 0)
@@ -375,6 +383,11 @@ check_combination(const struct args *A)
 		fprintf(stderr, "pgsc-report: --explain and --no-programs "
 			"apply to the lists, not to --status, --check-complete "
 			"or --candidates\n");
+		return 2;
+	}
+	if (ro->surface && (A->want_status || A->check || A->cands != NULL)) {
+		fprintf(stderr, "pgsc-report: --surface applies to the lists, "
+			"not to --status, --check-complete or --candidates\n");
 		return 2;
 	}
 	if (ro->node != NULL && (A->want_status || A->cands != NULL)) {

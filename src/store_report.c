@@ -66,6 +66,38 @@ store_totals(pgsc_store *st, int64_t from, int64_t to,
 	return store_rows_end(st, s, rc, cause);
 }
 
+/* The two reads of the aggregates per role: summed over the nodes or of
+ * one node (?3), and every node's by node (as STORE_SUM_NODES orders them,
+ * then as the first orders its rows). */
+static const char *const role_aggs_sql[] = {
+	"SELECT role, arch, nr, sum(count), min(round_id), min(example_pid), "
+	"min(example_exe), ?3 FROM aggregates "
+	"WHERE round_id BETWEEN ?1 AND ?2 AND (?3 IS NULL OR node = ?3) "
+	"GROUP BY role, arch, nr ORDER BY arch, nr, role",
+	"SELECT role, arch, nr, sum(count), min(round_id), min(example_pid), "
+	"min(example_exe), node FROM aggregates "
+	"WHERE round_id BETWEEN ?1 AND ?2 "
+	"GROUP BY node, role, arch, nr ORDER BY node, arch, nr, role",
+};
+
+static int
+role_aggs(pgsc_store *st, int by_node, int64_t from, int64_t to,
+	  const char *node,
+	  int (*cb)(void *arg, const struct store_role_row *row), void *arg,
+	  char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prep_range(st, role_aggs_sql[by_node], from, to, &s, cause);
+	if (rc < 0)
+		return rc;
+	if (!by_node)
+		store_bind_text(s, 3, node);
+	return store_rows_each(st, s, STORE_ROW_ROLE,
+			       (union store_row_cb){ .role = cb }, arg, cause);
+}
+
 /* The aggregates of a range of rounds summed over their nodes, or of one
  * node (@node, "" the local host: schemas/006_node_aggregates.sql). */
 int
@@ -73,45 +105,17 @@ store_role_aggs(pgsc_store *st, int64_t from, int64_t to, const char *node,
 		int (*cb)(void *arg, const struct store_role_row *row),
 		void *arg, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = prep_range(st, "SELECT role, arch, nr, sum(count), "
-			"min(round_id), min(example_pid), "
-			"min(example_exe), ?3 FROM aggregates "
-			"WHERE round_id BETWEEN ?1 AND ?2 "
-			"AND (?3 IS NULL OR node = ?3) "
-			"GROUP BY role, arch, nr ORDER BY arch, nr, role",
-			from, to, &s, cause);
-	if (rc < 0)
-		return rc;
-	store_bind_text(s, 3, node);
-	return store_rows_each(st, s, STORE_ROW_ROLE,
-			       (union store_row_cb){ .role = cb }, arg, cause);
+	return role_aggs(st, 0, from, to, node, cb, arg, cause);
 }
 
-/* Every node's aggregates of a range of rounds in one pass, by node (as
- * STORE_SUM_NODES orders them), then as store_role_aggs() orders its
- * rows: a fleet's report reads N nodes in one scan, not N scans. */
+/* Every node's aggregates of a range of rounds in one pass, node by node:
+ * a fleet's report reads N nodes in one scan, not N scans. */
 int
 store_role_aggs_nodes(pgsc_store *st, int64_t from, int64_t to,
 		      int (*cb)(void *arg, const struct store_role_row *row),
 		      void *arg, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = prep_range(st, "SELECT role, arch, nr, sum(count), "
-			"min(round_id), min(example_pid), "
-			"min(example_exe), node FROM aggregates "
-			"WHERE round_id BETWEEN ?1 AND ?2 "
-			"GROUP BY node, role, arch, nr "
-			"ORDER BY node, arch, nr, role",
-			from, to, &s, cause);
-	if (rc < 0)
-		return rc;
-	return store_rows_each(st, s, STORE_ROW_ROLE,
-			       (union store_row_cb){ .role = cb }, arg, cause);
+	return role_aggs(st, 1, from, to, NULL, cb, arg, cause);
 }
 
 /* The example process is the processes row of the aggregate's round,

@@ -220,13 +220,15 @@ ro_open_shared(pgsc_store *st, char **cause)
 	store_check_harden(st->db);
 	sqlite3_busy_timeout(st->db, 10000);
 	rc = store_exec(st, "PRAGMA foreign_keys = ON", cause);
-	/* a reader's passes over a fleet's store (integrity_check, then
-	 * the reports' scans) read its pages more than once: up to 32 MiB
-	 * of them stay in memory instead of being read again */
-	if (rc == 0)
-		rc = store_exec(st, "PRAGMA cache_size = -32768", cause);
 	if (rc < 0)
 		return rc;
+	/* a reader's passes over a fleet's store (integrity_check, then
+	 * the reports' scans) read its pages more than once: up to 32 MiB
+	 * of them stay in memory instead of being read again.  Only a
+	 * setting: a file that is no store fails in the checks below, which
+	 * say so, not here */
+	(void)sqlite3_exec(st->db, "PRAGMA cache_size = -32768", NULL, NULL,
+			   NULL);
 	/*
 	 * A reader sees one snapshot: every query of a report runs in this
 	 * one read transaction (WAL), so a collector committing meanwhile

@@ -4,7 +4,9 @@
 # proven as shipped against the code of the same commit.
 #
 # Runs as root (ctest label "world", RUN_SERIAL, after module/pgsc has
-# installed this build's module).  For every examples/lists/*.guc:
+# installed this build's module).  For every examples/lists/pg15-*.guc
+# (the host's PostgreSQL; the files of 17 and 18 are proven in their
+# Debian roots by tests/world/versions.sh):
 #   - a module file (not *-outside.guc): pasted as it is, byte for byte,
 #     as the include of the installcheck server and of every cluster the
 #     steps start (pgsc-iterate --proof-only --lists FILE --as-shipped:
@@ -50,9 +52,16 @@ PKGLIB=$("$PGBIN/pg_config" --pkglibdir)
 if [ -f "$BINDIR/pgmodule/pgsc.so" ] && ! cmp -s "$BINDIR/pgmodule/pgsc.so" "$PKGLIB/pgsc.so"; then
 	fail "$PKGLIB/pgsc.so is not this build's module: the shipped lists must be proven against the code of this commit"
 fi
-mapfile -t FILES < <(ls "$SRCROOT"/examples/lists/*.guc)
-[ ${#FILES[@]} -ge 2 ] || fail "examples/lists/ holds ${#FILES[@]} .guc files; a module file and an outside file are shipped"
-ls "$SRCROOT"/examples/lists/*-outside.guc >/dev/null 2>&1 || fail "no *-outside.guc in examples/lists/"
+mapfile -t FILES < <(ls "$SRCROOT"/examples/lists/pg15-*.guc)
+[ ${#FILES[@]} -ge 2 ] || fail "examples/lists/ holds ${#FILES[@]} pg15-*.guc files; a module file and an outside file are shipped"
+ls "$SRCROOT"/examples/lists/pg15-*-outside.guc >/dev/null 2>&1 || fail "no pg15-*-outside.guc in examples/lists/"
+# every other file is a version's whose root proves it (tests/world/versions.sh)
+for f in "$SRCROOT"/examples/lists/*.guc; do
+	case $(basename "$f") in
+	pg15-* | pg17-debian13-x86_64.guc | pg18-sid-x86_64.guc) ;;
+	*) fail "examples/lists/$(basename "$f"): no test proves it as shipped (pg15-* here, pg17/pg18 in tests/world/versions.sh)" ;;
+	esac
+done
 ITER=$SRCROOT/tools/pgsc-iterate
 WORLD=$SRCROOT/tools/pgsc-check-world
 "$WORLD" prepare >/dev/null || fail "pgsc-check-world prepare failed"

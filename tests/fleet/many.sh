@@ -53,8 +53,8 @@ rc=$?
 ausyscall x86_64 --dump >"$T/names" || fail "ausyscall --dump failed"
 
 # five nodes, each alone in a store of its own, its lines without node=
-picks="1 $N $((N / 2)) $((N / 3)) $((N * 2 / 3 + 1))"
-for p in $picks; do
+picks=(1 "$N" $((N / 2)) $((N / 3)) $((N * 2 / 3 + 1)))
+for p in "${picks[@]}"; do
 	name=$(printf 'n%06d' "$p")
 	grep "^node=$name " "$T/central.log" | sed 's/^node=[^ ]* //' \
 		>"$T/$name.log"
@@ -64,7 +64,7 @@ for p in $picks; do
 		2>/dev/null || fail "pgsc-report of $name alone failed"
 done
 
-python3 - "$T" "$N" $picks <<'EOF' || fail "the reports of $N nodes are wrong (above)"
+python3 - "$T" "$N" "${picks[@]}" <<'EOF' || fail "the reports of $N nodes are wrong (above)"
 import json, re, sys
 t, n = sys.argv[1], int(sys.argv[2])
 picks = [int(x) for x in sys.argv[3:]]

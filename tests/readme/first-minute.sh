@@ -17,6 +17,9 @@
 # (runuser); fails, never skips, without it.
 #
 # ctest: readme/first-minute (tests/CMakeLists.txt).
+# The checks are strings eval'd later, and the user's shell is given its
+# script as a single-quoted argument: no expansion at the quote is meant.
+# shellcheck disable=SC2016
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 t_init readme-first-minute

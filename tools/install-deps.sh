@@ -59,8 +59,9 @@ PKGS=(
 	# OCI profile, a static probe (libc6-dev's libc.a)
 	systemd runc libc6-dev
 	# tests/package: the Debian packages (dpkg-buildpackage, pg_buildext
-	# from postgresql-server-dev-all, lintian), "bc" for the timings
-	debhelper fakeroot postgresql-server-dev-all lintian bc
+	# from postgresql-server-dev-all, lintian), "bc" for the timings,
+	# autopkgtest for debian/tests in a clean root
+	debhelper fakeroot postgresql-server-dev-all lintian bc autopkgtest
 	# tests/report/html.sh: the HTML report's screenshot in headless Chromium
 	chromium
 )

@@ -49,6 +49,9 @@ if command -v systemd-analyze >/dev/null; then
 		mkdir -p "$R/etc/systemd/system" "$R/usr/lib/systemd/system"
 		cp /usr/lib/systemd/system/*.target "$R/usr/lib/systemd/system/" 2>/dev/null
 		cp "$EX/systemd/pgsc-collect.service" "$R/etc/systemd/system/"
+		# ExecStartPre= and ExecStopPost= run auditctl (auditd's package)
+		mkdir -p "$R/usr/sbin"
+		cp "$(command -v auditctl)" "$R/usr/sbin/"
 		if [ $layout != none ]; then
 			mkdir -p "$R/$layout"
 			cp "$BIN/pgsc-collect" "$R/$layout/"

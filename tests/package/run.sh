@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: PostgreSQL
 # run.sh - the Debian packages, built and installed as a user would:
 #   1. dpkg-buildpackage -b -us -uc on a copy of the source tree builds
-#      pgsc and postgresql-15-pgsc (pg_buildext); lintian finds no error;
+#      pgsc and postgresql-NN-pgsc for each major of debian/pgversions the
+#      host supports (pg_buildext; debian/control must be what
+#      "pg_buildext updatecontrol" makes of debian/control.in); lintian
+#      finds no error;
 #   2. both are installed with apt into a fresh Debian 12 root: a cached
 #      debootstrap root (made once, like tools/glibc-matrix's trixie root)
 #      seen through an overlay, so every run starts from the same root and
@@ -12,7 +15,13 @@
 #      --import of a recorded log from tests/golden, pgsc-report printing
 #      GUC lines, --check-guc of them, pgsc-exec; and a PostgreSQL 15
 #      server started inside the root loads the installed pgsc.so
-#      (shared_preload_libraries), CREATE EXTENSION pgsc, pgsc_filter().
+#      (shared_preload_libraries), CREATE EXTENSION pgsc, pgsc_filter();
+#      the unit and the auditd plugin are installed off (not enabled,
+#      active = no) and name what the package installed; the unit's
+#      systemd-analyze security score is at most 2.0;
+#   4. autopkgtest runs debian/tests (import-report, module: the module
+#      under the shipped list of its major, both defaults error) in
+#      another clean overlay of the root (autopkgtest-virt-chroot).
 #   bash tests/package/run.sh SRCDIR [--prepare-only]
 # Root.  The root is /var/cache/pgsc-package/bookworm (PGSC_PACKAGE_ROOT);
 # the first run needs the Debian mirror this host's apt uses.
@@ -26,7 +35,7 @@ SUITE=bookworm
 STAMP=.pgsc-package-root
 took() { printf '%s: %.1f s\n' "$1" "$(echo "$(now) - $2" | bc)"; }
 need_root "debootstrap, chroot, mount"
-need_progs dpkg-buildpackage dh pg_buildext lintian debootstrap chroot flock bc
+need_progs dpkg-buildpackage dh pg_buildext lintian debootstrap chroot flock bc autopkgtest systemd-analyze
 
 T=$T_WORK
 chmod 755 "$T"
@@ -110,6 +119,13 @@ prepare_root
 
 # ------------------------------------------------------- 1. the build --
 t0=$(now)
+# debian/control is generated from control.in (Debian's convention for
+# extensions): a stale one would build the wrong postgresql-NN-pgsc
+mkdir -p "$T/cc/debian"
+cp "$SRC/debian/control.in" "$SRC/debian/pgversions" "$T/cc/debian/"
+(cd "$T/cc" && pg_buildext updatecontrol) >/dev/null 2>&1 || bad "pg_buildext updatecontrol failed"
+cmp -s "$T/cc/debian/control" "$SRC/debian/control" ||
+	bad "debian/control is not what 'pg_buildext updatecontrol' makes of debian/control.in"
 mkdir -p "$T/pkg/src"
 # a copy of the tree without build directories or git metadata: the
 # build writes debian/tmp, obj-*, build-15 and the .debs beside the tree
@@ -157,6 +173,39 @@ took "apt-get install in the root" "$t0"
 # shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 inroot dpkg-query -W -f='${Package} ${Version} ${Status}\n' pgsc postgresql-15-pgsc >"$T/installed" 2>&1
 [ "$(grep -c 'install ok installed' "$T/installed")" = 2 ] || bad "not installed: $(cat "$T/installed")"
+
+# ------------------------- the unit, the plugin and the data, installed --
+# installed off: the unit not enabled, the plugin not active, and both
+# naming what the package installed
+U=$R/lib/systemd/system/pgsc-collect.service
+[ -f "$U" ] || bad "no /lib/systemd/system/pgsc-collect.service"
+ls "$R"/etc/systemd/system/*.wants/pgsc-collect.service >/dev/null 2>&1 &&
+	bad "the unit is enabled by the package"
+for f in usr/share/pgsc/pgsc.rules usr/share/pgsc/pgsc-self.guc usr/share/pgsc/sample.log.gz; do
+	[ -f "$R/$f" ] || bad "no /$f"
+done
+grep -q -- '--self-filter /usr/share/pgsc/pgsc-self.guc' "$U" || bad "the installed unit has no --self-filter of /usr/share/pgsc"
+grep -q '^ExecStartPre=auditctl -R /usr/share/pgsc/pgsc.rules$' "$U" || bad "the installed unit loads no rules from /usr/share/pgsc"
+P=$R/etc/audit/plugins.d/pgsc.conf
+grep -qx 'active = no' "$P" || bad "/etc/audit/plugins.d/pgsc.conf is not 'active = no'"
+ppath=$(sed -n 's/^path = //p' "$P")
+[ "$ppath" = /usr/bin/pgsc-collect ] && [ -x "$R$ppath" ] || bad "the plugin's path '$ppath' is not the installed program"
+# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
+inroot dpkg-query -W -f='${Conffiles}\n' pgsc | grep -q ' /etc/audit/plugins.d/pgsc.conf ' ||
+	bad "/etc/audit/plugins.d/pgsc.conf is not a conffile"
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$T/sa"
+	sed 's|^ExecStart=pgsc-collect|ExecStart=/usr/bin/pgsc-collect|; s|^ExecStartPre=auditctl|ExecStartPre=/sbin/auditctl|; s|^ExecStopPost=-auditctl|ExecStopPost=-/sbin/auditctl|' \
+		"$U" >"$T/sa/pgsc-collect.service"
+	score=$(systemd-analyze security --offline=true "$T/sa/pgsc-collect.service" 2>/dev/null |
+		sed -n 's/.*Overall exposure level for pgsc-collect.service: \([0-9.]*\).*/\1/p')
+	echo "systemd-analyze security --offline of the installed unit: ${score:-?}"
+	awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.0) }' || bad "the unit's exposure is ${score:-unknown}, above 2.0"
+	# (systemd-analyze verify of the unit: tests/examples, in a root with
+	# systemd's targets; this one has neither systemd nor auditd)
+else
+	bad "systemd-analyze not found"
+fi
 
 # ------------------------------------- 3. the demo flow from the files --
 [ -d "$R/usr/src/pgsc" ] || [ ! -e "$R/tmp/debs/src" ] || bad "a source tree in the root"
@@ -210,5 +259,22 @@ if inroot runuser -u postgres -- $PGB/pg_ctl -D /tmp/pg/data -l /tmp/pg/log -w -
 else
 	bad "the server in the root did not start with the installed pgsc.so: $(tail -n 5 "$R/tmp/pg/log" 2>/dev/null) $(tail -n 3 "$T/pgctl.log")"
 fi
+# ------------------------------------ 4. autopkgtest in a clean root --
+# debian/tests as a Debian CI would run them: autopkgtest installs the
+# two packages (and the tests' Depends) with apt into another overlay of
+# the cached root, then runs import-report and module there.
+mkdir -p "$T/ov2/upper" "$T/ov2/work"
+R2=$T/ov2/root
+mnt overlay overlay "$R2" "lowerdir=$ROOT,upperdir=$T/ov2/upper,workdir=$T/ov2/work"
+t0=$(now)
+autopkgtest --output-dir "$T/apt-out" "$PGSC_DEB" "$MOD_DEB" "$T/pkg/src/" -- chroot "$R2" \
+	>"$T/autopkgtest.log" 2>&1
+rc=$?
+took autopkgtest "$t0"
+grep -E '^(import-report|module) +[A-Z]+' "$T/autopkgtest.log" | sed 's/^/autopkgtest: /'
+grep -Eq '^import-report +PASS' "$T/autopkgtest.log" || bad "autopkgtest import-report did not pass (exit $rc): $(tail -n 15 "$T/autopkgtest.log")"
+grep -Eq '^module +PASS' "$T/autopkgtest.log" || bad "autopkgtest module did not pass (exit $rc)"
+grep -h '^module [0-9]*:' "$T/apt-out"/module-stdout 2>/dev/null
+
 took total "$t_all"
 t_done

@@ -338,6 +338,7 @@ enum pgsc_format {
 	PGSC_FMT_TABLE,
 	PGSC_FMT_SYSTEMD,       /* a unit drop-in: SystemCallFilter= (global) */
 	PGSC_FMT_OCI,           /* an OCI runtime seccomp profile (global) */
+	PGSC_FMT_SPO,           /* a Security Profiles Operator SeccompProfile */
 	PGSC_FMT_EFFECTIVE,     /* rows (syscall, nr, action, context) */
 	PGSC_FMT_HTML,          /* one self-contained page (report_html.c) */
 };

@@ -190,8 +190,13 @@ int report_json(const struct rep_out *w);
 int report_table(const struct rep_out *w);
 
 /* report_filter.c */
+#define FILTER_ARCH_MAX 16
+int report_filter_setup(const struct rep *r, const struct lists *L,
+			uint32_t arches[FILTER_ARCH_MAX], char **cause);
 int report_systemd(const struct rep_out *w);
 int report_oci(const struct rep_out *w);
+/* report_spo.c */
+int report_spo(const struct rep_out *w);
 void report_known_max_guc(FILE *out, const struct rep *r,
 			  const struct lists *L, const char *prefix);
 void report_known_max_json(FILE *out, const struct rep *r,

@@ -24,6 +24,7 @@ static const struct format {
 	{ PGSC_FMT_TABLE, 0, 1, report_table },
 	{ PGSC_FMT_SYSTEMD, 1, 0, report_systemd },
 	{ PGSC_FMT_OCI, 1, 0, report_oci },
+	{ PGSC_FMT_SPO, 1, 0, report_spo },
 	{ PGSC_FMT_EFFECTIVE, 1, 0, report_effective },
 	{ PGSC_FMT_HTML, 1, 0, report_html },
 };
@@ -83,10 +84,11 @@ options_check(struct rep *r, void *arg)
 		return -EINVAL;
 	}
 	if (opts->no_programs && (opts->format == PGSC_FMT_SYSTEMD ||
-				  opts->format == PGSC_FMT_OCI)) {
+				  opts->format == PGSC_FMT_OCI ||
+				  opts->format == PGSC_FMT_SPO)) {
 		util_cause(cause, "--no-programs changes the session and "
-			   "per-type lists; the systemd and oci formats print "
-			   "the global list only");
+			   "per-type lists; the systemd, oci and spo formats "
+			   "print the global list only");
 		return -EINVAL;
 	}
 	if (opts->arch != 0 && pgsc_arch_name(opts->arch) == NULL) {

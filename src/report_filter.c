@@ -44,12 +44,10 @@ filter_arches(const struct rep *r, const struct lists *L, uint32_t *v,
 	return (int)n;
 }
 
-#define FILTER_ARCH_MAX 16
-
 /* The architectures of a filter of the global list, or -ENODATA. */
-static int
-filter_setup(const struct rep *r, const struct lists *L,
-	     uint32_t arches[FILTER_ARCH_MAX], char **cause)
+int
+report_filter_setup(const struct rep *r, const struct lists *L,
+		    uint32_t arches[FILTER_ARCH_MAX], char **cause)
 {
 	if (L->l[0].n > 0)
 		return filter_arches(r, L, arches, FILTER_ARCH_MAX);
@@ -135,7 +133,7 @@ report_systemd(const struct rep_out *w)
 	struct lists *L = w->L;
 	enum pgsc_action def = w->def;
 	uint32_t arches[FILTER_ARCH_MAX];
-	int na = filter_setup(w->r, L, arches, w->r->cause);
+	int na = report_filter_setup(w->r, L, arches, w->r->cause);
 
 	if (na < 0)
 		return na;
@@ -263,7 +261,7 @@ report_oci(const struct rep_out *w)
 	int enosys = !w->o->unknown_default;
 	uint32_t arches[FILTER_ARCH_MAX];
 	struct strset deny = { 0 };
-	int na = filter_setup(w->r, L, arches, w->r->cause);
+	int na = report_filter_setup(w->r, L, arches, w->r->cause);
 
 	if (na < 0)
 		return na;

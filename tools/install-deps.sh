@@ -56,8 +56,9 @@ PKGS=(
 	# openssl for the SSL scenario's certificate
 	rsync openssl
 	# tests/report: systemd-analyze verify for the drop-in, runc for the
-	# OCI profile, a static probe (libc6-dev's libc.a)
-	systemd runc libc6-dev
+	# OCI profile, a static probe (libc6-dev's libc.a), the spo profile's
+	# YAML read by python3-yaml
+	systemd runc libc6-dev python3-yaml
 	# tests/package: the Debian packages (dpkg-buildpackage, pg_buildext
 	# from postgresql-server-dev-all, lintian), "bc" for the timings,
 	# autopkgtest for debian/tests in a clean root

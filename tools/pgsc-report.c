@@ -28,7 +28,7 @@ usage(FILE *f)
 		"       pgsc-report --check-guc FILE [--arch ARCH] [--strict]\n"
 		"       pgsc-report --db FILE --candidates SCAN.json [--format json]\n"
 		"                   [--round N | --round FROM-TO]\n"
-		"FORMAT is guc (default), json, table, systemd, oci, effective or html.\n"
+		"FORMAT is guc (default), json, table, systemd, oci, spo, effective or html.\n"
 		"SPEC is client (default), pgseccomp, rfc, or a comma list of roles.\n"
 		"ARCH is x86_64, i386, aarch64, arm, ppc64le, s390x, ... or native.\n"
 		"NAME is a node= name of a central log; '' is the local host.\n"
@@ -111,7 +111,8 @@ parse_format(const char *v, enum pgsc_format *f)
 	} fmts[] = {
 		{ "guc", PGSC_FMT_GUC }, { "json", PGSC_FMT_JSON },
 		{ "table", PGSC_FMT_TABLE }, { "systemd", PGSC_FMT_SYSTEMD },
-		{ "oci", PGSC_FMT_OCI }, { "effective", PGSC_FMT_EFFECTIVE },
+		{ "oci", PGSC_FMT_OCI }, { "spo", PGSC_FMT_SPO },
+		{ "effective", PGSC_FMT_EFFECTIVE },
 		{ "html", PGSC_FMT_HTML },
 	};
 
@@ -396,9 +397,10 @@ check_combination(const struct args *A)
 		return 2;
 	}
 	if (ro->has_default && ro->format != PGSC_FMT_SYSTEMD &&
-	    ro->format != PGSC_FMT_OCI && ro->format != PGSC_FMT_EFFECTIVE) {
+	    ro->format != PGSC_FMT_OCI && ro->format != PGSC_FMT_SPO &&
+	    ro->format != PGSC_FMT_EFFECTIVE) {
 		fprintf(stderr, "pgsc-report: --default applies to the systemd, "
-			"oci and effective formats\n");
+			"oci, spo and effective formats\n");
 		return 2;
 	}
 	if (A->unknown_given && (ro->format != PGSC_FMT_OCI ||

@@ -364,6 +364,63 @@ first=$(for s in getppid getpgrp sysinfo sched_yield getsid times getuid umask; 
 [ $rc = 159 ] && ! grep -q "^$first=" <<<"$out"
 result "runc under --default kill: SIGSYS at $first" $((! $?)) "exit $rc"
 
+# -- spo: the Security Profiles Operator's SeccompProfile (YAML) ----------------
+# The CRD's fields and enums as kubernetes-sigs/security-profiles-operator
+# defines them (api/seccompprofile/v1beta1/seccompprofile_types.go): the
+# OCI fields less defaultErrnoRet; no errnoRet anywhere (its type changed
+# between releases). Then the spec as a runtime reads it, loaded by runc.
+"$R" --db x.db --format spo >x.spo.yaml 2>x.spo.err
+spo_check() { # YAML GUC STDERR DEFAULT-ACTION
+	python3 - "$@" <<'EOF'
+import re, sys, yaml
+p = yaml.safe_load(open(sys.argv[1]))
+text = open(sys.argv[1]).read()
+assert p["apiVersion"] == "security-profiles-operator.x-k8s.io/v1beta1" and p["kind"] == "SeccompProfile"
+assert set(p) == {"apiVersion", "kind", "metadata", "spec"}, set(p)
+assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", p["metadata"]["name"])
+SPEC = {"baseProfileName", "defaultAction", "architectures", "listenerPath",
+        "listenerMetadata", "syscalls", "flags"}
+ACTIONS = {"SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
+           "SCMP_ACT_TRAP", "SCMP_ACT_ERRNO", "SCMP_ACT_TRACE",
+           "SCMP_ACT_ALLOW", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY"}
+s = p["spec"]
+assert set(s) <= SPEC, set(s) - SPEC
+assert s["defaultAction"] == sys.argv[4], s["defaultAction"]
+assert s["architectures"] == ["SCMP_ARCH_X86_64"], s["architectures"]
+names = []
+for r in s["syscalls"]:
+    assert set(r) <= {"names", "action", "args"}, set(r)
+    assert r["action"] in ACTIONS
+    names += r["names"]
+if sys.argv[4] == "SCMP_ACT_ERRNO":
+    assert "has no defaultErrnoRet" in text and "EPERM" in text
+guc = open(sys.argv[2]).read()
+want = re.search(r"^global_syscall_allow = '(.*)'$", guc, re.M).group(1).split(",")
+m = re.search(r"^pgsc-report: added to the global list, not seen in the records: ([a-z0-9_,]+) \(the postmaster's start-up", open(sys.argv[3]).read(), re.M)
+added = m.group(1).split(",") if m else []
+assert sorted(names) == sorted(want + added), (set(names) ^ set(want + added))
+EOF
+}
+spo_check x.spo.yaml x.guc x.spo.err SCMP_ACT_ERRNO
+result "spo: a SeccompProfile of the CRD's fields, no errnoRet, names = global list, EPERM said" $((! $?))
+"$R" --db x.db --format spo --default kill >k.spo.yaml 2>k.spo.err && spo_check k.spo.yaml x.guc k.spo.err SCMP_ACT_KILL_PROCESS &&
+	"$R" --db x.db --format spo --default log >l.spo.yaml 2>l.spo.err && spo_check l.spo.yaml x.guc l.spo.err SCMP_ACT_LOG
+result "spo --default kill, log" $((! $?))
+python3 -c 'import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1]))["spec"], open(sys.argv[2], "w"))' x.spo.yaml x.spo.json
+out=$(runc_probe x.spo.json 2>runc.err)
+rc=$?
+ok=1
+for s in getppid getpgrp sysinfo sched_yield getsid times getuid umask; do
+	got=$(echo "$out" | sed -n "s/^$s=//p")
+	if list global x.guc | grep -cx "$s" >/dev/null; then want=ok; else want=EPERM; fi
+	[ "$got" = "$want" ] || { ok=0; echo "$s: got '$got', want $want"; }
+done
+[ $rc = 0 ] || ok=0
+result "runc runs under the spo profile's spec: listed calls ok, others EPERM" $ok "exit $rc: $(cat runc.err)"
+"$R" --db x.db --format spo --no-programs >/dev/null 2>&1
+[ $? = 2 ]
+result "spo --no-programs: a usage error (the global list only)" $((! $?))
+
 # -- effective: rows from filter_effective.c, numbers from scmp_sys_resolver ------
 ok=1
 for a in x86_64 aarch64; do

@@ -311,8 +311,8 @@ copy_value(char *dst, size_t cap, const char *v, size_t n, int quoted,
 			dst[o++] = c;
 		}
 	} else {
-		for (i = 0; i < n && o + 1 < cap; i++)
-			dst[o++] = v[i];
+		o = n < cap - 1 ? n : cap - 1;
+		memcpy(dst, v, o);
 	}
 	if (nul_sep)
 		while (o > 0 && dst[o - 1] == ' ')

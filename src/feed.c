@@ -284,7 +284,7 @@ do_line(struct feed *f, const char *line, size_t len)
 		return;
 	}
 	if (decode_is_seccomp(line, len) && !f->no_fast_path) {
-		int rc = pgsc_record_decode(line, len, &f->rec);
+		int rc = decode_line(line, len, &f->rec);
 
 		if (rc != 0) {
 			reject_line(f, rc, line, len);

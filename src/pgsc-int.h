@@ -204,6 +204,9 @@ int decode_header(const char *line, size_t len, int *type_num,
 		  const char **type_name, size_t *type_name_len,
 		  int64_t *sec, int *msec, uint64_t *serial);
 int decode_is_seccomp(const char *line, size_t len);
+/* pgsc_record_decode() of a line the feed has checked: no newline, no NUL
+ * byte, at most PGSC_LINE_MAX bytes. */
+int decode_line(const char *line, size_t len, struct pgsc_record *rec);
 long decode_node(const char *line, size_t len, const char **node,
 		 size_t *nlen);
 

@@ -333,11 +333,15 @@ pt_is_pg(const struct proc *p)
 static void
 note_server_uid(struct proctree *t, const struct proc *p)
 {
-	if (p->uid < 0 || !pt_is_pg(p) || t->pg_uids_full)
+	/* the uid known already is the common case, and costs less than
+	 * pt_is_pg(): this runs twice for every SECCOMP record */
+	if (p->uid < 0 || t->pg_uids_full)
 		return;
 	for (size_t i = 0; i < t->npg_uids; i++)
 		if (t->pg_uids[i] == p->uid)
 			return;
+	if (!pt_is_pg(p))
+		return;
 	if (t->npg_uids == ARRAY_SIZE(t->pg_uids))
 		t->pg_uids_full = 1;
 	else

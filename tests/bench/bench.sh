@@ -24,9 +24,12 @@
 # Figures (warm page cache, wall clock from date +%s.%N):
 #   pgsc-collect --import on a fresh store, the whole command including the
 #   SQLite commit: best of 3, records/s, peak RSS (/usr/bin/time %M, the
-#   highest of the 3 runs); "ausearch -m SECCOMP --raw -if" once (timeout
-#   600 s); the grep|grep -o|sort -u pipeline, best of 3, in the caller's
-#   locale with LC_ALL unset (the main figure) and with LC_ALL=C.
+#   highest of the 3 runs; target <= 12 MiB); the line-scan floor,
+#   "LC_ALL=C wc -l" on the same file in the same run (best of 3), and the
+#   ratio pgsc / wc -l (target <= 2.5x on the 1M log, issue 30);
+#   "ausearch -m SECCOMP --raw -if" once (timeout 600 s); the
+#   grep|grep -o|sort -u pipeline, best of 3, in the caller's locale with
+#   LC_ALL unset (the main figure) and with LC_ALL=C.
 #
 # Environment knobs (all optional):
 #   PGSC_BENCH_AUSEARCH_TIMEOUT  seconds for ausearch (600); 0 skips it
@@ -50,7 +53,8 @@ AUS_TIMEOUT=${PGSC_BENCH_AUSEARCH_TIMEOUT:-600}
 REC_MAX=${PGSC_BENCH_REC_MAX:-180}
 MIN100=110000
 MIN1M=1000000
-RSS_MAX_KIB=$((32 * 1024)) # 32 MiB
+RSS_MAX_KIB=$((12 * 1024)) # 12 MiB
+WCL_MAX=2.5                # pgsc / LC_ALL=C wc -l, 1M log
 T_START=$(now)
 
 # ---------------------------------------------------------------- deps --
@@ -302,6 +306,19 @@ pgsc_best() {
 	REPORT_N=$(awk -F"'" '/^global_syscall_allow/ { print split($2, a, ",") }' "$T/report.out")
 	rm -f "$T/store.db" "$T/store.db-wal" "$T/store.db-shm" "$T/store.db-journal"
 }
+# wcl_best LOG: best of 3 of "LC_ALL=C wc -l LOG", the floor of any reader
+# of the file's lines, timed like pgsc_run.  Sets WCL_BEST.
+wcl_best() {
+	local t0 t1 t
+	WCL_BEST=
+	for _ in 1 2 3; do
+		t0=$(now)
+		LC_ALL=C wc -l "$1" >/dev/null || fail "wc -l $1 failed"
+		t1=$(now)
+		t=$(sub "$t1" "$t0")
+		[ -z "$WCL_BEST" ] || awk -v a="$t" -v b="$WCL_BEST" 'BEGIN { exit !(a < b) }' && WCL_BEST=$t
+	done
+}
 # grep_best LOG MODE: best of 3 of the grep pipeline; MODE=default runs with
 # LC_ALL unset (the caller's LANG), MODE=C with LC_ALL=C.  Sets GREP_BEST.
 grep_best() {
@@ -323,10 +340,12 @@ note "measuring (warm page cache)"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 cat "$LOG100" "$LOG1M" >/dev/null
 
+wcl_best "$LOG100"; W100=$WCL_BEST
 pgsc_best "$LOG100"
 P100_WALL=$BEST_WALL; P100_RSS=$MAX_RSS; P100_RECS=$RECS; P100_RUNS=$RUNS; P100_REPN=$REPORT_N
 grep_best "$LOG100" default; G100_DEF=$GREP_BEST
 grep_best "$LOG100" C; G100_C=$GREP_BEST
+wcl_best "$LOG1M"; W1M=$WCL_BEST
 pgsc_best "$LOG1M"
 P1M_WALL=$BEST_WALL; P1M_RSS=$MAX_RSS; P1M_RECS=$RECS; P1M_RUNS=$RUNS; P1M_REPN=$REPORT_N
 
@@ -394,7 +413,9 @@ echo " 100k log"
 row "pgsc-collect --import wall (best of 3)" "$(secs "$P100_WALL")" "" ""
 row "pgsc records/s" "$(rate "$P100_RECS" "$P100_WALL")/s" "" ""
 judge "$P100_RSS" "<=" "$RSS_MAX_KIB"
-row "pgsc peak RSS" "$(mib "$P100_RSS")" "<= 32 MiB" "$M"
+row "pgsc peak RSS" "$(mib "$P100_RSS")" "<= 12 MiB" "$M"
+row "LC_ALL=C wc -l (best of 3)" "$(secs "$W100")" "" ""
+row "ratio pgsc / wc -l" "$(ratio "$P100_WALL" "$W100")" "" "(info)"
 case $AUS_STATUS in
 ok)
 	row "ausearch -m SECCOMP --raw -if (1 run)" "$(secs "$AUS_WALL")" "" ""
@@ -420,7 +441,10 @@ echo " 1M log"
 row "pgsc-collect --import wall (best of 3)" "$(secs "$P1M_WALL")" "" ""
 row "pgsc records/s" "$(rate "$P1M_RECS" "$P1M_WALL")/s" "" ""
 judge "$P1M_RSS" "<=" "$RSS_MAX_KIB"
-row "pgsc peak RSS" "$(mib "$P1M_RSS")" "<= 32 MiB" "$M"
+row "pgsc peak RSS" "$(mib "$P1M_RSS")" "<= 12 MiB" "$M"
+row "LC_ALL=C wc -l (best of 3)" "$(secs "$W1M")" "" ""
+judge "$(awk -v a="$P1M_WALL" -v b="$W1M" 'BEGIN { print a / b }')" "<=" "$WCL_MAX"
+row "ratio pgsc / wc -l" "$(ratio "$P1M_WALL" "$W1M")" "<= ${WCL_MAX}x" "$M"
 echo
 echo "  targets: $PASSES PASS, $MISSES MISS"
 echo "  pgsc runs (wall/RSS): 100k:$P100_RUNS; 1M:$P1M_RUNS"

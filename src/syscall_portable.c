@@ -542,6 +542,21 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 		}
 		if (q == NULL && blank)
 			break;          /* '' or '  ': an empty list */
+		if (is_pgsc(p) && syscall_lists_name(a, len) < len) {
+			/* an argument rule (argrule.c): checked, and the
+			 * name is checked as any other */
+			struct argrule r;
+			char *why = NULL;
+
+			if (argrule_parse(a, len, &r, &why) < 0) {
+				msg(c, s->line, 1, NULL, "%s: %s", setting,
+				    why != NULL ? why : "bad argument rule");
+				free(why);
+				names++;
+				continue;
+			}
+			tok[syscall_lists_name(a, len)] = '\0';
+		}
 		if (!is_pgsc(p) && *tok != '\0' && strcmp(tok, "*") != 0 &&
 		    strlen(tok) <= CHK_NAME_MAX) {
 			/* PostgreSQL folds an unquoted identifier; a name

@@ -165,7 +165,8 @@ keep_name(struct strset *set, const char *nm, const char *name,
 
 /**
  * Add the names of a GUC list value to @out.  Names are separated by
- * commas and blanks, as pgsc-exec reads them (filter_exec.c).
+ * commas and blanks, as pgsc-exec reads them (filter_exec.c); an entry
+ * with an argument rule ("socket(a0=1)") gives its name.
  * @param name the file, for causes
  * @param which "global" or "session", for causes
  * Returns 0, -EINVAL for a name that is not [a-z0-9_]+, -E2BIG past
@@ -184,7 +185,23 @@ diff_parse_names(const char *value, const char *name, const char *which,
 		return -ENOMEM;
 	while (rc == 0 && (t = syscall_lists_next(&p, LISTS_SEP_BLANKS,
 					  LISTS_SPLIT_BLANKS, &len)) != NULL) {
-		copy[t - copy + (ptrdiff_t)len] = '\0';
+		size_t nlen = syscall_lists_name(t, len);
+
+		/* an argument rule is checked and dropped: a diff is of
+		 * names */
+		if (nlen < len) {
+			struct argrule r;
+			char *why = NULL;
+
+			if (argrule_parse(t, len, &r, &why) < 0) {
+				fail(cause, name, "%s list: %s", which,
+				     why != NULL ? why : "bad rule");
+				free(why);
+				rc = -EINVAL;
+				break;
+			}
+		}
+		copy[t - copy + (ptrdiff_t)nlen] = '\0';
 		rc = keep_name(out, t, name, which, cause);
 	}
 	free(copy);

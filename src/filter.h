@@ -16,10 +16,14 @@ int filter_load_unknown(enum pgsc_action def, const char *allow,
 			const struct filter_unknown *u, char **cause);
 
 /* filter_build.c - the one seccomp filter builder */
+struct argrule;
 struct filter_rule {
 	const char *name;       /* for messages */
 	int nr;                 /* a negative placeholder is allowed */
 	uint32_t action;        /* SCMP_ACT_* */
+	const struct argrule *args;     /* NULL: unconditional; else the
+					 * action when an alternative
+					 * matches (argrule.c) */
 };
 enum filter_step {
 	FILTER_STEP_INIT, FILTER_STEP_COMPAT, FILTER_STEP_LOG, FILTER_STEP_RULE, FILTER_STEP_LOAD,

@@ -27,6 +27,7 @@
 
 #include "pgsc-int.h"
 #include "filter.h"
+#include "syscalls.h"
 
 /* Measured with strace on a backend of PostgreSQL 15 (docs/module.md):
  * between the commit of InitPostgres's transaction and the load, the
@@ -58,6 +59,40 @@ named(const struct filter_rule *r, size_t n, int nr, const char *name)
 }
 
 /*
+ * Rule @r on @ctx: unconditional, or one rule per alternative of its
+ * argument rule, each comparing every listed argument (after its mask)
+ * with SCMP_CMP_EQ or SCMP_CMP_MASKED_EQ.  libseccomp 2.5.4 compares all
+ * 64 bits on x86_64 and the low 32 bits alone on i386 (it drops the high
+ * word there); on i386 it also puts the rule of a socket call on
+ * socketcall(2), where the arguments are in memory: such calls get the
+ * default action (docs/module.md, "Argument rules").
+ */
+static int
+add_rule(scmp_filter_ctx ctx, const struct filter_rule *r)
+{
+	const struct argrule *a = r->args;
+	struct scmp_arg_cmp cmp[ARGRULE_ARGS_MAX];
+	int rc = 0;
+
+	if (a == NULL)
+		return seccomp_rule_add(ctx, r->action, r->nr, 0);
+	for (unsigned i = 0; i < a->nalts && (rc == 0 || rc == -EEXIST);
+	     i++) {
+		for (unsigned k = 0; k < a->nargs; k++) {
+			cmp[k].arg = a->arg[k];
+			cmp[k].op = a->masked[k] ? SCMP_CMP_MASKED_EQ
+						 : SCMP_CMP_EQ;
+			cmp[k].datum_a = a->masked[k] ? a->mask[k]
+						      : a->val[i][k];
+			cmp[k].datum_b = a->masked[k] ? a->val[i][k] : 0;
+		}
+		rc = seccomp_rule_add_array(ctx, r->action, r->nr, a->nargs,
+					    cmp);
+	}
+	return rc;
+}
+
+/*
  * The rules @r (those whose action is not the default @def: libseccomp
  * refuses them) on @ctx, then with @max >= 0 ERRNO(ENOSYS) for every
  * number of @arch from @max + 1 to UNKNOWN_END(@max) that no rule
@@ -78,7 +113,7 @@ add_rules(scmp_filter_ctx ctx, uint32_t def, const struct filter_rule *r,
 		/* a placeholder: the native arch has no such call */
 		if (r[i].action == def || (native && max >= 0 && r[i].nr < 0))
 			continue;
-		rc = seccomp_rule_add(ctx, r[i].action, r[i].nr, 0);
+		rc = add_rule(ctx, &r[i]);
 		if (rc < 0 && rc != -EEXIST) {
 			*bad = i;
 			return rc;

@@ -223,10 +223,13 @@ entry_cmp(const void *a, const void *b)
 	return (int)y->action - (int)x->action;
 }
 
+/* Add name @name (@len bytes) with action @a and rule @args (NULL: none;
+ * copied) to @e. */
 static int
 eff_push(pgsc_effective *e, const char *name, size_t len, int nr,
-	 enum pgsc_action a)
+	 enum pgsc_action a, const struct argrule *args)
 {
+	struct pgsc_effective_entry *x;
 	char *copy;
 
 	if (e->n == e->cap) {
@@ -244,10 +247,66 @@ eff_push(pgsc_effective *e, const char *name, size_t len, int nr,
 		return -ENOMEM;
 	memcpy(copy, name, len);
 	copy[len] = '\0';
-	e->v[e->n].name = copy;
-	e->v[e->n].nr = nr;
-	e->v[e->n].action = a;
+	x = &e->v[e->n];
+	memset(x, 0, sizeof(*x));
+	x->name = copy;
+	x->nr = nr;
+	x->action = a;
+	if (args != NULL) {
+		struct argrule *r = malloc(sizeof(*r));
+
+		if (r == NULL) {
+			free(copy);
+			return -ENOMEM;
+		}
+		*r = *args;
+		x->args = r;
+	}
 	e->n++;
+	return 0;
+}
+
+/* Free what entry @x owns. */
+static void
+entry_free(struct pgsc_effective_entry *x)
+{
+	free((void *)(uintptr_t)x->name);
+	free((void *)(uintptr_t)x->args);
+	free((void *)(uintptr_t)x->rule);
+	x->name = NULL;
+	x->args = NULL;
+	x->rule = NULL;
+}
+
+/* Fold entry @x into @w, the kept entry of the same name and action
+ * (argrule_fold()), and free @x. */
+static void
+entry_fold(struct pgsc_effective_entry *w, struct pgsc_effective_entry *x)
+{
+	struct argrule *into = (struct argrule *)(uintptr_t)w->args;
+
+	if (into != NULL && !argrule_fold(into, x->args)) {
+		free(into);
+		w->args = NULL;
+	}
+	entry_free(x);
+}
+
+/* The canonical text of every entry's rule (pgsc_filter(), reports). */
+static int
+eff_texts(pgsc_effective *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		char *t;
+
+		if (e->v[i].args == NULL)
+			continue;
+		t = malloc(ARGRULE_TEXT_MAX);
+		if (t == NULL)
+			return -ENOMEM;
+		argrule_format(e->v[i].args, t, ARGRULE_TEXT_MAX);
+		e->v[i].rule = t;
+	}
 	return 0;
 }
 
@@ -257,7 +316,7 @@ pgsc_effective_free(pgsc_effective *e)
 	if (e == NULL)
 		return;
 	for (size_t i = 0; i < e->n; i++)
-		free((void *)(uintptr_t)e->v[i].name);
+		entry_free(&e->v[i]);
 	free(e->v);
 	free(e);
 }
@@ -298,12 +357,21 @@ pgsc_effective_new(const struct pgsc_filter_spec *spec, uint32_t arch,
 		if (p == NULL)
 			continue;
 		while ((t = next_token(&p, &len)) != NULL) {
-			int nr = __NR_SCMP_ERROR;
+			int nr = __NR_SCMP_ERROR, has;
+			struct argrule rule;
 
 			if (len == 1 && *t == '*') {
 				star = 1;
 				continue;
 			}
+			/* an entry with a bad rule is named alone, with the
+			 * byte where it goes wrong */
+			has = argrule_parse(t, len, &rule, cause);
+			if (has < 0) {
+				rc = has;
+				goto out;
+			}
+			len = syscall_lists_name(t, len);
 			/* libseccomp would also refuse these, but a name
 			 * is bounded and checked before it gets there. */
 			if (name_chars_ok(t, len)) {
@@ -328,7 +396,8 @@ pgsc_effective_new(const struct pgsc_filter_spec *spec, uint32_t arch,
 				nbad++;
 				continue;
 			}
-			rc = eff_push(e, t, len, nr, (enum pgsc_action)a);
+			rc = eff_push(e, t, len, nr, (enum pgsc_action)a,
+				      has ? &rule : NULL);
 			if (rc < 0)
 				goto out;
 		}
@@ -357,18 +426,26 @@ pgsc_effective_new(const struct pgsc_filter_spec *spec, uint32_t arch,
 	}
 
 	/* Sort by name, strictest first, and keep the first of each name:
-	 * kill > error > log > allow. */
+	 * kill > error > log > allow, with its rule (a name on a laxer
+	 * list is dropped, rule or not); entries of the kept name and
+	 * action fold into it (entry_fold()). */
 	if (e->n > 1)
 		qsort(e->v, e->n, sizeof(e->v[0]), entry_cmp);
 	w = 0;
 	for (size_t i = 0; i < e->n; i++) {
 		if (w > 0 && strcmp(e->v[w - 1].name, e->v[i].name) == 0) {
-			free((void *)(uintptr_t)e->v[i].name);
+			if (e->v[w - 1].action == e->v[i].action)
+				entry_fold(&e->v[w - 1], &e->v[i]);
+			else
+				entry_free(&e->v[i]);
 			continue;
 		}
 		e->v[w++] = e->v[i];
 	}
 	e->n = w;
+	rc = eff_texts(e);
+	if (rc < 0)
+		goto out;
 	*out = e;
 	e = NULL;
 out:

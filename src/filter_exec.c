@@ -38,7 +38,7 @@ list_has(const char *allow, const char *name)
 		return 0;
 	while ((t = syscall_lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
 			       &len)) != NULL)
-		if (len == n && strncmp(t, name, n) == 0)
+		if (syscall_lists_name(t, len) == n && strncmp(t, name, n) == 0)
 			return 1;
 	return 0;
 }
@@ -85,15 +85,34 @@ pgsc_filter_exec_check(enum pgsc_action def, const char *allow,
 	return -EPERM;
 }
 
-/* The rules of allow list @list (names separated by commas and blanks,
- * cut in place), in *out. */
+/* Fold rule @i of @r into an earlier rule of the same number, as the
+ * effective filter does (argrule_fold()): @i then gets the default
+ * action @def, which filter_build_load() leaves out. */
+static void
+fold_rule(struct filter_rule *r, size_t i, struct argrule *args, uint32_t def)
+{
+	for (size_t j = 0; j < i; j++) {
+		if (r[j].nr != r[i].nr || r[j].action == def)
+			continue;
+		if (r[j].args != NULL && !argrule_fold(&args[j], r[i].args))
+			r[j].args = NULL;
+		r[i].action = def;
+		return;
+	}
+}
+
+/* The rules of allow list @list (entries separated by commas and blanks,
+ * cut in place), in *out, their argument rules in *@args; an entry
+ * repeated with other rules is folded into its first (fold_rule()). */
 static int
-allow_rules(char *list, struct filter_rule **out, size_t *n, char **cause)
+allow_rules(char *list, uint32_t def, struct filter_rule **out,
+	    struct argrule **args, size_t *n, char **cause)
 {
 	const char *p, *t;
 	size_t len, cap = 0;
 
 	*out = NULL;
+	*args = NULL;
 	*n = 0;
 	for (p = list; syscall_lists_next(&p, LISTS_SEP_BLANKS, LISTS_SPLIT_BLANKS,
 				  &len) != NULL;)
@@ -101,20 +120,26 @@ allow_rules(char *list, struct filter_rule **out, size_t *n, char **cause)
 	if (cap == 0)
 		return 0;
 	*out = calloc(cap, sizeof(**out));
-	if (*out == NULL)
+	*args = calloc(cap, sizeof(**args));
+	if (*out == NULL || *args == NULL)
 		return -ENOMEM;
 	for (p = list; (t = syscall_lists_next(&p, LISTS_SEP_BLANKS,
 				     LISTS_SPLIT_BLANKS, &len)) != NULL;) {
-		struct filter_rule *r = &(*out)[(*n)++];
+		struct filter_rule *r = &(*out)[*n];
+		int has = argrule_parse(t, len, &(*args)[*n], cause);
 
-		list[t - list + (ptrdiff_t)len] = '\0';
+		if (has < 0)
+			return has;
+		list[t - list + (ptrdiff_t)syscall_lists_name(t, len)] = '\0';
 		r->name = t;
 		r->action = SCMP_ACT_ALLOW;
+		r->args = has ? &(*args)[*n] : NULL;
 		r->nr = seccomp_syscall_resolve_name(t);
 		if (r->nr == __NR_SCMP_ERROR) {
 			util_cause(cause, "unknown syscall name \"%s\"", t);
 			return -EINVAL;
 		}
+		fold_rule(*out, (*n)++, *args, def);
 	}
 	return 0;
 }
@@ -134,6 +159,7 @@ filter_load_unknown(enum pgsc_action def, const char *allow,
 		    const struct filter_unknown *u, char **cause)
 {
 	struct filter_rule *rules = NULL;
+	struct argrule *args = NULL;
 	enum filter_step step;
 	char *list = NULL;
 	size_t n = 0, bad = 0;
@@ -142,7 +168,8 @@ filter_load_unknown(enum pgsc_action def, const char *allow,
 	if (allow != NULL && def != PGSC_ACT_ALLOW) {
 		list = strdup(allow);
 		rc = list == NULL ? -ENOMEM
-				  : allow_rules(list, &rules, &n, cause);
+				  : allow_rules(list, pgsc_action_scmp(def),
+						&rules, &args, &n, cause);
 		if (rc < 0)
 			goto out;
 	}
@@ -170,6 +197,7 @@ filter_load_unknown(enum pgsc_action def, const char *allow,
 		util_cause(cause, "seccomp_load failed: %s", strerror(-rc));
 out:
 	free(rules);
+	free(args);
 	free(list);
 	return rc;
 }

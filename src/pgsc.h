@@ -677,11 +677,16 @@ struct pgsc_filter_spec {
 };
 
 /* One syscall's action in a context. */
+struct argrule;
 struct pgsc_effective_entry {
-	const char *name;               /* as listed */
+	const char *name;               /* as listed, without an argument rule */
 	int nr;                         /* libseccomp number on the arch; may be a
 					 * negative placeholder (libseccomp) */
 	enum pgsc_action action;        /* after precedence kill > error > log > allow */
+	const struct argrule *args;     /* NULL: unconditional; else the action
+					 * applies when the rule matches, the
+					 * default otherwise (docs/module.md) */
+	const char *rule;               /* args' canonical text "a0=1|2", or NULL */
 };
 
 typedef struct pgsc_effective pgsc_effective;

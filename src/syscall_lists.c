@@ -62,3 +62,18 @@ syscall_lists_next(const char **p, const char *blanks, int flags, size_t *len)
 	*len = (size_t)(e - s);
 	return s;
 }
+
+/**
+ * The name of list entry @entry (@len bytes, from syscall_lists_next()):
+ * all of it, or what comes before the '(' of an argument rule
+ * ("socket(a0=1)": "socket"; argrule.c reads the rule).  Readers that
+ * need only names use this and keep working on lists with rules.
+ * Returns the length of the name.
+ */
+size_t
+syscall_lists_name(const char *entry, size_t len)
+{
+	const char *open = memchr(entry, '(', len);
+
+	return open != NULL ? (size_t)(open - entry) : len;
+}

@@ -515,6 +515,33 @@ loader_name(const struct prefix *p)
 						    : "a pgseccomp-style hook";
 }
 
+/*
+ * Entry @a (@len bytes; @tok, its copy) of a pgsc list: an argument rule
+ * (argrule.c) is checked, an error message given for a bad one, and
+ * @tok cut to the name, which is checked as any other.
+ * Returns 0, or -EINVAL after the message.
+ */
+static int
+check_rule(struct chk *c, unsigned line, const char *setting, const char *a,
+	   size_t len, char *tok)
+{
+	size_t name = syscall_lists_name(a, len);
+	struct argrule r;
+	char *why = NULL;
+
+	if (name == len)
+		return 0;
+	if (argrule_parse(a, len, &r, &why) < 0) {
+		/* the cause is escaped: printable ASCII only */
+		msg(c, line, 1, NULL, "%s: %s", setting,
+		    why != NULL ? why : "bad argument rule");
+		free(why);
+		return -EINVAL;
+	}
+	tok[name] = '\0';
+	return 0;
+}
+
 /* The names of one list: syntax, '*', resolution on the arch, repeats. */
 static int
 check_list(struct chk *c, const struct prefix *p, int ctx, int set,
@@ -542,6 +569,11 @@ check_list(struct chk *c, const struct prefix *p, int ctx, int set,
 		}
 		if (q == NULL && blank)
 			break;          /* '' or '  ': an empty list */
+		if (is_pgsc(p) && check_rule(c, s->line, setting, a, len,
+					     tok) < 0) {
+			names++;
+			continue;
+		}
 		if (!is_pgsc(p) && *tok != '\0' && strcmp(tok, "*") != 0 &&
 		    strlen(tok) <= CHK_NAME_MAX) {
 			/* PostgreSQL folds an unquoted identifier; a name

@@ -69,5 +69,28 @@ enum {
 };
 const char *syscall_lists_next(const char **p, const char *blanks, int flags,
 		       size_t *len);
+size_t syscall_lists_name(const char *entry, size_t len);
+
+/* argrule.c - the argument rule of one entry: "socket(a0=1|2)" */
+#define ARGRULE_ARGS_MAX 3
+/* Alternatives per name: 16 keep a list of ~10 rules well under
+ * FILTER_BPF_MAX on both arches (docs/module.md has the figures). */
+#define ARGRULE_ALTS_MAX 16
+/* Longest canonical text: 3 args with masks, 16 x 3 numbers. */
+#define ARGRULE_TEXT_MAX 1280
+struct argrule {
+	unsigned nargs;                 /* 1 to ARGRULE_ARGS_MAX */
+	unsigned char arg[ARGRULE_ARGS_MAX];    /* argument index 0-5 */
+	unsigned char masked[ARGRULE_ARGS_MAX]; /* compare (arg & mask) */
+	uint64_t mask[ARGRULE_ARGS_MAX];
+	unsigned nalts;                 /* 1 to ARGRULE_ALTS_MAX, sorted */
+	uint64_t val[ARGRULE_ALTS_MAX][ARGRULE_ARGS_MAX];
+};
+int argrule_parse(const char *entry, size_t len, struct argrule *r,
+		  char **cause);
+int argrule_same_args(const struct argrule *a, const struct argrule *b);
+int argrule_unite(struct argrule *into, const struct argrule *from);
+int argrule_fold(struct argrule *into, const struct argrule *from);
+size_t argrule_format(const struct argrule *r, char *buf, size_t size);
 
 #endif

@@ -282,6 +282,7 @@ pgsc_filter_rules(const struct pgsc_filter_spec *spec, const char *what,
 					v[i].name)));
 		fr->r[fr->n].name = v[i].name;
 		fr->r[fr->n].nr = v[i].nr;
+		fr->r[fr->n].args = v[i].args;
 		fr->r[fr->n++].action = pgsc_action_scmp(v[i].action);
 	}
 	return 0;
@@ -813,8 +814,8 @@ put_unknown_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
 	bool enosys = unknown_action == UNKNOWN_ENOSYS &&
 		      (spec->def == PGSC_ACT_ERROR ||
 		       spec->def == PGSC_ACT_KILL);
-	bool nulls[4] = { false, false, false, false };
-	Datum values[4];
+	bool nulls[5] = { false, false, false, false, true };
+	Datum values[5] = { 0 };
 	char name[64];
 
 	for (int i = 0; i < 2; i++) {
@@ -839,8 +840,10 @@ pgsc_put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
 	const struct pgsc_effective_entry *v;
 	pgsc_effective *e = NULL;
 	char *cause = NULL;
-	Datum values[4];
-	bool nulls[4] = { false, false, false, false };
+	/* arg_rule, the fifth column, is read only by a pgsc--1.0.sql
+	 * that declares it: heap_form_tuple() takes the declared columns */
+	Datum values[5] = { 0 };
+	bool nulls[5] = { false, false, false, false, true };
 	size_t n;
 	int rc;
 
@@ -868,6 +871,9 @@ pgsc_put_rows(ReturnSetInfo *rsi, const struct pgsc_filter_spec *spec,
 		values[0] = CStringGetTextDatum(v[i].name);
 		values[1] = Int32GetDatum(v[i].nr);
 		values[2] = CStringGetTextDatum(pgsc_action_name(v[i].action));
+		nulls[4] = v[i].rule == NULL;
+		values[4] = v[i].rule != NULL ? CStringGetTextDatum(v[i].rule)
+					      : (Datum)0;
 		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values,
 				     nulls);
 	}
@@ -879,7 +885,8 @@ PG_FUNCTION_INFO_V1(pgsc_filter);
 
 /*
  * pgsc_filter() RETURNS TABLE(syscall text, syscallnum int,
- *                             filter_action text, context text)
+ *                             filter_action text, context text,
+ *                             arg_rule text)
  * The global filter, then the session filter: the one loaded in this
  * backend, or, when none was loaded (pgsc.enabled off, not a client
  * backend), the one the current settings would give; then the filter of

@@ -43,6 +43,9 @@
 #      in a client backend (pg_ls_dir), a parallel worker (shm_open's
 #      openat), a walsender (pg_basebackup's sendto) and the checkpointer
 #      (CHECKPOINT's pwrite64), and nowhere else;
+#      argument rules: a session list with socket(a0=1) (AF_UNIX only)
+#      makes dblink's AF_INET socket fail with EPERM, the session lives,
+#      pgsc_filter() shows the rule, SET refuses a bad rule;
 #  10. its own needs: the postmaster refuses to start with a global filter
 #      that refuses a call of filter_needs[] (src/filter_build.c), naming it.
 # No audit records are needed, so the audit lock is not taken (ctest runs
@@ -398,6 +401,33 @@ for _ in $(seq 1 300); do
 done
 [ "$(q -c "SELECT 1")" = 1 ] || fail "the server did not come back after dave's backend was killed"
 note "kill: the backend died of SIGSYS, the server recovered"
+# argument rules (docs/module.md): fay's session list has socket(a0=1),
+# AF_UNIX only; dblink's libpq in her backend then cannot create the
+# AF_INET socket to 127.0.0.1 (EPERM), and the session lives on; gus,
+# with plain socket, gets as far as the connect (nobody listens there)
+NO_SOCK=$(grep -vx socket "$W/all.names" | paste -sd,)
+q -c "CREATE EXTENSION dblink" \
+	-c "CREATE ROLE fay LOGIN SUPERUSER" -c "CREATE ROLE gus LOGIN SUPERUSER" \
+	-c "ALTER ROLE fay SET pgsc.session_syscall_default = 'error'" \
+	-c "ALTER ROLE fay SET pgsc.session_syscall_allow = '$NO_SOCK,socket(a0=1)'" \
+	-c "ALTER ROLE gus SET pgsc.session_syscall_default = 'error'" \
+	-c "ALTER ROLE gus SET pgsc.session_syscall_allow = '$NO_SOCK,socket'" >/dev/null
+DBL="SELECT dblink_connect('host=127.0.0.1 port=1 dbname=postgres connect_timeout=5')"
+out=$(runuser -u postgres -- "$PGBIN/psql" -h "$SOCK" -X -At -U fay -d postgres \
+	-c "$DBL" -c "SELECT 'alive'" 2>&1 || true)
+expect_in "$out" 'could not create socket: Operation not permitted' "fay's dblink to 127.0.0.1 under socket(a0=1)"
+expect_in "$out" alive "fay's session after the refused socket"
+out=$(runuser -u postgres -- "$PGBIN/psql" -h "$SOCK" -X -At -U gus -d postgres \
+	-c "$DBL" 2>&1 || true)
+expect_in "$out" 'Connection refused' "gus's dblink to 127.0.0.1 under plain socket"
+case $out in *'could not create socket'*) fail "gus's socket was refused: $out" ;; esac
+[ "$(q -U fay -c "SELECT filter_action || ' ' || arg_rule FROM pgsc_filter() WHERE context = 'session' AND syscall = 'socket'")" = "allow a0=1" ] ||
+	fail "fay's pgsc_filter() does not show socket's rule a0=1"
+[ "$(q -U gus -c "SELECT arg_rule IS NULL FROM pgsc_filter() WHERE context = 'session' AND syscall = 'socket'")" = t ] ||
+	fail "gus's pgsc_filter() shows a rule for plain socket"
+out=$(q_err -c "SET pgsc.session_syscall_allow = 'read,socket(a0=x)'")
+expect_in "$out" 'entry "socket(a0=x)": at byte 11: expected a number' "SET of a bad argument rule"
+note "argument rules: socket(a0=1) refuses dblink's AF_INET socket with EPERM, the session lives; a bad rule is refused by SET"
 stop
 
 # ------------------------------------------ 8. ENOSYS for the unknown --

@@ -114,6 +114,7 @@ errno_under(int max_native, const char *const *names, size_t n, long nr)
 	pid_t pid;
 	int st;
 
+	memset(rules, 0, sizeof(rules));        /* no argument rules */
 	for (size_t i = 0; i < n; i++) {
 		rules[i].name = names[i];
 		rules[i].nr = seccomp_syscall_resolve_name(names[i]);

@@ -91,7 +91,6 @@ status_json(FILE *out, const struct status_row *v, size_t n,
 		(unsigned long long)tot->t.foreign);
 	for (size_t i = 0; i < n; i++) {
 		const struct status_row *w = &v[i];
-
 		char iso[UTIL_ISO_TIME_MAX];
 
 		fprintf(out, "%s\n    {\"round\": %lld, \"started\": \"%s\", "

@@ -458,15 +458,20 @@ view_text(FILE *out, const struct cand_list *l, const struct observed *o,
 	}
 }
 
+/* The format version of the --candidates document, its first member
+ * "pgsc_candidates" (schemas/pgsc-candidates.schema.json). */
+#define CANDIDATES_JSON_VERSION 1
+
 static void
 view_json(FILE *out, const struct cand_list *l, const struct observed *o,
 	  size_t hit)
 {
 	int first = 1;
 
-	fprintf(out, "{\n  \"candidates\": %zu,\n  \"observed\": %zu,\n"
-		"  \"observed_candidates\": %zu,\n  \"recall\": %.4f,\n"
-		"  \"syscalls\": [\n", l->n, o->n, hit,
+	fprintf(out, "{\n  \"pgsc_candidates\": %d,\n  \"candidates\": %zu,\n"
+		"  \"observed\": %zu,\n  \"observed_candidates\": %zu,\n"
+		"  \"recall\": %.4f,\n  \"syscalls\": [\n",
+		CANDIDATES_JSON_VERSION, l->n, o->n, hit,
 		o->n ? (double)hit / (double)o->n : 1.0);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct cand *c = &l->v[i];

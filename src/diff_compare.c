@@ -362,11 +362,15 @@ json_names(FILE *out, const pgsc_diff *d, int l, int sign)
 	fputc(']', out);
 }
 
+/* The format version of pgsc-diff's JSON document, its first member
+ * "pgsc_diff" (schemas/pgsc-diff.schema.json). */
+#define DIFF_JSON_VERSION 1
+
 static void
 print_json(FILE *out, const pgsc_diff *d, const char *na, const char *nb)
 {
-	fprintf(out, "{\n  \"equal\": %s,\n  \"a\": ",
-		d->differs ? "false" : "true");
+	fprintf(out, "{\n  \"pgsc_diff\": %d,\n  \"equal\": %s,\n  \"a\": ",
+		DIFF_JSON_VERSION, d->differs ? "false" : "true");
 	json_str(out, na);
 	fputs(",\n  \"b\": ", out);
 	json_str(out, nb);

@@ -56,6 +56,11 @@ int util_u64_cmp(const void *a, const void *b);
 struct tm;
 time_t util_make_time(struct tm *tm, int year, int mon, int mday, int hour,
 		      int min, int sec, int utc);
+/* The epoch time @t as ISO 8601 in UTC with milliseconds
+ * ("2026-12-06T01:45:00.123Z") in @buf (at least UTIL_ISO_TIME_MAX).
+ * Returns @buf. */
+#define UTIL_ISO_TIME_MAX 32
+char *util_iso_time(char *buf, size_t size, double t);
 /* Widen the span [*@first, *@last] (*@first 0: none yet) to hold @t. */
 static inline void
 util_widen(double *first, double *last, double t)

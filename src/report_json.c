@@ -12,6 +12,12 @@
 #include "report-int.h"
 #include "store.h"
 
+/* The format version of the report document, its first member
+ * "pgsc_report" (schemas/pgsc-report.schema.json; docs/man/pgsc-report.1,
+ * "JSON documents"): raised when a member is removed, renamed or retyped
+ * or changes its meaning, not for a new optional member. */
+#define REPORT_JSON_VERSION 1
+
 struct json_rejects {
 	FILE *out;
 	int first;
@@ -121,7 +127,8 @@ report_json(const struct rep_out *w)
 	int first;
 
 	report_arch_list(r, &arches);
-	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n", PGSC_VERSION);
+	fprintf(out, "{\n  \"pgsc_report\": %d,\n  \"pgsc_version\": \"%s\",\n",
+		REPORT_JSON_VERSION, PGSC_VERSION);
 	fprintf(out, "  \"rounds\": {\"from\": %lld, \"to\": %lld},\n",
 		(long long)r->from, (long long)r->to);
 	if (r->node != NULL) {

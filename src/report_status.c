@@ -14,6 +14,11 @@
 #include "roles.h"
 #include "store.h"
 
+/* The format version of the status document, its first member
+ * "pgsc_status" (schemas/pgsc-status.schema.json; docs/man/pgsc-report.1,
+ * "JSON documents"). */
+#define STATUS_JSON_VERSION 1
+
 struct status_row {
 	int64_t id, records, loss, nnew, nnew_sess;
 	double started, first, last, span;
@@ -67,12 +72,15 @@ status_text(FILE *out, const struct status_row *v, size_t n, double now)
 	}
 }
 
+/* The times are ISO 8601 in UTC with milliseconds, as the records' are
+ * (audit stamps carry milliseconds): a reader need not know the epoch. */
 static void
 status_json(FILE *out, const struct status_row *v, size_t n,
 	    const struct rep *tot, int converged, const char *verdict)
 {
-	fprintf(out, "{\n  \"pgsc_version\": \"%s\",\n  \"converged\": %s,\n"
-		"  \"verdict\": ", PGSC_VERSION, converged ? "true" : "false");
+	fprintf(out, "{\n  \"pgsc_status\": %d,\n  \"pgsc_version\": \"%s\",\n"
+		"  \"converged\": %s,\n  \"verdict\": ", STATUS_JSON_VERSION,
+		PGSC_VERSION, converged ? "true" : "false");
 	report_json_str(out, verdict);
 	fprintf(out, ",\n  \"records\": %llu,\n  \"attributed\": %llu,\n"
 		"  \"unattributed\": %llu,\n  \"foreign\": %llu,\n"
@@ -83,10 +91,12 @@ status_json(FILE *out, const struct status_row *v, size_t n,
 		(unsigned long long)tot->t.foreign);
 	for (size_t i = 0; i < n; i++) {
 		const struct status_row *w = &v[i];
+		char iso[UTIL_ISO_TIME_MAX];
 
-		fprintf(out, "%s\n    {\"round\": %lld, \"started\": %.3f, "
+		fprintf(out, "%s\n    {\"round\": %lld, \"started\": \"%s\", "
 			"\"finished\": %s, \"mode\": ", i ? "," : "",
-			(long long)w->id, w->started,
+			(long long)w->id,
+			util_iso_time(iso, sizeof(iso), w->started),
 			w->finished ? "true" : "false");
 		report_json_str(out, w->mode);
 		fprintf(out, ", \"records\": %lld, \"records_per_s\": %.0f, "
@@ -95,7 +105,8 @@ status_json(FILE *out, const struct status_row *v, size_t n,
 			w->span > 0 ? w->records / w->span : 0.0,
 			(long long)w->nnew, (long long)w->nnew_sess);
 		if (w->last > 0)
-			fprintf(out, "%.3f", w->last);
+			fprintf(out, "\"%s\"",
+				util_iso_time(iso, sizeof(iso), w->last));
 		else
 			fputs("null", out);
 		fprintf(out, ", \"loss\": %lld, \"label\": ", (long long)w->loss);

@@ -2,6 +2,7 @@
 /* util.c - small helpers: causes, hashing, buffers, files, escaping. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,24 @@ util_make_time(struct tm *tm, int year, int mon, int mday, int hour, int min,
 	tm->tm_sec = sec;
 	tm->tm_isdst = -1;      /* local time: as the zone's rules say */
 	return utc ? timegm(tm) : mktime(tm);
+}
+
+/* Rounded to the millisecond first, so that 59.9996 s is the next
+ * minute's 00.000, not 59.1000. */
+char *
+util_iso_time(char *buf, size_t size, double t)
+{
+	long long ms = llround(t * 1000.0);
+	long long s = ms / 1000 - (ms % 1000 < 0);
+	time_t tt = (time_t)s;
+	struct tm tm;
+	char day[24];
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		snprintf(day, sizeof(day), "%lld", s);
+	snprintf(buf, size, "%s.%03lldZ", day, ms - s * 1000);
+	return buf;
 }
 
 char *

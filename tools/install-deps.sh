@@ -65,6 +65,9 @@ PKGS=(
 	debhelper fakeroot postgresql-server-dev-all lintian bc autopkgtest
 	# tests/report/html.sh: the HTML report's screenshot in headless Chromium
 	chromium
+	# tests/lib/schema-check.py: every JSON output of the tests against
+	# schemas/ (JSON Schema draft 2020-12); fails without it
+	python3-jsonschema
 )
 
 missing=()

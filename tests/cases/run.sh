@@ -166,6 +166,7 @@ run_step() {
 		for i in "${!a_key[@]}"; do
 			check "${a_where[i]}" "${a_key[i]}" "${a_val[i]}"
 		done
+		schema_note "$c" "$rc"
 		for where in out err; do
 			[ -f "$S.want-$where" ] || continue
 			nassert=$((nassert + 1))
@@ -179,6 +180,21 @@ run_step() {
 		nfail=$((nfail + 1)); echo "FAIL: $name/$step:"; printf '  %s\n' "${why[@]}"
 	fi
 	step=
+}
+
+# schema_note CMD RC: the step's standard output on the list the schema
+# check reads at the end (tests/lib/schema-check.py, one python for the
+# suite): a JSON format of pgsc-report, pgsc-diff or pgsc-scan that exits 0
+# or 1 with output must be a pgsc document valid against its schema in
+# schemas/; any other output is checked when it is one
+SCHEMA_LIST=$W/schema.list
+: >"$SCHEMA_LIST"
+schema_note() {
+	local mode=any re='(pgsc-report|pgsc-diff|pgsc-scan)[^|;>]*(--format[= ]json|-f json)'
+	if [[ $1 =~ $re ]] && { [ "$2" = 0 ] || [ "$2" = 1 ]; } && [ -s "$S.out" ]; then
+		mode=doc
+	fi
+	printf '%s\t%s\t%s\n' "$mode" "$name/$step" "$S.out" >>"$SCHEMA_LIST"
 }
 
 # new_step NAME: the defaults of a step
@@ -259,5 +275,14 @@ for f in "$D"/*.case; do
 	run_case "$f"
 done
 [ $n -gt 0 ] || fail "no cases in $D"
+# every JSON document the steps printed, against its schema; fails, never
+# skips, without python3-jsonschema
+python3 "$TESTS/lib/schema-check.py" "$TESTS/../schemas" --list "$SCHEMA_LIST" >"$W/schema.out" 2>&1
+src=$?
+cat "$W/schema.out"
+if [ $src != 0 ]; then
+	nfail=$((nfail + $(grep -c '^FAIL: schema' "$W/schema.out") ))
+	[ $src = 1 ] || nfail=$((nfail + 1))
+fi
 echo "$(basename "$D"): $pass steps passed, $nfail failed ($n cases, $nassert assertions)"
 [ $nfail = 0 ]

@@ -9,7 +9,10 @@
 #      SECCOMP fast path honest (docs/design.md §4.1);
 #   3. importing the same file again creates no round and changes nothing;
 #   4. the log cut into a rotated set (audit.log, .1, .2) and given in
-#      shell glob order gives the same lists as the whole file.
+#      shell glob order gives the same lists as the whole file;
+#   5. every JSON document of the store (the report and its optional
+#      members, --status, pgsc-diff) is valid against its schema in
+#      schemas/ (tests/lib/schema-check.py; fails without python3-jsonschema).
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 t_init golden
@@ -88,7 +91,26 @@ for gz in "$DIR"/*.log.gz; do
 		<("$BIN/pgsc-report" --db "$w/c.db" --format=json) >"$w/diff-c"; then
 		echo "FAIL: $name: a rotated set in glob order gives other lists"; head -40 "$w/diff-c"; ok=0
 	fi
+	# 5. the JSON documents, checked against their schemas below
+	j=$w/json
+	mkdir -p "$j"
+	# (exit statuses are the other tests' concern: an unusable store
+	# exits 1 with its document, a wider list 3 with pgsc-diff's)
+	"$BIN/pgsc-report" --db "$w/a.db" --format=json >"$j/report" 2>/dev/null
+	"$BIN/pgsc-report" --db "$w/a.db" --format=json --explain --no-programs --per-type >"$j/report-full" 2>/dev/null
+	"$BIN/pgsc-report" --db "$w/a.db" --format=json --portable >"$j/report-portable" 2>/dev/null
+	"$BIN/pgsc-report" --db "$w/a.db" --status --format=json >"$j/status" 2>/dev/null
+	"$BIN/pgsc-diff" --format json --equivalent "$j/report-full" "$j/report-portable" >"$j/diff" 2>/dev/null
+	for f in "$j"/*; do
+		printf 'doc\t%s\t%s\n' "$name/${f##*/}" "$f" >>"$T/schema.list"
+	done
 	if [ $ok = 1 ]; then ok "$name"; else T_FAIL=$((T_FAIL + 1)); fi
 done
 [ $n -gt 0 ] || fail "no fixtures in $DIR"
+# 5. each fixture's five documents, in one python
+if ! python3 "$T_SRCROOT/tests/lib/schema-check.py" \
+	"$T_SRCROOT/schemas" --expect $((n * 5)) \
+	--list "$T/schema.list"; then
+	T_FAIL=$((T_FAIL + 1))
+fi
 t_done

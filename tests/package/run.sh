@@ -148,7 +148,8 @@ dpkg-deb -c "$PGSC_DEB" >"$T/pgsc.contents" || bad "dpkg-deb -c $PGSC_DEB"
 for f in usr/bin/pgsc-collect usr/bin/pgsc-report usr/bin/pgsc-exec usr/bin/pgsc-diff \
 	usr/bin/pgsc-selflist usr/bin/pgsc-iterate usr/share/man/man1/pgsc-report.1.gz \
 	usr/share/doc/pgsc/examples/pgsc.rules usr/share/doc/pgsc/examples/auditd.conf.pgsc \
-	usr/share/doc/pgsc/README.md.gz usr/share/doc/pgsc/copyright; do
+	usr/share/doc/pgsc/README.md.gz usr/share/doc/pgsc/copyright \
+	usr/share/pgsc/schemas/pgsc-report.schema.json; do
 	grep -q " \./$f$" "$T/pgsc.contents" || bad "the pgsc package lacks /$f"
 done
 t0=$(now)

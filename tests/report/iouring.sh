@@ -168,4 +168,11 @@ grep -q io_uring "$T/raw.guc" && bad "raw: an io_uring warning in the header"
 grep -q "<b>io_uring:</b>" "$T/raw.html" && bad "raw: the HTML page has an io_uring box"
 [ $T_FAIL = "$f0" ] && ok "no io_uring in the recording: no warning, no member, no box"
 
+# 5. every JSON report of these stores, the io_uring member included,
+# against schemas/pgsc-report.schema.json (fails without python3-jsonschema)
+f0=$T_FAIL
+python3 "$T_SRCROOT/tests/lib/schema-check.py" "$T_SRCROOT/schemas" --expect 10 "$T"/*.json ||
+	bad "a JSON report is not valid against its schema"
+[ $T_FAIL = "$f0" ] && ok "the JSON reports are valid against their schema"
+
 t_done

@@ -204,6 +204,8 @@ assert j["target_arch"] == "aarch64" and j["portable"] is False
 assert j["unmapped"]["global"], "arch_prctl has no aarch64 equivalent"
 EOF
 result "json --arch: lists, mapped, unmapped = stderr" $((! $?)) "$(cat aj.out)"
+python3 "$T_SRCROOT/tests/lib/schema-check.py" "$T_SRCROOT/schemas" a.json >aj.schema 2>&1
+result "json --arch: valid against schemas/pgsc-report.schema.json" $((! $?)) "$(cat aj.schema)"
 "$BIN/pgsc-diff" a.json aarch64.guc >/dev/null 2>&1
 result "pgsc-diff reads the --arch json like the guc" $((! $?))
 

@@ -142,6 +142,13 @@ grep -q '^# observed by the server: ' "$W/view.txt" || fail "no recall line in t
 printf '{"pgsc_scan": 1,\n "candidates": [\n  {"name": "read", "nr": 0},\n  {"name": "Bad-Name"}\n ]}\n' >"$W/bad.json"
 printf '{"pgsc_scan": 2, "candidates": []}\n' >"$W/v2.json"
 printf '{"pgsc_scan": 1,\n "candidates": [\n' >"$W/cut.json"
+# the scan's documents and the --candidates view against their schemas
+# (schemas/; fails without python3-jsonschema)
+"$BINDIR/pgsc-report" --db "$W/store.db" --candidates "$W/scan.json" --format json >"$W/view.json" ||
+	fail "pgsc-report --candidates --format json failed on a good file"
+python3 "$SRCROOT/tests/lib/schema-check.py" "$SRCROOT/schemas" --expect 3 \
+	"$W/scan.json" "$W/skip.json" "$W/view.json" ||
+	fail "a document of pgsc-scan or --candidates is not valid against its schema"
 for f in bad:4 v2:1 cut:3; do
 	file=${f%%:*} line=${f##*:}
 	rc=0

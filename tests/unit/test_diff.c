@@ -834,7 +834,8 @@ test_output(void **state)
 	free(out);
 	out = render(PGSC_DIFF_JSON, 0, "a.conf", "b.conf", &equal);
 	assert_string_equal(out,
-		"{\n  \"equal\": false,\n  \"a\": \"a.conf\",\n"
+		"{\n  \"pgsc_diff\": 1,\n  \"equal\": false,\n"
+		"  \"a\": \"a.conf\",\n"
 		"  \"b\": \"b.conf\",\n"
 		"  \"global\": {\"added\": [\"openat\", \"pread64\"], "
 		"\"removed\": [\"mmap\", \"open\"], \"equivalent\": []},\n"

@@ -115,6 +115,26 @@ test_widen_span(void **state)
 	assert_true(first == 5 && last == 25);
 }
 
+/* The status JSON's times: ISO 8601 in UTC, milliseconds rounded before
+ * the calendar, so that the carry reaches the seconds (and the day). */
+static void
+test_iso_time(void **state)
+{
+	char buf[UTIL_ISO_TIME_MAX];
+
+	(void)state;
+	assert_string_equal(util_iso_time(buf, sizeof(buf), 0),
+			    "1970-01-01T00:00:00.000Z");
+	assert_string_equal(util_iso_time(buf, sizeof(buf), 1796521500.123),
+			    "2026-12-06T01:45:00.123Z");
+	assert_string_equal(util_iso_time(buf, sizeof(buf), 1796521500),
+			    "2026-12-06T01:45:00.000Z");
+	assert_string_equal(util_iso_time(buf, sizeof(buf), 1796601599.9996),
+			    "2026-12-07T00:00:00.000Z");
+	assert_string_equal(util_iso_time(buf, sizeof(buf), 1764716452.4474),
+			    "2025-12-02T23:00:52.447Z");
+}
+
 int
 main(void)
 {
@@ -123,6 +143,7 @@ main(void)
 		cmocka_unit_test(test_open_regular),
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_widen_span),
+		cmocka_unit_test(test_iso_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -230,3 +230,22 @@ args_nv(const char *name)
 
 	return d != NULL ? d->nv : 0;
 }
+
+/*
+ * The argument index and mask of each value of @name's key, for a loader
+ * that compares them itself (the OCI profile); a mask of all ones is a
+ * plain comparison.  Returns the count (0 for a call not collected).
+ */
+unsigned
+args_layout(const char *name, unsigned idx[ARGS_NV], uint64_t mask[ARGS_NV])
+{
+	const struct args_def *d = def_of(name);
+
+	if (d == NULL)
+		return 0;
+	for (unsigned i = 0; i < ARGS_NV; i++) {
+		idx[i] = d->idx[i];
+		mask[i] = d->mask[i];
+	}
+	return d->nv;
+}

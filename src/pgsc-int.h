@@ -226,6 +226,8 @@ struct args_tab {
 const char *args_key(const char *name);
 int args_hex(const char *name);
 unsigned args_nv(const char *name);
+unsigned args_layout(const char *name, unsigned idx[ARGS_NV],
+		     uint64_t mask[ARGS_NV]);
 const char *args_call(size_t i);
 int args_extract(uint32_t arch, int64_t nr, const uint64_t a[4],
 		 struct args_obs *o);

@@ -277,5 +277,11 @@ void report_args_comment(FILE *out, const struct rargs *A,
 			 const struct lists *L);
 void report_args_json(FILE *out, const struct rargs *A, int l,
 		      const struct strset *s);
+int report_args_plain(const struct rargs *A, int l, const struct strset *s,
+		      struct strset *plain);
+void report_args_oci(FILE *out, const struct rargs *A, const struct strset *s,
+		     int last);
+void report_args_systemd(FILE *out, const struct rargs *A,
+			 const struct strset *s);
 
 #endif /* PGSC_REPORT_INT_H */

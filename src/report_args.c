@@ -295,3 +295,149 @@ report_args_json(FILE *out, const struct rargs *A, int l,
 	}
 	fputc('}', out);
 }
+
+/* The names of @s that have no rule in list @l of @A, into @plain.
+ * 0 or -ENOMEM. */
+int
+report_args_plain(const struct rargs *A, int l, const struct strset *s,
+		  struct strset *plain)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		int over;
+
+		if (rule_of(A, l, s->v[i], &over) == NULL &&
+		    strset_add(plain, s->v[i]) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The OCI profile's entries of the global list's rules (runtime-spec
+ * config-linux.md, "Seccomp"): one entry per alternative, its arguments
+ * ANDed; a masked argument is SCMP_CMP_MASKED_EQ with the mask in
+ * "value" and the value in "valueTwo" (libseccomp's SCMP_CMP_MASKED_EQ,
+ * as runc and crun pass them).  Each entry ends with ",\n" but the
+ * very last when @last.
+ */
+void
+report_args_oci(FILE *out, const struct rargs *A, const struct strset *s,
+		int last)
+{
+	size_t left = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rargs_name *e;
+		int over;
+
+		e = rule_of(A, 0, s->v[i], &over);
+		left += e != NULL ? e->n : 0;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct rargs_name *e;
+		unsigned idx[ARGS_NV];
+		uint64_t mask[ARGS_NV];
+		int over;
+
+		e = rule_of(A, 0, s->v[i], &over);
+		if (e == NULL)
+			continue;
+		args_layout(s->v[i], idx, mask);
+		qsort(e->v, e->n, sizeof(*e->v), cmp_vals);
+		for (size_t k = 0; k < e->n; k++) {
+			fputs("    {\n      \"names\": [", out);
+			report_json_str(out, s->v[i]);
+			fputs("],\n      \"action\": \"SCMP_ACT_ALLOW\",\n"
+			      "      \"args\": [", out);
+			for (unsigned a = 0; a < e->nv; a++) {
+				fprintf(out, "%s\n        {\"index\": %u, ",
+					a ? "," : "", idx[a]);
+				if (mask[a] == ~0ULL)
+					fprintf(out, "\"value\": %llu, "
+						"\"op\": \"SCMP_CMP_EQ\"}",
+						(unsigned long long)e->v[k][a]);
+				else
+					fprintf(out, "\"value\": %llu, "
+						"\"valueTwo\": %llu, \"op\": "
+						"\"SCMP_CMP_MASKED_EQ\"}",
+						(unsigned long long)mask[a],
+						(unsigned long long)e->v[k][a]);
+			}
+			fprintf(out, "\n      ]\n    }%s\n",
+				last && --left == 0 ? "" : ",");
+		}
+	}
+}
+
+/* The address families of report_args_systemd(), by number. */
+static const char *
+af_name(uint64_t af)
+{
+	static const char *const names[] = {
+		[1] = "AF_UNIX", [2] = "AF_INET", [3] = "AF_AX25",
+		[4] = "AF_IPX", [5] = "AF_APPLETALK", [9] = "AF_X25",
+		[10] = "AF_INET6", [16] = "AF_NETLINK", [17] = "AF_PACKET",
+		[29] = "AF_CAN", [31] = "AF_BLUETOOTH", [38] = "AF_ALG",
+		[40] = "AF_VSOCK", [44] = "AF_XDP",
+	};
+
+	return af < ARRAY_SIZE(names) ? names[af] : NULL;
+}
+
+/*
+ * What systemd can say of the global list's rules (systemd.exec(5)):
+ * RestrictAddressFamilies= the socket domains seen, RestrictNamespaces=
+ * yes when no clone had a CLONE_NEW* bit (else the kinds seen).  Nothing
+ * for a call without values: no line is made up from no data.
+ */
+void
+report_args_systemd(FILE *out, const struct rargs *A, const struct strset *s)
+{
+	static const struct { uint64_t bit; const char *name; } ns[] = {
+		{ 0x02000000, "cgroup" }, { 0x08000000, "ipc" },
+		{ 0x40000000, "net" }, { 0x00020000, "mnt" },
+		{ 0x20000000, "pid" }, { 0x10000000, "user" },
+		{ 0x04000000, "uts" },
+	};
+	const struct rargs_name *e;
+	uint64_t seen = 0;
+	int over;
+
+	e = strset_has(s, "socket") ? rule_of(A, 0, "socket", &over) : NULL;
+	if (e != NULL) {
+		size_t k;
+
+		qsort(e->v, e->n, sizeof(*e->v), cmp_vals);
+		for (k = 0; k < e->n && af_name(e->v[k][0]) != NULL; k++)
+			;
+		if (k < e->n) {
+			fprintf(out, "# socket domain %llu has no AF_ name "
+				"here: no RestrictAddressFamilies=\n",
+				(unsigned long long)e->v[k][0]);
+		} else {
+			fputs("RestrictAddressFamilies=", out);
+			for (k = 0; k < e->n; k++)
+				if (k == 0 || e->v[k][0] != e->v[k - 1][0])
+					fprintf(out, "%s%s", k ? " " : "",
+						af_name(e->v[k][0]));
+			fputc('\n', out);
+		}
+	}
+	e = strset_has(s, "clone") ? rule_of(A, 0, "clone", &over) : NULL;
+	if (e == NULL)
+		return;
+	for (size_t k = 0; k < e->n; k++)
+		seen |= e->v[k][0];
+	if (seen == 0) {
+		fputs("RestrictNamespaces=yes\n", out);
+		return;
+	}
+	fputs("RestrictNamespaces=", out);
+	for (size_t i = 0, first = 1; i < ARRAY_SIZE(ns); i++) {
+		if (!(seen & ns[i].bit))
+			continue;
+		fprintf(out, "%s%s", first ? "" : " ", ns[i].name);
+		first = 0;
+	}
+	fputc('\n', out);
+}

@@ -282,6 +282,6 @@ int report_args_plain(const struct rargs *A, int l, const struct strset *s,
 void report_args_oci(FILE *out, const struct rargs *A, const struct strset *s,
 		     int last);
 void report_args_systemd(FILE *out, const struct rargs *A,
-			 const struct strset *s);
+			 const struct strset *s, int comment);
 
 #endif /* PGSC_REPORT_INT_H */

@@ -16,6 +16,9 @@ struct rargs_name {
 	unsigned nv;            /* the key's count; 0: any value seen */
 	uint64_t (*v)[ARGS_NV];
 	size_t n, cap;
+	struct strset roles;    /* the roles the values came from */
+	int partial;            /* a role of the list made the call and left
+				 * no value: the name alone */
 };
 
 struct rargs {
@@ -114,7 +117,8 @@ load_row(void *arg, const char *role, uint32_t arch, int32_t nr,
 		if (!in[l])
 			continue;
 		e = name_get(la->A, l, name);
-		if (e == NULL || name_add(e, &o) < 0)
+		if (e == NULL || name_add(e, &o) < 0 ||
+		    strset_add(&e->roles, role) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -129,10 +133,43 @@ report_args_free(struct rargs *A)
 		for (size_t i = 0; i < A->n[l]; i++) {
 			free(A->l[l][i].name);
 			free(A->l[l][i].v);
+			strset_free(&A->l[l][i].roles);
 		}
 		free(A->l[l]);
 	}
 	free(A);
+}
+
+/*
+ * A rule holds every value only when every role that put the name in the
+ * list left values: a role whose calls were recorded without the --args
+ * rules (another round, another arch) would be refused by a rule made
+ * from the others' values.  Such a name is printed alone.
+ */
+static void
+mark_partial(struct rargs *A, const struct rep *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct entry *en = &r->e[i];
+
+		for (int l = 0; l < 2; l++) {
+			struct rargs_name *e = NULL;
+
+			for (size_t k = 0; k < A->n[l] && e == NULL; k++)
+				if (strcmp(A->l[l][k].name, en->name) == 0)
+					e = &A->l[l][k];
+			if (e == NULL)
+				continue;
+			for (size_t k = 0; k < en->nrc; k++) {
+				const char *role = en->rc[k].role;
+				int in = l == 0 ? pgsc_role_in_server(role) :
+					roles_in_session(&r->session, role);
+
+				if (in && !strset_has(&e->roles, role))
+					e->partial = 1;
+			}
+		}
+	}
 }
 
 /* The values of @r's rounds; *@out NULL when the rounds have none (every
@@ -152,6 +189,7 @@ report_args_load(const struct rep *r, struct rargs **out)
 		report_args_free(la.A);
 		return rc;
 	}
+	mark_partial(la.A, r);
 	*out = la.A;
 	return 0;
 }
@@ -180,7 +218,7 @@ rule_of(const struct rargs *A, int l, const char *name, int *over)
 	for (size_t i = 0; i < A->n[l] && e == NULL; i++)
 		if (strcmp(A->l[l][i].name, name) == 0)
 			e = &A->l[l][i];
-	if (e == NULL || e->nv == 0 || e->n == 0)
+	if (e == NULL || e->nv == 0 || e->n == 0 || e->partial)
 		return NULL;
 	/* PROT_EXEC seen: a rule could only allow both values */
 	if (strcmp(name, "mmap") == 0 || strcmp(name, "mprotect") == 0)
@@ -388,11 +426,15 @@ af_name(uint64_t af)
  * What systemd can say of the global list's rules (systemd.exec(5)):
  * RestrictAddressFamilies= the socket domains seen, RestrictNamespaces=
  * yes when no clone had a CLONE_NEW* bit (else the kinds seen).  Nothing
- * for a call without values: no line is made up from no data.
+ * for a call without values: no line is made up from no data.  Both
+ * refuse, never log: with @comment (--default log) they are printed as
+ * comments, to be enabled once a round under log is clean.
  */
 void
-report_args_systemd(FILE *out, const struct rargs *A, const struct strset *s)
+report_args_systemd(FILE *out, const struct rargs *A, const struct strset *s,
+		    int comment)
 {
+	const char *c = comment ? "# " : "";
 	static const struct { uint64_t bit; const char *name; } ns[] = {
 		{ 0x02000000, "cgroup" }, { 0x08000000, "ipc" },
 		{ 0x40000000, "net" }, { 0x00020000, "mnt" },
@@ -415,7 +457,7 @@ report_args_systemd(FILE *out, const struct rargs *A, const struct strset *s)
 				"here: no RestrictAddressFamilies=\n",
 				(unsigned long long)e->v[k][0]);
 		} else {
-			fputs("RestrictAddressFamilies=", out);
+			fprintf(out, "%sRestrictAddressFamilies=", c);
 			for (k = 0; k < e->n; k++)
 				if (k == 0 || e->v[k][0] != e->v[k - 1][0])
 					fprintf(out, "%s%s", k ? " " : "",
@@ -429,10 +471,10 @@ report_args_systemd(FILE *out, const struct rargs *A, const struct strset *s)
 	for (size_t k = 0; k < e->n; k++)
 		seen |= e->v[k][0];
 	if (seen == 0) {
-		fputs("RestrictNamespaces=yes\n", out);
+		fprintf(out, "%sRestrictNamespaces=yes\n", c);
 		return;
 	}
-	fputs("RestrictNamespaces=", out);
+	fprintf(out, "%sRestrictNamespaces=", c);
 	for (size_t i = 0, first = 1; i < ARRAY_SIZE(ns); i++) {
 		if (!(seen & ns[i].bit))
 			continue;

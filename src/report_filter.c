@@ -180,7 +180,7 @@ report_systemd(const struct rep_out *w)
 			def == PGSC_ACT_KILL ? "kill" : "EPERM");
 	}
 	if (w->A != NULL)
-		report_args_systemd(out, w->A, &L->l[0]);
+		report_args_systemd(out, w->A, &L->l[0], def == PGSC_ACT_LOG);
 	return 0;
 }
 

@@ -44,8 +44,10 @@ port=$((40000 + $$ % 20000))
 declare -A TPS
 record() { # MODE: the workload under rules.MODE into $T/MODE.log
 	local m=$1
-	PGSC_AUDIT_FORMAT=RAW audit_begin "$T/audit-$m"
-	audit_rules "$T/rules.$m" "$PGBIN/postgres"
+	# without the lock and our own auditd nothing may run: the server's
+	# records would reach whoever holds the audit daemon's role
+	PGSC_AUDIT_FORMAT=RAW audit_begin "$T/audit-$m" || fail "no private auditd (audit lock)"
+	audit_rules "$T/rules.$m" "$PGBIN/postgres" || fail "could not load the rules"
 	runuser -u postgres -- "$BIN/pgsc-exec" --default log -- "$PGBIN/pg_ctl" -D "$T/data" \
 		-o "-k $T/sock -p $port -c listen_addresses='' -c autovacuum=off" \
 		-l "$T/pg-$m.log" -w start >/dev/null || fail "the server did not start"

@@ -324,7 +324,8 @@ enum field_bit {
 	F_PID = 1 << 0, F_PPID = 1 << 1, F_ARCH = 1 << 2, F_SYSCALL = 1 << 3,
 	F_COMPAT = 1 << 4, F_CODE = 1 << 5, F_SUCCESS = 1 << 6, F_EXIT = 1 << 7,
 	F_A0 = 1 << 8, F_COMM = 1 << 9, F_EXE = 1 << 10, F_ARGC = 1 << 11,
-	F_TITLE = 1 << 12, F_UID = 1 << 13,
+	F_TITLE = 1 << 12, F_UID = 1 << 13, F_A1 = 1 << 14, F_A2 = 1 << 15,
+	F_A3 = 1 << 16,
 };
 
 struct field {
@@ -335,7 +336,8 @@ struct field {
 
 /*
  * The bit of a field we read, by its key; a0 only outside EXECVE, where a0
- * is argv[0].  A switch on the length and comparisons of constant size:
+ * is argv[0]; a1..a3 only in SYSCALL records (the arguments pgsc-collect
+ * --args collects, docs/args.md).  A switch on the length and comparisons of constant size:
  * the compiler inlines them, and this runs for every field of every line.
  */
 static unsigned
@@ -344,7 +346,14 @@ field_bit(const struct field *f, enum pgsc_rec_type type)
 #define IS(s) (memcmp(f->k, s, sizeof(s) - 1) == 0)
 	switch (f->klen) {
 	case 2:
-		return IS("a0") && type != PGSC_REC_EXECVE ? F_A0 : 0;
+		if (f->k[0] != 'a')
+			return 0;
+		if (f->k[1] == '0')
+			return type != PGSC_REC_EXECVE ? F_A0 : 0;
+		if (type != PGSC_REC_SYSCALL)
+			return 0;
+		return f->k[1] == '1' ? F_A1 : f->k[1] == '2' ? F_A2 :
+		       f->k[1] == '3' ? F_A3 : 0;
 	case 3:
 		return IS("pid") ? F_PID : IS("uid") ? F_UID :
 		       IS("exe") ? F_EXE : 0;
@@ -377,7 +386,7 @@ rec_reset(struct pgsc_record *rec)
 	rec->success = -1;
 	rec->exit = 0;
 	rec->has_exit = 0;
-	rec->a0 = 0;
+	rec->a0 = rec->a1 = rec->a2 = rec->a3 = 0;
 	rec->argc = -1;
 	rec->comm[0] = rec->exe[0] = rec->title[0] = '\0';
 }
@@ -524,7 +533,12 @@ field_set(struct pgsc_record *rec, unsigned bit, const struct field *f)
 			return PGSC_REJ_BAD_FIELD;
 		break;
 	case F_A0:
-		if (parse_hex(v, vlen, &rec->a0) < 0)
+	case F_A1:
+	case F_A2:
+	case F_A3:
+		if (parse_hex(v, vlen, bit == F_A0 ? &rec->a0 :
+			      bit == F_A1 ? &rec->a1 :
+			      bit == F_A2 ? &rec->a2 : &rec->a3) < 0)
 			return PGSC_REJ_BAD_FIELD;
 		break;
 	case F_COMM:

@@ -287,7 +287,7 @@ live_open(struct run *ru)
 	if (rc < 0)
 		return rc;
 	if (o->load_rules) {
-		rc = auditrules_load(lv->cause);
+		rc = auditrules_load(o->args_rules, o->args_uid, lv->cause);
 		if (rc < 0)
 			return rc;
 		ru->rules = 1;

@@ -215,9 +215,39 @@ int decode_line(const char *line, size_t len, struct pgsc_record *rec);
 long decode_node(const char *line, size_t len, const char **node,
 		 size_t *nlen);
 
+/* args.c - the argument values pgsc-collect --args collects (docs/args.md) */
+#define ARGS_NV 2               /* values a key takes at most */
+#define ARGS_VALUES_MAX 256     /* distinct values per call and role kept */
+#define ARGS_VALS_MAX 48        /* the stored text of the values, with NUL */
+struct args_obs {
+	const char *role;       /* interned; NULL in a process's table */
+	uint32_t arch;
+	int32_t nr;
+	unsigned nv;            /* values in v; 0: any value (too many) */
+	uint64_t v[ARGS_NV];
+	uint64_t count;
+};
+struct args_tab {
+	struct args_obs *e;
+	size_t n, cap;
+};
+const char *args_key(const char *name);
+int args_hex(const char *name);
+unsigned args_nv(const char *name);
+unsigned args_layout(const char *name, unsigned idx[ARGS_NV],
+		     uint64_t mask[ARGS_NV]);
+const char *args_call(size_t i);
+int args_extract(uint32_t arch, int64_t nr, const uint64_t a[4],
+		 struct args_obs *o);
+int args_tab_add(struct args_tab *t, const struct args_obs *o);
+void args_tab_free(struct args_tab *t);
+void args_vals_text(const struct args_obs *o, char *buf);
+int args_vals_parse(const char *s, unsigned nv, struct args_obs *o);
+
 /* auditrules.c - pgsc's audit rules (key "pgsc"), loaded through auditctl */
 /* Load them, removing stale ones first; needs root. */
-int auditrules_load(char **cause);
+/* @args: also the --args rules for server uid @uid (docs/args.md) */
+int auditrules_load(int args, uint32_t uid, char **cause);
 int auditrules_remove(void);
 
 /* utf8.c - the one UTF-8 decoder and encoder */

@@ -88,6 +88,7 @@ struct pgsc_record {
 	int64_t exit;           /* SYSCALL exit= */
 	int has_exit;
 	uint64_t a0;            /* SYSCALL a0= */
+	uint64_t a1, a2, a3;    /* SYSCALL a1= a2= a3= (0 when absent) */
 	char comm[PGSC_COMM_MAX + 1];
 	char exe[PGSC_EXE_MAX + 1];
 	char title[PGSC_TITLE_MAX + 1]; /* PROCTITLE / EXECVE argv, NULs as ' ' */
@@ -288,6 +289,8 @@ struct pgsc_live_opts {
 	int trace;                   /* run the command under pgsc-exec */
 	const char *exec_path;       /* pgsc-exec to use for @trace */
 	int load_rules;              /* pgsc's audit rules for the duration */
+	int args_rules;              /* with load_rules: the --args rules too */
+	uint32_t args_uid;           /*   for this server uid */
 	double commit_interval;      /* seconds between commits, 0 = 2 */
 	int from_start;              /* file: first run reads what is there */
 	const int64_t *postmaster_pids;
@@ -327,6 +330,11 @@ int pgsc_live(pgsc_store *st, const struct pgsc_live_opts *opts,
 
 /** Print pgsc's audit rules, as auditctl -R reads them. */
 void pgsc_print_rules(FILE *out);
+
+/** Print the narrow rules of --args (key pgsc-args) for server uid @uid:
+ * SYSCALL records with the arguments of a fixed set of calls
+ * (docs/args.md). */
+void pgsc_print_args_rules(FILE *out, uint32_t uid);
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
@@ -380,6 +388,9 @@ struct pgsc_report_opts {
 					 * per-type lists without what only
 					 * programs below backends need
 					 * (report_programs.c) */
+	int args;                       /* --args (guc, json, oci, systemd):
+					 * argument rules from the stored
+					 * values (report_args.c) */
 	int surface;                    /* --surface (table): the attack-
 					 * surface score instead of the table
 					 * (report_surface.c); json and html

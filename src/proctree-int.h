@@ -63,6 +63,7 @@ struct proc {
 	size_t nsys, capsys;
 	struct pend *pend;
 	size_t npend, cappend;
+	struct args_tab args;       /* argument values not folded yet (args.c) */
 	uint64_t records;
 	const char *role;           /* interned; set at finish or rollup */
 	const char *fixed;          /* role carried over from an earlier round */
@@ -83,6 +84,7 @@ struct event {
 	int64_t syscall, pid, ppid, exit, uid;
 	int success, has_exit;
 	uint64_t a0, serial;
+	uint64_t a[4];              /* a0..a3, for args.c */
 	double t;
 	char *exe, *comm, *title, *argv;
 };
@@ -112,6 +114,7 @@ struct proctree {
 
 	struct role_agg *aggs;          /* open addressing */
 	size_t aggcap, aggn;
+	struct args_tab args;           /* argument values by role (args.c) */
 
 	size_t nall_pruned;         /* processes in memory after the last prune */
 
@@ -157,6 +160,7 @@ void pt_note_ppid(struct proc *p, int64_t ppid);
 void pt_note_exe(struct proctree *t, struct proc *p, const char *exe,
 	      const char *comm, double when);
 void pt_fold(struct proctree *t, struct proc *p, const char *role);
+void pt_args_note(struct proctree *t, const struct event *e, int clone);
 void pt_forget(struct proctree *t, struct proc *p);
 void pt_ev_clear(struct event *e);
 int pt_maybe_thread(const struct proc *p);

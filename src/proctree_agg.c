@@ -84,7 +84,7 @@ proctree_prune(struct proctree *t, double keep)
 			t->all[k++] = p;
 			continue;
 		}
-		if (p->nsys > 0)
+		if (p->nsys > 0 || p->args.n > 0)
 			pt_fold(t, p, pt_role_of(t, p, 0, 0));
 		pt_forget(t, p);
 		n++;
@@ -129,7 +129,7 @@ proctree_finish(struct proctree *t)
 		struct proc *p = t->all[i];
 		const char *r = pt_role_of(t, p, 1, 0);
 
-		if (p->nsys > 0 || p->rolled == NULL)
+		if (p->nsys > 0 || p->args.n > 0 || p->rolled == NULL)
 			pt_fold(t, p, r);
 		p->role = p->rolled;
 	}
@@ -233,6 +233,12 @@ proctree_each_open(struct proctree *t,
 		rc = open_counts(t, p, cb, arg);
 	}
 	return rc;
+}
+
+const struct args_tab *
+proctree_args(const struct proctree *t)
+{
+	return &t->args;
 }
 
 int

@@ -191,8 +191,10 @@ apply_event(struct proctree *t, struct event *e)
 	if (strcmp(name, "clone") == 0 || strcmp(name, "clone3") == 0 ||
 	    strcmp(name, "fork") == 0 || strcmp(name, "vfork") == 0) {
 		do_fork(t, e);
+		pt_args_note(t, e, 1);
 		return;
 	}
+	pt_args_note(t, e, 0);
 	if (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0) {
 		if (e->success != 1)
 			return;
@@ -310,6 +312,10 @@ proctree_record(struct proctree *t, const struct pgsc_record *r)
 		t->ev.has_exit = r->has_exit;
 		t->ev.success = r->success;
 		t->ev.a0 = r->a0;
+		t->ev.a[0] = r->a0;
+		t->ev.a[1] = r->a1;
+		t->ev.a[2] = r->a2;
+		t->ev.a[3] = r->a3;
 		t->ev.serial = r->serial;
 		t->ev.t = when;
 		pt_set_str(t, &t->ev.exe, r->exe);

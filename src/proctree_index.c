@@ -483,7 +483,49 @@ pt_fold(struct proctree *t, struct proc *p, const char *role)
 	free(p->sys);
 	p->sys = NULL;
 	p->nsys = p->capsys = 0;
+	for (size_t i = 0; i < p->args.n; i++) {
+		struct args_obs o = p->args.e[i];
+
+		o.role = role;
+		if (args_tab_add(&t->args, &o) < 0)
+			t->oom = 1;
+	}
+	args_tab_free(&p->args);
 	p->rolled = role;
+}
+
+/*
+ * The argument values of a SYSCALL event of args.c's set go to the
+ * caller's table, found as a SECCOMP record's caller is (pt_current(): a
+ * pid not known yet is a provisional process a fork record may claim,
+ * told the exe and uid), and reach its role's table with its counts
+ * (pt_fold()).  A clone's caller is only looked up: the fork rules record
+ * every clone, threads' too, and a tree that made processes for them
+ * would differ from one without --args (do_fork() makes the parent of a
+ * process it links).
+ */
+void
+pt_args_note(struct proctree *t, const struct event *e, int clone)
+{
+	struct args_obs o;
+	struct proc *p;
+
+	if (!args_extract(e->arch, e->syscall, e->a, &o))
+		return;
+	if (clone) {
+		p = pt_map_get(t, e->node, e->pid);
+		if (p == NULL || p->exited)
+			return;
+	} else {
+		p = pt_current(t, e->node, e->pid, e->t);
+		if (p == NULL)
+			return;
+		pt_note_ppid(p, e->ppid);
+		pt_note_exe(t, p, e->exe, e->comm, e->t);
+		pt_note_uid(t, p, e->uid);
+	}
+	if (args_tab_add(&p->args, &o) < 0)
+		t->oom = 1;
 }
 
 /* ---------------------------------------------------------------- */
@@ -508,6 +550,7 @@ proc_free(struct proc *p)
 	void *owned[] = { p->exe, p->comm, p->title, p->argv, p->cluster,
 			  p->sys, p->pend, p };
 
+	args_tab_free(&p->args);
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		free(owned[i]);
 }
@@ -548,6 +591,7 @@ proctree_free(struct proctree *t)
 	strset_free(&t->roles);
 	strset_free(&t->exes);
 	strset_free(&t->nodes);
+	args_tab_free(&t->args);
 	void *owned[] = { t->all, t->map, t->fifo, t->aggs, t };
 
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)

@@ -102,8 +102,11 @@ struct types;
 
 /* What a writer of report.c's format table is given; its cause is
  * r->cause. */
+struct rargs;
+
 struct rep_out {
 	FILE *out;
+	const struct rargs *A;          /* --args with values, or NULL */
 	struct rep *r;
 	struct lists *L;                /* empty if the format needs none */
 	const struct types *T;          /* --per-type, or NULL */
@@ -268,5 +271,22 @@ int report_surface_rows(const struct rep_out *w, struct surface_rows *s);
 void report_surface_rows_free(struct surface_rows *s);
 int report_surface_json(const struct rep_out *w);
 int report_surface_table(const struct rep_out *w);
+
+/* report_args.c - --args: argument rules (pgsc-report(1), docs/args.md) */
+#define REPORT_ARGS_MAX 64      /* alternatives of one rule at most */
+int report_args_load(const struct rep *r, struct rargs **out);
+void report_args_free(struct rargs *A);
+void report_args_joined(FILE *out, const struct rargs *A, int l,
+			const struct strset *s, const char *sep);
+void report_args_comment(FILE *out, const struct rargs *A,
+			 const struct lists *L);
+void report_args_json(FILE *out, const struct rargs *A, int l,
+		      const struct strset *s);
+int report_args_plain(const struct rargs *A, int l, const struct strset *s,
+		      struct strset *plain);
+void report_args_oci(FILE *out, const struct rargs *A, const struct strset *s,
+		     int last);
+void report_args_systemd(FILE *out, const struct rargs *A,
+			 const struct strset *s, int comment);
 
 #endif /* PGSC_REPORT_INT_H */

@@ -147,6 +147,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 	struct rep r;
 	struct lists L;
 	struct types T;
+	struct rargs *A = NULL;
 	int rc;
 
 	memset(&L, 0, sizeof(L));
@@ -166,10 +167,13 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 		report_programs_strip(&L);
 	if (rc == 0 && opts->per_type)
 		rc = report_types_build(&r, opts, &L, &T);
+	if (rc == 0 && opts->args)
+		rc = report_args_load(&r, &A);
 	if (rc < 0)
 		goto out;
 	w.r = &r;
 	w.L = &L;
+	w.A = A;
 	w.T = opts->per_type ? &T : NULL;
 	if (f != NULL) {
 		rc = f->write(&w);
@@ -192,6 +196,7 @@ pgsc_report(pgsc_store *st, const struct pgsc_report_opts *opts, FILE *out,
 			(opts->per_type && !report_usable_types(&r, &T, cause))))
 		rc = 1;
 out:
+	report_args_free(A);
 	report_types_free(&T);
 	report_lists_free(&L);
 	report_close(&r);

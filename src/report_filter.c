@@ -177,6 +177,8 @@ report_systemd(const struct rep_out *w)
 		fprintf(out, "\nSystemCallErrorNumber=%s\n",
 			def == PGSC_ACT_KILL ? "kill" : "EPERM");
 	}
+	if (w->A != NULL)
+		report_args_systemd(out, w->A, &L->l[0], def == PGSC_ACT_LOG);
 	return 0;
 }
 
@@ -290,7 +292,24 @@ report_oci(const struct rep_out *w)
 		first = 0;
 	}
 	fputs("],\n  \"syscalls\": [\n", out);
-	oci_rule(out, &L->l[0], "SCMP_ACT_ALLOW", -1, deny.n == 0);
+	if (w->A == NULL) {
+		oci_rule(out, &L->l[0], "SCMP_ACT_ALLOW", -1, deny.n == 0);
+	} else {
+		/* a call outside its rules gets the default (ENOSYS with
+		 * enosys): not in the EPERM rule, whose names take no
+		 * conditional rule beside it */
+		struct strset plain = { 0 };
+
+		if (report_args_plain(w->A, 0, &L->l[0], &plain) < 0) {
+			strset_free(&plain);
+			strset_free(&deny);
+			return -ENOMEM;
+		}
+		oci_rule(out, &plain, "SCMP_ACT_ALLOW", -1,
+			 deny.n == 0 && plain.n == L->l[0].n);
+		report_args_oci(out, w->A, &L->l[0], deny.n == 0);
+		strset_free(&plain);
+	}
 	if (deny.n > 0)
 		oci_rule(out, &deny, def == PGSC_ACT_KILL ?
 			 "SCMP_ACT_KILL_PROCESS" : "SCMP_ACT_ERRNO",

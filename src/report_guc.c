@@ -22,10 +22,11 @@ report_guc(const struct rep_out *w)
 		report_programs_comment(out, w->r);
 	report_lists_comment(out, L);
 	fprintf(out, "%sglobal_syscall_allow = '", prefix);
-	report_print_joined(out, &L->l[0], ",");
+	report_args_joined(out, w->A, 0, &L->l[0], ",");
 	fprintf(out, "'\n%ssession_syscall_allow = '", prefix);
-	report_print_joined(out, &L->l[1], ",");
+	report_args_joined(out, w->A, 1, &L->l[1], ",");
 	fprintf(out, "'\n");
+	report_args_comment(out, w->A, L);
 	report_needs_guc(out, L);
 	report_known_max_guc(out, w->r, L, prefix);
 	if (w->T != NULL)

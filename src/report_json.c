@@ -157,6 +157,13 @@ report_json(const struct rep_out *w)
 	report_json_list(out, &L->l[0]);
 	fprintf(out, ",\n  \"session\": ");
 	report_json_list(out, &L->l[1]);
+	if (w->A != NULL) {
+		fprintf(out, ",\n  \"args\": {\"global\": ");
+		report_args_json(out, w->A, 0, &L->l[0]);
+		fprintf(out, ", \"session\": ");
+		report_args_json(out, w->A, 1, &L->l[1]);
+		fputc('}', out);
+	}
 	report_needs_json(out, L);
 	report_known_max_json(out, r, L);
 	report_iouring_json(out, r);

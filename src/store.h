@@ -181,4 +181,13 @@ int store_status_rows(pgsc_store *st,
 		      int (*cb)(void *arg, const struct store_status_row *row),
 		      void *arg, char **cause);
 
+/* store_args.c - the argument values (schemas/010_arg_values.sql) */
+int store_args_write(pgsc_store *st, int64_t round, const struct args_tab *tab,
+		     char **cause);
+int store_args_each(pgsc_store *st, int64_t from, int64_t to,
+		    int (*cb)(void *arg, const char *role, uint32_t arch,
+			      int32_t nr, const char *key, const char *vals,
+			      uint64_t count),
+		    void *arg, char **cause);
+
 #endif

@@ -89,7 +89,10 @@ usage(FILE *f)
 		"                    [--load-rules] [--user NAME]\n"
 		"       pgsc-collect --db FILE [--source SRC] [--trace] [--no-rules]\n"
 		"                    -- COMMAND [ARGS...]\n"
-		"       pgsc-collect --print-rules\n"
+		"       pgsc-collect --print-rules [--args [--server-user USER]]\n"
+		"--args adds the rules that record the arguments of socket,\n"
+		"setsockopt, ioctl, clone... of the server's uid (--server-user,\n"
+		"else postgres) to --print-rules and --load-rules (docs/args.md).\n"
 		"--self-filter FILE [--self-filter-action log|error|kill] confines\n"
 		"the collector (import and daemon modes) with the GUC file's\n"
 		"global list (tools/pgsc-selflist writes one).\n"
@@ -119,6 +122,7 @@ static const struct option long_opts[] = {
 	{ "no-rules", no_argument, NULL, 'N' },
 	{ "trace", no_argument, NULL, 't' },
 	{ "print-rules", no_argument, NULL, 'r' },
+	{ "args", no_argument, NULL, 'A' },
 	{ "user", required_argument, NULL, 'u' },
 	{ "server-user", required_argument, NULL, 'U' },
 	{ "self-filter", required_argument, NULL, 'f' },
@@ -139,6 +143,7 @@ struct args {
 	const char **pglogs;
 	int64_t *pids;
 	int import, live, no_rules, filter_opt;
+	int print_rules, args;       /* --print-rules, --args */
 	const char *action;
 	char **argv;                 /* the operands (after the options) */
 	int argc;
@@ -202,8 +207,11 @@ parse_opt(struct args *a, int c)
 		a->action = optarg;
 		break;
 	case 'r':
-		pgsc_print_rules(stdout);
-		return 0;
+		a->print_rules = 1;
+		break;
+	case 'A':
+		a->args = 1;
+		break;
 	case 'p': {
 		char *end;
 		long long v;
@@ -315,6 +323,26 @@ check_confine(struct args *a)
 		else if (strncmp(a->lo.source, "file:", 5) == 0)
 			a->cf.readable = a->lo.source + 5;
 	}
+	return -1;
+}
+
+/*
+ * --args: the server's uid for its rules, --server-user's or postgres's.
+ * -1 to go on, else the exit status.
+ */
+static int
+args_uid(struct args *a)
+{
+	if (!a->args)
+		return -1;
+	if (!a->io.has_server_uid &&
+	    server_uid("postgres", &a->io.server_uid) < 0) {
+		fprintf(stderr, "pgsc-collect: --args: no user postgres; "
+			"name the server's with --server-user\n");
+		return 2;
+	}
+	a->lo.args_rules = 1;
+	a->lo.args_uid = a->io.server_uid;
 	return -1;
 }
 
@@ -613,6 +641,16 @@ main(int argc, char **argv)
 		status = parse_opt(&a, c);
 		if (status >= 0)
 			goto out;
+	}
+	status = args_uid(&a);
+	if (status >= 0)
+		goto out;
+	if (a.print_rules) {
+		pgsc_print_rules(stdout);
+		if (a.args)
+			pgsc_print_args_rules(stdout, a.lo.args_uid);
+		status = 0;
+		goto out;
 	}
 	a.argv = argv + optind;
 	a.argc = argc - optind;

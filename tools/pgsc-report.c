@@ -21,7 +21,7 @@ usage(FILE *f)
 		"                   [--unknown-syscall-action enosys|default]\n"
 		"                   [--sort risk|rare|count|name|number] (html)\n"
 		"                   [--explain] (table, json) [--no-programs]\n"
-		"                   [--surface] (table)\n"
+		"                   [--surface] (table) [--args]\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"                   [--node NAME]\n"
@@ -40,7 +40,9 @@ usage(FILE *f)
 		"the session and per-type lists without what only programs run by\n"
 		"backends need, and without execve, execveat, vfork.  --surface:\n"
 		"the kernel CVEs each list reaches (src/cves.def) beside Docker's\n"
-		"default and systemd's @system-service (json, html: always).\n");
+		"default and systemd's @system-service (json, html: always).\n"
+		"--args: argument rules from the values pgsc-collect --args\n"
+		"collected (guc, json, oci, systemd): socket(a0:a1&0xf=1:1|2:1).\n");
 }
 
 /* Flush standard output: a report that did not reach its reader (a full
@@ -239,13 +241,15 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "no-programs", no_argument, NULL, 'R' },
 		/* the attack-surface score (src/report_surface.c) */
 		{ "surface", no_argument, NULL, 'W' },
+		/* argument rules (src/report_args.c) */
+		{ "args", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:ERW", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:ERWA", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -271,6 +275,9 @@ parse_args(int argc, char **argv, struct args *A)
 			break;
 		case 'W':
 			A->list_opts = A->ro.surface = 1;
+			break;
+		case 'A':
+			A->list_opts = A->ro.args = 1;
 			break;
 		case 'O':
 			if (parse_sort(optarg, &A->ro.sort) < 0)

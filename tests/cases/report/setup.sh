@@ -18,3 +18,25 @@ sqlite3 label.db "UPDATE rounds SET label = 'world:regress'"
 cp x.db evil.db
 # a title that sets the terminal's title, a comm that clears the screen
 sqlite3 evil.db "UPDATE processes SET title = char(27) || ']0;pwned' || char(7) || '\"q', comm = char(27) || '[2J' || char(10); UPDATE rounds SET label = 'l' || char(27) || '[31m'"
+# args.db: argument values planted for --args (docs/args.md) beside the
+# clone values the recorded fork rules gave: several alternatives
+# (socket), an ioctl request (hex), mprotect without PROT_EXEC from every
+# role that made it, mmap from one of its roles only (partial), more than
+# 64 alternatives (fcntl), "any value" (prctl), stored text that does not
+# read (madvise, in no list), a name in no list (setsockopt)
+cp x.db args.db
+{
+	ins() { echo "INSERT INTO arg_values VALUES (1, '$1', 3221225534, $2, '$3', '$4', 1);"; }
+	echo "BEGIN;"
+	for v in 1:1 10:2 2:1; do ins postmaster 41 'a0:a1&0xf' $v; done
+	ins 'descendant/client backend' 16 a1 21505
+	for r in postmaster 'descendant/client backend'; do ins "$r" 10 'a2&0x4' 0; done
+	ins postmaster 9 'a2&0x4' 0
+	for r in postmaster 'client backend' 'descendant/client backend'; do
+		for v in $(seq 1 65); do ins "$r" 72 a1 "$v"; done
+	done
+	ins 'client backend' 157 a0 '*'
+	ins 'client backend' 28 a2 x
+	ins postmaster 54 a1:a2 6:1
+	echo "COMMIT;"
+} | sqlite3 args.db

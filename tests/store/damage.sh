@@ -80,7 +80,12 @@ echo "damage: $damaged of 150 copies fail integrity_check, $refused refused by p
 
 # the error says what is wrong
 cp "$T/flip-000.db" "$T/x.db" 2>/dev/null
-python3 -c "import sys; p=sys.argv[1]; d=bytearray(open(p,'rb').read()); d[4096*2+100:4096*2+200]=b'\xff'*100; open(p,'wb').write(d)" "$T/x.db"
+# the root page of the aggregates table (what every report reads), found
+# through sqlite_master: a fixed page number follows the schema's layout
+root=$(sqlite3 "$T/x.db" "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'aggregates'")
+psz=$(sqlite3 "$T/x.db" "PRAGMA page_size")
+[[ $root =~ ^[0-9]+$ ]] && [[ $psz =~ ^[0-9]+$ ]] || { echo "FAIL: no root page of aggregates ($root, $psz)"; fail=1; }
+python3 -c "import sys; p=sys.argv[1]; o=(int(sys.argv[2])-1)*int(sys.argv[3]); d=bytearray(open(p,'rb').read()); d[o:o+100]=b'\xff'*100; open(p,'wb').write(d)" "$T/x.db" "${root:-3}" "${psz:-4096}"
 "$BIN/pgsc-report" --db "$T/x.db" >/dev/null 2>"$T/x.err"
 if [ $? != 2 ] || ! grep -q "damaged" "$T/x.err"; then
 	echo "FAIL: a store with a smashed page: no 'damaged' error"; cat "$T/x.err"; fail=1

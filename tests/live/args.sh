@@ -76,6 +76,7 @@ fi
 	fail "import of the recorded log"
 "$BIN/pgsc-report" --db "$W/s.db" >"$W/plain.guc"
 "$BIN/pgsc-report" --db "$W/s.db" --args >"$W/args.guc"
+# shellcheck disable=SC2016 # expect evals its check: single quotes on purpose
 expect "without --args no rule is printed" '! grep -q "_allow = .*(" "$W/plain.guc"'
 list_of() { # FILE: the global list's entries, one a line
 	sed -n "s/^global_syscall_allow = '\(.*\)'$/\1/p" "$1" | tr ',' '\n'
@@ -120,6 +121,7 @@ for call in socket setsockopt; do
 		diff -u "$W/$call.strace" "$W/$call.report" || true
 	fi
 done
+# shellcheck disable=SC2016 # expect evals its check: single quotes on purpose
 expect "setsockopt has TCP_NODELAY (6:1) from the TCP connections" \
 	'grep -qx 6:1 "$W/setsockopt.report"'
 # the reference path (auparse for every record) reads the same values
@@ -127,6 +129,7 @@ expect "setsockopt has TCP_NODELAY (6:1) from the TCP connections" \
 "$BIN/pgsc-report" --db "$W/ref.db" --args >"$W/ref.guc"
 check "the auparse path prints the same rules" "$(cmp -s "$W/args.guc" "$W/ref.guc"; echo $?)"
 "$BIN/pgsc-report" --db "$W/s.db" --args --format json >"$W/args.json"
+# shellcheck disable=SC2016 # expect evals its check: single quotes on purpose
 expect "json has an args member with socket" \
 	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert \"socket\" in d[\"args\"][\"global\"]" "$W/args.json"'
 t_done

@@ -196,6 +196,8 @@ int report_table(const struct rep_out *w);
 #define FILTER_ARCH_MAX 16
 int report_filter_setup(const struct rep *r, const struct lists *L,
 			uint32_t arches[FILTER_ARCH_MAX], char **cause);
+int report_filter_begin(const struct rep_out *w,
+			uint32_t arches[FILTER_ARCH_MAX]);
 int report_systemd(const struct rep_out *w);
 int report_oci(const struct rep_out *w);
 /* report_spo.c */

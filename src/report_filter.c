@@ -107,6 +107,27 @@ report_known_max_json(FILE *out, const struct rep *r, const struct lists *L)
 }
 
 /*
+ * The start of a filter file of the global list (systemd, spo): its
+ * arches into @arches, the start-up calls added to the list, then the
+ * header, the --arch/--portable comment and the start-up note as "# "
+ * lines.  Returns the number of arches, or a negative errno.
+ */
+int
+report_filter_begin(const struct rep_out *w, uint32_t arches[FILTER_ARCH_MAX])
+{
+	int na = report_filter_setup(w->r, w->L, arches, w->r->cause);
+
+	if (na < 0)
+		return na;
+	if (report_needs_startup(w->L) < 0)
+		return -ENOMEM;
+	report_header_line(w->out, w->r);
+	report_lists_comment(w->out, w->L);
+	report_needs_startup_note(w->out, w->L, "# ");
+	return na;
+}
+
+/*
  * A systemd unit drop-in.  systemd loads one filter, before it execs the
  * service's main process, and every process of the service inherits it:
  * exactly the global filter (docs/design.md §1).  The session list has no
@@ -133,15 +154,10 @@ report_systemd(const struct rep_out *w)
 	struct lists *L = w->L;
 	enum pgsc_action def = w->def;
 	uint32_t arches[FILTER_ARCH_MAX];
-	int na = report_filter_setup(w->r, L, arches, w->r->cause);
+	int na = report_filter_begin(w, arches);
 
 	if (na < 0)
 		return na;
-	if (report_needs_startup(L) < 0)
-		return -ENOMEM;
-	report_header_line(out, w->r);
-	report_lists_comment(out, L);
-	report_needs_startup_note(out, L, "# ");
 	fprintf(out, "# A drop-in for the server's unit, e.g.\n"
 		"#   /etc/systemd/system/postgresql@15-main.service.d/"
 		"pgsc.conf\n"

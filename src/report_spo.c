@@ -16,7 +16,6 @@
  * on both.  Only names of [a-z0-9_]+ are written (the lists' names come
  * from libseccomp), so none needs YAML quoting.  pgsc-report(1), "spo"; docs/kubernetes.md.
  */
-#include <errno.h>
 
 #include "report-int.h"
 #include "syscalls.h"
@@ -28,15 +27,10 @@ report_spo(const struct rep_out *w)
 	struct lists *L = w->L;
 	enum pgsc_action def = w->def;
 	uint32_t arches[FILTER_ARCH_MAX];
-	int na = report_filter_setup(w->r, L, arches, w->r->cause);
+	int na = report_filter_begin(w, arches);
 
 	if (na < 0)
 		return na;
-	if (report_needs_startup(L) < 0)
-		return -ENOMEM;
-	report_header_line(out, w->r);
-	report_lists_comment(out, L);
-	report_needs_startup_note(out, L, "# ");
 	fputs("# A SeccompProfile of the Security Profiles Operator: kubectl "
 	      "apply -n NAMESPACE -f FILE,\n"
 	      "# then the pod's securityContext.seccompProfile: type: "

@@ -14,11 +14,12 @@ top_call() {
 }
 
 # drop_call FILE SETTING NAME: FILE's GUC lines with NAME taken out of the
-# list of every line whose setting matches the regular expression SETTING.
+# list of every line whose setting matches the regular expression SETTING
+# (NAME alone or with its argument rule, NAME(...)).
 drop_call() {
 	awk -v v="$3" -v s="^($2) = " -F"'" '$0 ~ s {
 		n = split($2, a, ","); out = ""
-		for (i = 1; i <= n; i++) if (a[i] != v) out = out (out == "" ? "" : ",") a[i]
+		for (i = 1; i <= n; i++) if (a[i] != v && index(a[i], v "(") != 1) out = out (out == "" ? "" : ",") a[i]
 		print $1 "'\''" out "'\''"; next
 	} { print }' "$1"
 }

@@ -61,7 +61,13 @@ t_script world-test "world.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@
 MAXR=${PGSC_WORLD_MAX_ROUNDS:-5}
 # shellcheck source=../lib/world.sh
 . "$HERE/../lib/world.sh"
-STEPS=${PGSC_WORLD_STEPS:-$WORLD_CI_STEPS}
+# Besides the subset: TCP from backends (dblink and postgres_fdw to
+# localhost: the socket and setsockopt values of the argument rules), and
+# a backend running programs and an untrusted language (what the
+# --no-programs proof and the controls below need in the rounds).
+STEPS=${PGSC_WORLD_STEPS:-$WORLD_CI_STEPS,scenarios:localhost-fdw,scenarios:copy-program,scenarios:plperlu}
+# The steps that run programs below backends: not in the --no-programs proof.
+PROGSTEPS=scenarios:copy-program
 REPL=src/test/recovery:001_stream_rep
 T0=$(date +%s)
 
@@ -104,9 +110,9 @@ note "audit lock after $((T_LOCKED - T_PREP)) s"
 # ---------------------------------------------------------------- loop --
 rc=0
 WCACHE=${PGSC_WORLD_CACHE:-/var/cache/pgsc-world}
-MATCH=(--server-match "$W/c/data" --server-match "$WCACHE/src/")
+MATCH=(--server-match "$W/c/data" --server-match "$WCACHE/src/" --server-match /tmp/pgsc-scen.)
 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/it" --db "$W/pgsc.db" "${MATCH[@]}" \
-	--max-rounds "$MAXR" --source netlink --steps "$STEPS" --baseline --per-type=routine -- "$WORLD" run \
+	--max-rounds "$MAXR" --source netlink --steps "$STEPS" --baseline --per-type=routine --args -- "$WORLD" run \
 	>"$W/iterate.out" 2>&1 || rc=$?
 cat "$W/iterate.out"
 [ "$rc" != 1 ] || fail "pgsc-iterate did not converge within $MAXR rounds"
@@ -129,6 +135,12 @@ if [ "$rc" = 3 ]; then
 	outside=$(comm -23 "$W/proof.denied" "$W/world.names" | tr '\n' ' ')
 	[ -z "$outside" ] || fail "the proof denied $outside, which the whole world's lists ($REF) do not hold either: $(cat "$W/proof.table")"
 	[ "$(grep -c . "$W/proof.denied")" -le 3 ] || fail "the proof denied $(grep -c . "$W/proof.denied") names: more than a rare path: $(cat "$W/proof.table")"
+	# A name the subset's lists hold was refused by its argument rule: an
+	# argument the rounds never saw, never a rare path of the subset.
+	grep -E '^pgsc\.[a-z0-9_]+_syscall_allow = ' "$W/it/final.guc" | sed "s/^[^']*'//; s/'.*//" | tr ',' '\n' |
+		sed 's/(.*//' | sort -u >"$W/subset.names"
+	ruled=$(comm -12 "$W/proof.denied" "$W/subset.names" | tr '\n' ' ')
+	[ -z "$ruled" ] || fail "the proof denied $ruled, which the subset's lists hold: an argument rule refused a value the rounds never saw: $(cat "$W/proof.table")"
 	RARE=$(tr '\n' ' ' <"$W/proof.denied")
 	note "rare path: the proof denied $RARE- not in the subset's lists, in the whole world's ($(basename "$REF")); the rest is checked"
 	grep -A8 '^pgsc-iterate: denied or killed' "$W/iterate.out" >&2 || true
@@ -277,7 +289,7 @@ wpick=$(top_call walwriter "$W/lists.json")
 wv=${wpick% *}
 first=${STEPS%%,*}
 grep -qE "^pgsc\.walwriter_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the walwriter's list"
-grep -qE "^pgsc\.global_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the global list"
+grep -qE "^pgsc\.global_syscall_allow = '(.*,)?$wv(\([^,]*\))?(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the global list"
 drop_call "$W/it/final.guc" 'pgsc\.walwriter_syscall_allow' "$wv" >"$W/neg2.lists"
 ! grep -qE "^pgsc\.walwriter_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/neg2.lists" || fail "could not remove $wv"
 note "per-type negative control: removing '$wv' (${wpick#* } records of the walwriter) from the walwriter's list only; proof on $first"
@@ -295,6 +307,62 @@ line=$(grep -E "^    \{\"name\": \"$wv\", \"arch\": \"x86_64\", \"nr\": $wnr," "
 [ -n "$line" ] || fail "no SECCOMP record of $wv (x86_64 $wnr) in the per-type negative proof's store"
 grep -qE '"walwriter": [1-9]' <<<"$line" || fail "the denied $wv is not the walwriter's: $line"
 note "per-type negative control: $(grep -oE '"walwriter": [0-9]+' <<<"$line" | head -1 | sed 's/.*: //') denials of $wv by the walwriter, under its own filter (the global list allows $wv)"
+# ------------------------------------------- argument rules, programs --
+# The rounds were collected with --args: the lists carry argument rules,
+# and the proof above proved them.  Those the controls below lean on must
+# be there (socket, setsockopt: the TCP of scenarios:localhost-fdw).
+for c in socket setsockopt; do
+	grep -qE "^pgsc\.session_syscall_allow = '(.*,)?$c\([^,]*\)(,.*)?'\$" "$W/it/final.guc" ||
+		fail "the proven session list has no argument rule for $c: $(grep '^pgsc\.session_syscall_allow' "$W/it/final.guc" | cut -c1-300)"
+done
+note "argument rules proven: $(grep -E '^pgsc\.(global|session)_syscall_allow' "$W/it/final.guc" | grep -oE '[a-z0-9_]+\([^,]*\)' | sort -u | tr '\n' ' ')"
+
+# --no-programs: the session list without what programs below backends
+# need, proven on the steps that run no program below a backend, each
+# step's per-test results identical to its baseline above.
+NSTEPS=$(tr ',' '\n' <<<"$STEPS" | grep -vxF "$PROGSTEPS" | paste -sd,)
+rc=0
+"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/nop" --db "$W/pgsc.db" --proof-only --no-programs --args \
+	--per-type=routine "${MATCH[@]}" --source netlink --steps "$NSTEPS" -- "$WORLD" run >"$W/nop.out" 2>&1 || rc=$?
+grep -E '^pgsc-iterate: (--no-programs|proof run)' "$W/nop.out" | sed 's/^/    /'
+[ "$rc" = 0 ] || fail "the --no-programs proof failed (exit $rc): $(grep -A12 '^pgsc-iterate: denied or killed' "$W/nop.out" | head -20)"
+grep -q '^pgsc-iterate: --no-programs: dropped from the session list (.*execve' "$W/nop.out" ||
+	fail "--no-programs dropped no execve from the session list, though the rounds ran COPY ... PROGRAM ($PROGSTEPS)"
+! grep -qE "^pgsc\.session_syscall_allow = '(.*,)?execve(,.*)?'\$" "$W/nop/final.guc" || fail "execve is in the --no-programs session list"
+while read -r step; do
+	tag=$(tr '/:+' '___' <<<"$step")
+	cmp -s "$W/it/baseline-1-$tag/status" "$W/nop/proof-1-$tag/status" ||
+		fail "--no-programs, step $step: per-test results differ from the baseline: $(diff "$W/it/baseline-1-$tag/status" "$W/nop/proof-1-$tag/status" | head)"
+done < <(tr ',' '\n' <<<"$NSTEPS")
+note "--no-programs proof: $(tr ',' '\n' <<<"$NSTEPS" | grep -c .) steps (all but $PROGSTEPS), 0 denials, per-test results identical to the baseline"
+
+# The controls (tests/world/controls.sh) under the same lists: an
+# AF_PACKET socket, SO_PRIORITY and a SOL_PACKET option from a plperlu
+# function, then COPY ... TO PROGRAM, on the installcheck server.
+rc=0
+PGSC_ITERATE_EXPECT_RC=0 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/ctl" --db "$W/pgsc.db" \
+	--proof-only --no-programs --args --per-type=routine "${MATCH[@]}" --source netlink -- "$HERE/controls.sh" >"$W/ctl.out" 2>&1 || rc=$?
+[ "$rc" = 3 ] || fail "the controls' run exited $rc, expected 3 (denials): $(tail -n 20 "$W/ctl.out")"
+chk=$W/ctl/proof-1/checks
+[ -s "$chk" ] || fail "the controls wrote no results: $(tail -n 20 "$W/ctl.out")"
+sed 's/^/    /' "$chk"
+eperm=$(python3 -c 'import errno; print(errno.EPERM)')
+for k in packet priority sol_packet; do
+	grep -qx "$k $eperm" "$chk" || fail "control $k: expected errno $eperm (EPERM, the filter's), got: $(grep "^$k " "$chk")"
+done
+grep -q '^copy .*could not execute command "true": Operation not permitted' "$chk" ||
+	fail "COPY (SELECT 1) TO PROGRAM 'true' did not fail with EPERM: $(grep '^copy ' "$chk")"
+grep -qx 'after 1' "$chk" || fail "the server did not answer after the controls: $(grep '^after ' "$chk")"
+rc=0
+"$BINDIR/pgsc-report" --db "$W/ctl/proof.db" --format=json >"$W/ctl.json" 2>"$W/ctl.err" || rc=$?
+[ "$rc" -le 1 ] && [ -s "$W/ctl.json" ] || fail "pgsc-report on the controls' store failed (exit $rc): $(cat "$W/ctl.err")"
+for c in socket setsockopt execve; do
+	cnr=$(scmp_sys_resolver -a x86_64 "$c") || fail "scmp_sys_resolver does not know $c"
+	line=$(grep -E "^    \{\"name\": \"$c\", \"arch\": \"x86_64\", \"nr\": $cnr," "$W/ctl.json" || true)
+	[ -n "$line" ] || fail "no SECCOMP record of $c (x86_64 $cnr) in the controls' store"
+	grep -qE '"(descendant/)?client backend": [1-9]' <<<"$line" || fail "the denied $c is not a client backend's (or its program's): $line"
+done
+note "controls under --no-programs --args at error: AF_PACKET socket, SO_PRIORITY and SOL_PACKET setsockopt refused with EPERM by their argument rules, COPY TO PROGRAM refused, the server answered after; denied in the audit stream: $(grep -oE '^    \{"name": "[a-z0-9_]+", "arch": "x86_64"' "$W/ctl.json" | sed 's/.*"name": "//; s/".*//' | sort -u | tr '\n' ' ')"
 note "time: $(($(date +%s) - T0)) s in all, $((T_LOCKED - T_PREP)) s waiting for the audit lock, $((T_PREP - T0)) s preparing"
 RESULT=pass
 note PASS

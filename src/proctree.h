@@ -54,6 +54,7 @@ int proctree_each_agg(struct proctree *t,
 		      int (*cb)(void *arg, const struct role_agg *a), void *arg);
 /* The argument values folded by role so far (args.c, docs/args.md). */
 const struct args_tab *proctree_args(const struct proctree *t);
+int proctree_args_snapshot(struct proctree *t, struct args_tab *out);
 /* Titles of running postgres processes from /proc (live collection). */
 void proctree_proc_titles(struct proctree *t);
 /* The counts so far, for a periodic commit; settles nothing. */

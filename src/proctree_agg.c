@@ -241,6 +241,40 @@ proctree_args(const struct proctree *t)
 	return &t->args;
 }
 
+/*
+ * The argument values of the folded processes, plus those of the
+ * processes still open under the role they would have now, into @out
+ * (empty; the caller frees it with args_tab_free()).  A live round's last
+ * commit needs it: its processes are never folded (the snapshot stands
+ * for them), and their values would otherwise never reach the store.
+ * Returns 0 or -ENOMEM.
+ */
+int
+proctree_args_snapshot(struct proctree *t, struct args_tab *out)
+{
+	for (size_t i = 0; i < t->args.n; i++)
+		if (args_tab_add(out, &t->args.e[i]) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
+		const char *role;
+
+		if (p->args.n == 0)
+			continue;
+		role = pt_intern(t, pt_role_of(t, p, 0, 0));
+		if (role == NULL)
+			return -ENOMEM;
+		for (size_t j = 0; j < p->args.n; j++) {
+			struct args_obs o = p->args.e[j];
+
+			o.role = role;
+			if (args_tab_add(out, &o) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int
 proctree_each_agg(struct proctree *t,
 		  int (*cb)(void *arg, const struct role_agg *a), void *arg)

@@ -165,7 +165,9 @@ report_usable_types(const struct rep *r, const struct types *T,
 		   "%lld-%lld has a backend type (%llu records of backends "
 		   "of unknown type), so there is no list per type: load the "
 		   "rules examples/pgsc.rules while collecting, or give "
-		   "--pg-log", (long long)r->from, (long long)r->to,
+		   "--pg-log (rounds collected with pgsc-collect --args have "
+		   "no types: docs/args.md, \"Backend types\")",
+		   (long long)r->from, (long long)r->to,
 		   (unsigned long long)T->untyped);
 	return 0;
 }

@@ -285,7 +285,16 @@ round_commit(struct round *rd, int finished, char **cause)
 		rc = store_batch_new(rd->st, rd->id, &w.b, cause);
 	if (rc == 0)
 		rc = batch_tree(rd, &w, finished);
-	if (rc == 0)
+	if (rc == 0 && rd->live && finished) {
+		/* the open processes' values too: a live round's are never
+		 * folded (docs/args.md, "Live collection") */
+		struct args_tab snap = { NULL, 0, 0 };
+
+		rc = proctree_args_snapshot(rd->tree, &snap);
+		if (rc == 0)
+			rc = store_args_write(rd->st, rd->id, &snap, cause);
+		args_tab_free(&snap);
+	} else if (rc == 0)
 		rc = store_args_write(rd->st, rd->id, proctree_args(rd->tree),
 				      cause);
 	if (rc == 0)

@@ -10,7 +10,9 @@
 #   priority    ... sets SO_PRIORITY (SOL_SOCKET 1, 12) on a TCP socket
 #   sol_packet  ... sets a SOL_PACKET option (263, 1) on a TCP socket
 #               (a negative errno: the TCP socket itself was refused)
-#   copy        COPY (SELECT 1) TO PROGRAM 'true': psql's output
+#   copy        COPY (SELECT 1) TO PROGRAM 'true': psql's output (the
+#               child's refused call gets EPERM; glibc's popen() says
+#               ENOMEM for any failed spawn)
 #   after       SELECT 1 on a new connection: the server goes on
 # None of these is something PostgreSQL does; socket and setsockopt are
 # in the session list by name (the rounds' TCP), so only their argument

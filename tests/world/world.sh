@@ -47,6 +47,25 @@
 #      keeps it), and the proof is run again on the first step: the proof
 #      must fail with denials of that call attributed to the walwriter,
 #      so the walwriter's own filter refused it.
+#   8. argument rules: a loop of its own, pgsc-iterate --args (rounds
+#      collected with the --args audit rules, lists with argument rules;
+#      no --per-type: docs/args.md, "Backend types"), on a regression
+#      subset and three scenarios (tools/pgsc-scenarios): localhost-fdw
+#      (backends' TCP), copy-program (COPY TO/FROM PROGRAM), plperlu
+#      (libperl in a backend); converged, proven under error with 0
+#      denials and per-test results identical to the baseline; the
+#      session list has rules for socket and setsockopt;
+#   9. --no-programs (pgsc-iterate --proof-only --no-programs --args on
+#      that loop's store): proven on every step but copy-program,
+#      per-test results identical to the baseline; execve must have been
+#      dropped;
+#  10. controls under those lists (tests/world/controls.sh): a plperlu
+#      function's AF_PACKET socket, SO_PRIORITY and SOL_PACKET setsockopt
+#      get EPERM from their argument rules, COPY (SELECT 1) TO PROGRAM
+#      'true' fails (the child's refused call gets EPERM; glibc's popen()
+#      says ENOMEM), the server answers after, and the denials
+#      of socket, setsockopt and execve are in the audit stream,
+#      attributed to a backend (or its program).
 # Why netlink and not a private auditd with --source file: on this shared
 # machine auditd's log showed kernel serial gaps in most rounds (records
 # may be missing), and pgsc-iterate rightly never counts such a round as
@@ -61,11 +80,14 @@ t_script world-test "world.sh BINDIR (holding pgsc-collect and pgsc-report)" "$@
 MAXR=${PGSC_WORLD_MAX_ROUNDS:-5}
 # shellcheck source=../lib/world.sh
 . "$HERE/../lib/world.sh"
-# Besides the subset: TCP from backends (dblink and postgres_fdw to
-# localhost: the socket and setsockopt values of the argument rules), and
-# a backend running programs and an untrusted language (what the
-# --no-programs proof and the controls below need in the rounds).
-STEPS=${PGSC_WORLD_STEPS:-$WORLD_CI_STEPS,scenarios:localhost-fdw,scenarios:copy-program,scenarios:plperlu}
+STEPS=${PGSC_WORLD_STEPS:-$WORLD_CI_STEPS}
+# The loop with argument rules (8-10 below): its own rounds, without
+# --per-type (with the --args audit rules the kernel's PROCTITLE of a
+# backend is its fork-time title: docs/args.md, "Backend types").  A
+# regression subset, TCP from backends (dblink and postgres_fdw to
+# localhost: socket and setsockopt values), a backend running programs,
+# an untrusted language.
+ASTEPS=${PGSC_WORLD_ARGS_STEPS:-regress:test_setup+boolean+int4+text,scenarios:localhost-fdw,scenarios:copy-program,scenarios:plperlu}
 # The steps that run programs below backends: not in the --no-programs proof.
 PROGSTEPS=scenarios:copy-program
 REPL=src/test/recovery:001_stream_rep
@@ -112,7 +134,7 @@ rc=0
 WCACHE=${PGSC_WORLD_CACHE:-/var/cache/pgsc-world}
 MATCH=(--server-match "$W/c/data" --server-match "$WCACHE/src/" --server-match /tmp/pgsc-scen.)
 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/it" --db "$W/pgsc.db" "${MATCH[@]}" \
-	--max-rounds "$MAXR" --source netlink --steps "$STEPS" --baseline --per-type=routine --args -- "$WORLD" run \
+	--max-rounds "$MAXR" --source netlink --steps "$STEPS" --baseline --per-type=routine -- "$WORLD" run \
 	>"$W/iterate.out" 2>&1 || rc=$?
 cat "$W/iterate.out"
 [ "$rc" != 1 ] || fail "pgsc-iterate did not converge within $MAXR rounds"
@@ -128,19 +150,17 @@ if [ "$rc" = 3 ]; then
 	REF=$SRCROOT/examples/lists/pg15-debian12-x86_64.guc
 	[ -r "$REF" ] || fail "pgsc-iterate exited 3 and $REF is missing"
 	"$BINDIR/pgsc-report" --db "$W/it/proof.db" --format=table >"$W/proof.table" 2>/dev/null || true
-	awk '$2 == "x86_64" && $3 ~ /^[0-9]+$/ { print $1 }' "$W/proof.table" | sort -u >"$W/proof.denied"
+	# the server's calls ("count": its roles' records), not those of
+	# unrelated programs under a filter of their own on this machine
+	"$BINDIR/pgsc-report" --db "$W/it/proof.db" --format=json >"$W/proof.json" 2>/dev/null || true
+	sed -n 's/^    {"name": "\([a-z0-9_]*\)", "arch": "x86_64", "nr": [0-9]*, "count": [1-9][0-9]*,.*/\1/p' "$W/proof.json" |
+		sort -u >"$W/proof.denied"
 	[ -s "$W/proof.denied" ] || fail "pgsc-iterate exited 3 (the proof failed) with no denial in its store: $(tail -n 5 "$W/iterate.out")"
 	grep -E '^pgsc\.(global|session)_syscall_allow = ' "$REF" | sed "s/^[^']*'//; s/'.*//" | tr ',' '\n' |
 		sort -u >"$W/world.names"
 	outside=$(comm -23 "$W/proof.denied" "$W/world.names" | tr '\n' ' ')
 	[ -z "$outside" ] || fail "the proof denied $outside, which the whole world's lists ($REF) do not hold either: $(cat "$W/proof.table")"
 	[ "$(grep -c . "$W/proof.denied")" -le 3 ] || fail "the proof denied $(grep -c . "$W/proof.denied") names: more than a rare path: $(cat "$W/proof.table")"
-	# A name the subset's lists hold was refused by its argument rule: an
-	# argument the rounds never saw, never a rare path of the subset.
-	grep -E '^pgsc\.[a-z0-9_]+_syscall_allow = ' "$W/it/final.guc" | sed "s/^[^']*'//; s/'.*//" | tr ',' '\n' |
-		sed 's/(.*//' | sort -u >"$W/subset.names"
-	ruled=$(comm -12 "$W/proof.denied" "$W/subset.names" | tr '\n' ' ')
-	[ -z "$ruled" ] || fail "the proof denied $ruled, which the subset's lists hold: an argument rule refused a value the rounds never saw: $(cat "$W/proof.table")"
 	RARE=$(tr '\n' ' ' <"$W/proof.denied")
 	note "rare path: the proof denied $RARE- not in the subset's lists, in the whole world's ($(basename "$REF")); the rest is checked"
 	grep -A8 '^pgsc-iterate: denied or killed' "$W/iterate.out" >&2 || true
@@ -289,7 +309,7 @@ wpick=$(top_call walwriter "$W/lists.json")
 wv=${wpick% *}
 first=${STEPS%%,*}
 grep -qE "^pgsc\.walwriter_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the walwriter's list"
-grep -qE "^pgsc\.global_syscall_allow = '(.*,)?$wv(\([^,]*\))?(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the global list"
+grep -qE "^pgsc\.global_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/it/final.guc" || fail "$wv is not in the global list"
 drop_call "$W/it/final.guc" 'pgsc\.walwriter_syscall_allow' "$wv" >"$W/neg2.lists"
 ! grep -qE "^pgsc\.walwriter_syscall_allow = '(.*,)?$wv(,.*)?'\$" "$W/neg2.lists" || fail "could not remove $wv"
 note "per-type negative control: removing '$wv' (${wpick#* } records of the walwriter) from the walwriter's list only; proof on $first"
@@ -308,22 +328,36 @@ line=$(grep -E "^    \{\"name\": \"$wv\", \"arch\": \"x86_64\", \"nr\": $wnr," "
 grep -qE '"walwriter": [1-9]' <<<"$line" || fail "the denied $wv is not the walwriter's: $line"
 note "per-type negative control: $(grep -oE '"walwriter": [0-9]+' <<<"$line" | head -1 | sed 's/.*: //') denials of $wv by the walwriter, under its own filter (the global list allows $wv)"
 # ------------------------------------------- argument rules, programs --
-# The rounds were collected with --args: the lists carry argument rules,
-# and the proof above proved them.  Those the controls below lean on must
-# be there (socket, setsockopt: the TCP of scenarios:localhost-fdw).
+# Rounds collected with --args until converged (names and rules), the
+# lists with argument rules proven under error, each step's per-test
+# results identical to its baseline, 0 denials (no rare-path allowance:
+# a refused value is a failure).
+rc=0
+"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/args" --db "$W/args.db" "${MATCH[@]}" --server-match /tmp/pgsc-scen. \
+	--max-rounds "$MAXR" --source netlink --steps "$ASTEPS" --baseline --args -- "$WORLD" run >"$W/args.out" 2>&1 || rc=$?
+grep -E '^pgsc-iterate: (round [0-9]+: workload|converged|proof run|PROOF)' "$W/args.out" | sed 's/^/    /'
+[ "$rc" = 0 ] || fail "pgsc-iterate --args exited $rc (1: not converged, 3: the proof failed): $(grep -A12 -E '^pgsc-iterate: (denied or killed|per-test results differ)' "$W/args.out" | head -30)"
+grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$W/args.out" ||
+	fail "the --args proof did not report 0 SECCOMP records"
+# The rules the controls lean on (socket, setsockopt: the TCP of
+# scenarios:localhost-fdw).
 for c in socket setsockopt; do
-	grep -qE "^pgsc\.session_syscall_allow = '(.*,)?$c\([^,]*\)(,.*)?'\$" "$W/it/final.guc" ||
-		fail "the proven session list has no argument rule for $c: $(grep '^pgsc\.session_syscall_allow' "$W/it/final.guc" | cut -c1-300)"
+	grep -qE "^pgsc\.session_syscall_allow = '(.*,)?$c\([^,]*\)(,.*)?'\$" "$W/args/final.guc" ||
+		fail "the proven session list has no argument rule for $c: $(grep '^pgsc\.session_syscall_allow' "$W/args/final.guc" | cut -c1-300)"
 done
-note "argument rules proven: $(grep -E '^pgsc\.(global|session)_syscall_allow' "$W/it/final.guc" | grep -oE '[a-z0-9_]+\([^,]*\)' | sort -u | tr '\n' ' ')"
+while read -r step; do
+	tag=$(tr '/:+' '___' <<<"$step")
+	grep -q ' ok$' "$W/args/proof-1-$tag/status" || fail "--args, step $step: no test passed: $(cat "$W/args/proof-1-$tag/status")"
+done < <(tr ',' '\n' <<<"$ASTEPS")
+note "argument rules proven on $ASTEPS: $(grep -E '^pgsc\.(global|session)_syscall_allow' "$W/args/final.guc" | grep -oE '[a-z0-9_]+\([^,]*\)' | sort -u | tr '\n' ' ')"
 
 # --no-programs: the session list without what programs below backends
 # need, proven on the steps that run no program below a backend, each
 # step's per-test results identical to its baseline above.
-NSTEPS=$(tr ',' '\n' <<<"$STEPS" | grep -vxF "$PROGSTEPS" | paste -sd,)
+NSTEPS=$(tr ',' '\n' <<<"$ASTEPS" | grep -vxF "$PROGSTEPS" | paste -sd,)
 rc=0
-"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/nop" --db "$W/pgsc.db" --proof-only --no-programs --args \
-	--per-type=routine "${MATCH[@]}" --source netlink --steps "$NSTEPS" -- "$WORLD" run >"$W/nop.out" 2>&1 || rc=$?
+"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/nop" --db "$W/args.db" --proof-only --no-programs --args \
+	"${MATCH[@]}" --server-match /tmp/pgsc-scen. --source netlink --steps "$NSTEPS" -- "$WORLD" run >"$W/nop.out" 2>&1 || rc=$?
 grep -E '^pgsc-iterate: (--no-programs|proof run)' "$W/nop.out" | sed 's/^/    /'
 [ "$rc" = 0 ] || fail "the --no-programs proof failed (exit $rc): $(grep -A12 '^pgsc-iterate: denied or killed' "$W/nop.out" | head -20)"
 grep -q '^pgsc-iterate: --no-programs: dropped from the session list (.*execve' "$W/nop.out" ||
@@ -331,8 +365,8 @@ grep -q '^pgsc-iterate: --no-programs: dropped from the session list (.*execve' 
 ! grep -qE "^pgsc\.session_syscall_allow = '(.*,)?execve(,.*)?'\$" "$W/nop/final.guc" || fail "execve is in the --no-programs session list"
 while read -r step; do
 	tag=$(tr '/:+' '___' <<<"$step")
-	cmp -s "$W/it/baseline-1-$tag/status" "$W/nop/proof-1-$tag/status" ||
-		fail "--no-programs, step $step: per-test results differ from the baseline: $(diff "$W/it/baseline-1-$tag/status" "$W/nop/proof-1-$tag/status" | head)"
+	cmp -s "$W/args/baseline-1-$tag/status" "$W/nop/proof-1-$tag/status" ||
+		fail "--no-programs, step $step: per-test results differ from the baseline: $(diff "$W/args/baseline-1-$tag/status" "$W/nop/proof-1-$tag/status" | head)"
 done < <(tr ',' '\n' <<<"$NSTEPS")
 note "--no-programs proof: $(tr ',' '\n' <<<"$NSTEPS" | grep -c .) steps (all but $PROGSTEPS), 0 denials, per-test results identical to the baseline"
 
@@ -340,8 +374,8 @@ note "--no-programs proof: $(tr ',' '\n' <<<"$NSTEPS" | grep -c .) steps (all bu
 # AF_PACKET socket, SO_PRIORITY and a SOL_PACKET option from a plperlu
 # function, then COPY ... TO PROGRAM, on the installcheck server.
 rc=0
-PGSC_ITERATE_EXPECT_RC=0 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/ctl" --db "$W/pgsc.db" \
-	--proof-only --no-programs --args --per-type=routine "${MATCH[@]}" --source netlink -- "$HERE/controls.sh" >"$W/ctl.out" 2>&1 || rc=$?
+PGSC_ITERATE_EXPECT_RC=0 "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$W/ctl" --db "$W/args.db" \
+	--proof-only --no-programs --args "${MATCH[@]}" --source netlink -- "$HERE/controls.sh" >"$W/ctl.out" 2>&1 || rc=$?
 [ "$rc" = 3 ] || fail "the controls' run exited $rc, expected 3 (denials): $(tail -n 20 "$W/ctl.out")"
 chk=$W/ctl/proof-1/checks
 [ -s "$chk" ] || fail "the controls wrote no results: $(tail -n 20 "$W/ctl.out")"
@@ -350,19 +384,35 @@ eperm=$(python3 -c 'import errno; print(errno.EPERM)')
 for k in packet priority sol_packet; do
 	grep -qx "$k $eperm" "$chk" || fail "control $k: expected errno $eperm (EPERM, the filter's), got: $(grep "^$k " "$chk")"
 done
-grep -q '^copy .*could not execute command "true": Operation not permitted' "$chk" ||
-	fail "COPY (SELECT 1) TO PROGRAM 'true' did not fail with EPERM: $(grep '^copy ' "$chk")"
+# The backend's popen() fails: its child's first refused call (dup2 of
+# the pipe, before execve) gets EPERM, and glibc 2.36's popen() reports
+# any failed spawn as ENOMEM ("Cannot allocate memory"): the EPERM is in
+# the audit stream (below), not in the message.
+grep -q '^copy ERROR: *could not execute command "true"' "$chk" ||
+	fail "COPY (SELECT 1) TO PROGRAM 'true' did not fail: $(grep '^copy ' "$chk")"
 grep -qx 'after 1' "$chk" || fail "the server did not answer after the controls: $(grep '^after ' "$chk")"
 rc=0
 "$BINDIR/pgsc-report" --db "$W/ctl/proof.db" --format=json >"$W/ctl.json" 2>"$W/ctl.err" || rc=$?
 [ "$rc" -le 1 ] && [ -s "$W/ctl.json" ] || fail "pgsc-report on the controls' store failed (exit $rc): $(cat "$W/ctl.err")"
-for c in socket setsockopt execve; do
-	cnr=$(scmp_sys_resolver -a x86_64 "$c") || fail "scmp_sys_resolver does not know $c"
-	line=$(grep -E "^    \{\"name\": \"$c\", \"arch\": \"x86_64\", \"nr\": $cnr," "$W/ctl.json" || true)
-	[ -n "$line" ] || fail "no SECCOMP record of $c (x86_64 $cnr) in the controls' store"
-	grep -qE '"(descendant/)?client backend": [1-9]' <<<"$line" || fail "the denied $c is not a client backend's (or its program's): $line"
+# ctl_denied NAME: NAME's line in the controls' JSON when a client
+# backend (or its program) made it.
+ctl_denied() {
+	local nr_ line_
+	nr_=$(scmp_sys_resolver -a x86_64 "$1") || fail "scmp_sys_resolver does not know $1"
+	line_=$(grep -E "^    \{\"name\": \"$1\", \"arch\": \"x86_64\", \"nr\": $nr_," "$W/ctl.json" || true)
+	grep -E '"(descendant/)?(client )?backend": [1-9]' <<<"$line_" || true
+}
+for c in socket setsockopt; do
+	[ -n "$(ctl_denied "$c")" ] || fail "no SECCOMP record of $c by a backend in the controls' store: $(grep -E "\"name\": \"$c\"" "$W/ctl.json")"
 done
-note "controls under --no-programs --args at error: AF_PACKET socket, SO_PRIORITY and SOL_PACKET setsockopt refused with EPERM by their argument rules, COPY TO PROGRAM refused, the server answered after; denied in the audit stream: $(grep -oE '^    \{"name": "[a-z0-9_]+", "arch": "x86_64"' "$W/ctl.json" | sed 's/.*"name": "//; s/".*//' | sort -u | tr '\n' ' ')"
+# The program's start: the child's dup2 or execve, or the spawn itself
+# (clone3, clone, vfork), whichever the list refused first.
+spawn=''
+for c in dup2 dup3 execve clone3 clone vfork; do
+	[ -z "$(ctl_denied "$c")" ] || spawn="$spawn$c "
+done
+[ -n "$spawn" ] || fail "no denial of dup2, dup3, execve, clone3, clone or vfork by a backend or its program in the controls' store" 
+note "controls under --no-programs --args at error: AF_PACKET socket, SO_PRIORITY and SOL_PACKET setsockopt refused with EPERM by their argument rules, COPY TO PROGRAM refused ($spawn), the server answered after; denied in the audit stream: $(grep -oE '^    \{"name": "[a-z0-9_]+", "arch": "x86_64"' "$W/ctl.json" | sed 's/.*"name": "//; s/".*//' | sort -u | tr '\n' ' ')"
 note "time: $(($(date +%s) - T0)) s in all, $((T_LOCKED - T_PREP)) s waiting for the audit lock, $((T_PREP - T0)) s preparing"
 RESULT=pass
 note PASS

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # run.sh - pgsc-report beyond the plain lists: --arch and --portable
-# checked against libseccomp, the systemd, oci and effective formats
-# checked by their consumers (the expectations with static outputs,
+# checked against libseccomp, the systemd, oci, spo (with --base
+# runtime-default: the delta proven against src/containerd_default.def)
+# and effective formats checked by their consumers (the expectations with static outputs,
 # --check-guc and the escaped errors, are tests/cases/report).
 #   bash tests/report/run.sh BINDIR DIR
 # DIR is tests/report (fixtures); tests/golden/raw.log.gz next to it is

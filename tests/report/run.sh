@@ -436,6 +436,17 @@ result "spo --no-programs: a usage error (the global list only)" $((! $?))
 # the proof where it should: a delta name dropped (the list is not kept),
 # a name outside the list and the default added (kexec_load).
 DEF=$DIR/../../src/containerd_default.def
+# the data itself: one release line, every name an x86_64 syscall for
+# libseccomp, none twice
+ok=1
+[ "$(grep -c '^CONTAINERD_DEFAULT("[0-9]*\.[0-9]*\.[0-9]*", "[ -~]*")$' "$DEF")" = 1 ] || { ok=0; echo "no one CONTAINERD_DEFAULT line"; }
+cdn=$(sed -n 's/^CONTAINERD_ALLOW\(_IF\)\{0,1\}("\([a-z0-9_]*\)")$/\2/p' "$DEF")
+[ "$(grep -c '^CONTAINERD_ALLOW' "$DEF")" = "$(echo "$cdn" | sort -u | wc -l)" ] || { ok=0; echo "a name twice, or a line that does not read"; }
+for s in $cdn; do
+	resolve x86_64 "$s"
+	[ "$NR" -ge 0 ] || { ok=0; echo "$s: no x86_64 number"; }
+done
+result "src/containerd_default.def: $(echo "$cdn" | wc -l) names, each an x86_64 syscall, none twice" $ok
 "$R" --db x.db --format spo --base runtime-default >b.spo.yaml 2>b.spo.err
 spo_base_check() { # YAML GUC STDERR DEFAULT-ACTION DEF [MUTATION]
 	python3 - "$@" <<'EOF'

@@ -355,6 +355,9 @@ enum pgsc_format {
  * calls that are not security-relevant (docs/per-type.md) */
 #define PGSC_PER_TYPE_OBSERVED 1
 #define PGSC_PER_TYPE_ROUTINE 2
+/* --base (spo): the profile as a delta over a runtime's default */
+#define PGSC_BASE_NONE 0
+#define PGSC_BASE_RUNTIME_DEFAULT 1     /* containerd's (report_spo.c) */
 
 struct pgsc_report_opts {
 	enum pgsc_format format;
@@ -395,6 +398,9 @@ struct pgsc_report_opts {
 					 * surface score instead of the table
 					 * (report_surface.c); json and html
 					 * always carry it */
+	int base;                       /* --base (spo): PGSC_BASE_*, the
+					 * global list less a runtime's
+					 * default, stacked on it */
 };
 
 /* The order of the HTML page's syscall rows (--sort). */

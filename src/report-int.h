@@ -202,6 +202,7 @@ int report_systemd(const struct rep_out *w);
 int report_oci(const struct rep_out *w);
 /* report_spo.c */
 int report_spo(const struct rep_out *w);
+int report_spo_options(const struct pgsc_report_opts *o, char **cause);
 void report_known_max_guc(FILE *out, const struct rep *r,
 			  const struct lists *L, const char *prefix);
 void report_known_max_json(FILE *out, const struct rep *r,

@@ -91,6 +91,8 @@ options_check(struct rep *r, void *arg)
 			   "print the global list only");
 		return -EINVAL;
 	}
+	if (opts->base && report_spo_options(opts, cause) < 0)
+		return -EINVAL;
 	if (opts->arch != 0 && pgsc_arch_name(opts->arch) == NULL) {
 		util_cause(cause, "unknown arch token 0x%08x", opts->arch);
 		return -EINVAL;

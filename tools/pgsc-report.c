@@ -22,6 +22,7 @@ usage(FILE *f)
 		"                   [--sort risk|rare|count|name|number] (html)\n"
 		"                   [--explain] (table, json) [--no-programs]\n"
 		"                   [--surface] (table) [--args]\n"
+		"                   [--base runtime-default] (spo)\n"
 		"       pgsc-report --db FILE --status [--format json]\n"
 		"       pgsc-report --db FILE --check-complete [--round N|FROM-TO]\n"
 		"                   [--node NAME]\n"
@@ -42,7 +43,10 @@ usage(FILE *f)
 		"the kernel CVEs each list reaches (src/cves.def) beside Docker's\n"
 		"default and systemd's @system-service (json, html: always).\n"
 		"--args: argument rules from the values pgsc-collect --args\n"
-		"collected (guc, json, oci, systemd): socket(a0:a1&0xf=1:1|2:1).\n");
+		"collected (guc, json, oci, systemd): socket(a0:a1&0xf=1:1|2:1).\n"
+		"--base runtime-default (spo): containerd's default profile as a\n"
+		"second SeccompProfile, and the list as baseProfileName plus the\n"
+		"names the default lacks (src/containerd_default.def).\n");
 }
 
 /* Flush standard output: a report that did not reach its reader (a full
@@ -243,13 +247,15 @@ parse_args(int argc, char **argv, struct args *A)
 		{ "surface", no_argument, NULL, 'W' },
 		/* argument rules (src/report_args.c) */
 		{ "args", no_argument, NULL, 'A' },
+		/* a delta over containerd's default (src/report_spo.c) */
+		{ "base", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
 	memset(A, 0, sizeof(*A));
 	A->ro.guc_prefix = "";
-	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:ERWA", opts,
+	while ((c = getopt_long(argc, argv, "d:f:r:p:s:SCa:PD:G:ThVK:N:YU:O:ERWAB:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -278,6 +284,16 @@ parse_args(int argc, char **argv, struct args *A)
 			break;
 		case 'A':
 			A->list_opts = A->ro.args = 1;
+			break;
+		case 'B':
+			if (strcmp(optarg, "runtime-default") != 0) {
+				bad_value("--base takes runtime-default "
+					  "(containerd's default profile), "
+					  "not", optarg);
+				return 2;
+			}
+			A->list_opts = 1;
+			A->ro.base = PGSC_BASE_RUNTIME_DEFAULT;
 			break;
 		case 'O':
 			if (parse_sort(optarg, &A->ro.sort) < 0)
@@ -408,6 +424,14 @@ check_combination(const struct args *A)
 	    ro->format != PGSC_FMT_EFFECTIVE) {
 		fprintf(stderr, "pgsc-report: --default applies to the systemd, "
 			"oci, spo and effective formats\n");
+		return 2;
+	}
+	if (ro->base && (ro->format != PGSC_FMT_SPO || A->want_status ||
+			 A->check || A->cands != NULL)) {
+		fprintf(stderr, "pgsc-report: --base applies to the spo "
+			"format: only the operator's SeccompProfile stacks on "
+			"a base (baseProfileName); an oci profile or a systemd "
+			"drop-in is loaded as it is\n");
 		return 2;
 	}
 	if (A->unknown_given && (ro->format != PGSC_FMT_OCI ||

@@ -18,7 +18,9 @@
 #     writes (its metadata.name taken from pgsc-report's own output) in
 #     the pod's namespace;
 #   - the blocks are the three the page promises (a Pod with the kubelet
-#     file, a Cluster of postgresql.cnpg.io/v1, a Pod with the operator's).
+#     file, a Cluster of postgresql.cnpg.io/v1, a Pod with the operator's);
+#   - the table of --base runtime-default's cost, measured on
+#     examples/lists/ against src/containerd_default.def.
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 t_init k8s-docs
@@ -83,4 +85,41 @@ for f in fails:
 sys.exit(1 if fails else 0)
 EOF
 check "docs/kubernetes.md: the YAML blocks as core/v1 and CloudNativePG read them, paths the page writes" $?
+
+# The "What it costs" table of --base runtime-default, computed: for each
+# list of examples/lists/ (global and session), its names, the delta (not
+# in containerd's unconditional names, B of src/containerd_default.def),
+# what B adds beyond it, and the union; a row for every file and list, and
+# the release the page names is the data's.
+python3 - "$SRC/docs/kubernetes.md" "$SRC/src/containerd_default.def" "$SRC"/examples/lists/*.guc <<'EOF'
+import os, re, sys
+doc = open(sys.argv[1]).read()
+d = open(sys.argv[2]).read()
+B = set(re.findall(r'^CONTAINERD_ALLOW\("([a-z0-9_]+)"\)$', d, re.M))
+version = re.search(r'^CONTAINERD_DEFAULT\("([0-9.]+)", ', d, re.M).group(1)
+rows = {(f, l): tuple(map(int, n)) for f, l, *n in
+        re.findall(r"^\| `(\S+\.guc)` (global|session) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$", doc, re.M)}
+fails = []
+if len(B) < 200:
+    fails.append(f"{sys.argv[2]}: {len(B)} names")
+if f"containerd-default-{version}" not in doc or f"containerd {version}" not in doc:
+    fails.append(f"the page does not name containerd {version}, the data's release")
+want = set()
+for path in sys.argv[3:]:
+    text = open(path).read()
+    for l in ("global", "session"):
+        m = re.search(r"^(?:\w+\.)?%s_syscall_allow = '(.*)'$" % l, text, re.M)
+        L = set(m.group(1).split(","))
+        key = (os.path.basename(path), l)
+        want.add(key)
+        got = (len(L), len(L - B), len(B - L), len(B | L))
+        if rows.get(key) != got:
+            fails.append(f"{key}: the page says {rows.get(key)}, measured {got}")
+if set(rows) != want:
+    fails.append(f"rows {sorted(set(rows) ^ want)} do not match examples/lists/")
+for f in fails:
+    print("FAIL:", f)
+sys.exit(1 if fails else 0)
+EOF
+check "docs/kubernetes.md: the --base runtime-default table measured on examples/lists/ against src/containerd_default.def" $?
 t_done

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: PostgreSQL
 # run.sh - pgsc-report beyond the plain lists: --arch and --portable
-# checked against libseccomp, the systemd, oci and effective formats
-# checked by their consumers (the expectations with static outputs,
+# checked against libseccomp, the systemd, oci, spo (with --base
+# runtime-default: the delta proven against src/containerd_default.def)
+# and effective formats checked by their consumers (the expectations with static outputs,
 # --check-guc and the escaped errors, are tests/cases/report).
 #   bash tests/report/run.sh BINDIR DIR
 # DIR is tests/report (fixtures); tests/golden/raw.log.gz next to it is
@@ -422,6 +423,133 @@ result "runc runs under the spo profile's spec: listed calls ok, others EPERM" $
 "$R" --db x.db --format spo --no-programs >/dev/null 2>&1
 [ $? = 2 ]
 result "spo --no-programs: a usage error (the global list only)" $((! $?))
+
+# -- spo --base runtime-default: the list as a delta over containerd's default --
+# The proof, from src/containerd_default.def (B: the names it allows
+# whatever the arguments, D: every name it allows) and the real output, as
+# the operator reads it (resolveSyscallsForProfile(): the base's syscalls
+# united with the profile's, the profile's defaultAction and arches):
+# the base document is B exactly; the delta is in the list and not in B;
+# base and delta hold the whole list; their union is in D and the list
+# together; the counts the comments give are the ones measured here.
+# Every document has the CRD's fields only.  A mutated output must fail
+# the proof where it should: a delta name dropped (the list is not kept),
+# a name outside the list and the default added (kexec_load).
+DEF=$DIR/../../src/containerd_default.def
+# the data itself: one release line, every name an x86_64 syscall for
+# libseccomp, none twice
+ok=1
+[ "$(grep -c '^CONTAINERD_DEFAULT("[0-9]*\.[0-9]*\.[0-9]*", "[ -~]*")$' "$DEF")" = 1 ] || { ok=0; echo "no one CONTAINERD_DEFAULT line"; }
+cdn=$(sed -n 's/^CONTAINERD_ALLOW\(_IF\)\{0,1\}("\([a-z0-9_]*\)")$/\2/p' "$DEF")
+[ "$(grep -c '^CONTAINERD_ALLOW' "$DEF")" = "$(echo "$cdn" | sort -u | wc -l)" ] || { ok=0; echo "a name twice, or a line that does not read"; }
+for s in $cdn; do
+	resolve x86_64 "$s"
+	[ "$NR" -ge 0 ] || { ok=0; echo "$s: no x86_64 number"; }
+done
+result "src/containerd_default.def: $(echo "$cdn" | wc -l) names, each an x86_64 syscall, none twice" $ok
+"$R" --db x.db --format spo --base runtime-default >b.spo.yaml 2>b.spo.err
+spo_base_check() { # YAML GUC STDERR DEFAULT-ACTION DEF [MUTATION]
+	python3 - "$@" <<'EOF'
+import re, sys, yaml
+text = open(sys.argv[1]).read()
+docs = list(yaml.safe_load_all(text))
+d = open(sys.argv[5]).read()
+B = set(re.findall(r'^CONTAINERD_ALLOW\("([a-z0-9_]+)"\)$', d, re.M))
+D = B | set(re.findall(r'^CONTAINERD_ALLOW_IF\("([a-z0-9_]+)"\)$', d, re.M))
+version = re.search(r'^CONTAINERD_DEFAULT\("([0-9.]+)", ', d, re.M).group(1)
+assert len(B) > 200 and len(D) > len(B), (len(B), len(D))
+assert len(docs) == 2, len(docs)
+SPEC = {"baseProfileName", "defaultAction", "architectures", "listenerPath",
+        "listenerMetadata", "syscalls", "flags"}
+ACTIONS = {"SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
+           "SCMP_ACT_TRAP", "SCMP_ACT_ERRNO", "SCMP_ACT_TRACE",
+           "SCMP_ACT_ALLOW", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY"}
+def names(p):
+    assert p["apiVersion"] == "security-profiles-operator.x-k8s.io/v1beta1" and p["kind"] == "SeccompProfile"
+    assert set(p) == {"apiVersion", "kind", "metadata", "spec"}, set(p)
+    # a DNS-1123 subdomain, as metadata.name is
+    assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", p["metadata"]["name"])
+    s = p["spec"]
+    assert set(s) <= SPEC, set(s) - SPEC
+    assert s["defaultAction"] in ACTIONS
+    n = []
+    for r in s.get("syscalls", []):
+        assert set(r) == {"names", "action"}, set(r)
+        assert r["action"] == "SCMP_ACT_ALLOW" and len(r["names"]) >= 1
+        n += r["names"]
+    assert len(n) == len(set(n)), "a name twice"
+    return set(n)
+base, top = docs
+bn, delta = names(base), names(top)
+if len(sys.argv) > 6 and sys.argv[6] == "drop":
+    delta.discard(sorted(delta)[0])
+if len(sys.argv) > 6 and sys.argv[6] == "widen":
+    delta.add("kexec_load")
+assert base["metadata"]["name"] == "containerd-default-" + version, base["metadata"]["name"]
+assert "baseProfileName" not in base["spec"]
+assert top["metadata"]["name"] == "pgsc-postgresql"
+assert top["spec"]["baseProfileName"] == base["metadata"]["name"]
+assert top["spec"]["defaultAction"] == sys.argv[4], top["spec"]["defaultAction"]
+assert top["spec"]["architectures"] == ["SCMP_ARCH_X86_64"]
+guc = open(sys.argv[2]).read()
+L = set(re.search(r"^global_syscall_allow = '(.*)'$", guc, re.M).group(1).split(","))
+m = re.search(r"^pgsc-report: added to the global list, not seen in the records: ([a-z0-9_,]+) \(the postmaster's start-up", open(sys.argv[3]).read(), re.M)
+L |= set(m.group(1).split(",")) if m else set()
+union = bn | delta
+assert bn == B, ("the base document is not the data", bn ^ B)
+assert delta <= L, ("delta outside the list", delta - L)
+assert not (delta & bn), ("the delta repeats the base", delta & bn)
+assert L <= union, ("the list is not kept", L - union)
+assert union <= D | L, ("wider than default and list", union - (D | L))
+assert re.search(r"^# pgsc-postgresql: baseProfileName %s, and the %d names of the global list \(%d\)$" % (re.escape(base["metadata"]["name"]), len(delta), len(L)), text, re.M), "the delta count"
+assert re.search(r"the base adds %d names the list does not need" % len(bn - L), text), "the base's count"
+print(f"list {len(L)}, delta {len(delta)} ({' '.join(sorted(delta))}), base {len(bn)}, union {len(union)}, base adds {len(bn - L)}")
+EOF
+}
+spo_base_check b.spo.yaml x.guc b.spo.err SCMP_ACT_ERRNO "$DEF"
+result "spo --base runtime-default: base = containerd's data, delta in the list, list in base+delta, base+delta in default+list" $((! $?))
+neg=0
+for mut in "drop:the list is not kept" "widen:delta outside the list"; do
+	if spo_base_check b.spo.yaml x.guc b.spo.err SCMP_ACT_ERRNO "$DEF" "${mut%%:*}" >/dev/null 2>mut.err ||
+		! grep -q "${mut#*:}" mut.err; then
+		neg=1; echo "the proof did not fail with '${mut#*:}' on a ${mut%%:*} mutation"; cat mut.err
+	fi
+done
+result "spo --base: the proof fails on a dropped delta name and on a name outside default and list" $((! neg))
+"$R" --db x.db --format spo --base runtime-default --default kill >bk.spo.yaml 2>bk.spo.err
+spo_base_check bk.spo.yaml x.guc bk.spo.err SCMP_ACT_KILL_PROCESS "$DEF" >/dev/null &&
+	"$R" --db x.db --format spo --base runtime-default --default log >bl.spo.yaml 2>bl.spo.err
+spo_base_check bl.spo.yaml x.guc bl.spo.err SCMP_ACT_LOG "$DEF" >/dev/null
+result "spo --base --default kill, log" $((! $?))
+# The operator's union as the runtime gets it (the base's rules and the
+# profile's, the profile's default), loaded by runc: every listed call
+# works, and calls the plain profile refuses now work too (what the base
+# costs in tightness), each as containerd's default decides.
+python3 - b.spo.yaml bu.spo.json <<'EOF'
+import json, sys, yaml
+base, top = yaml.safe_load_all(open(sys.argv[1]))
+s = dict(top["spec"])
+del s["baseProfileName"]
+s["syscalls"] = base["spec"]["syscalls"] + s.get("syscalls", [])
+json.dump(s, open(sys.argv[2], "w"))
+EOF
+out=$(runc_probe bu.spo.json 2>runc.err)
+rc=$?
+ok=1 wider=0
+for s in getppid getpgrp sysinfo sched_yield getsid times getuid umask; do
+	got=$(echo "$out" | sed -n "s/^$s=//p")
+	if list global x.guc | grep -cx "$s" >/dev/null; then
+		want=ok
+	elif grep -qx "CONTAINERD_ALLOW(\"$s\")" "$DEF"; then
+		want=ok wider=$((wider + 1))
+	else
+		want=EPERM
+	fi
+	[ "$got" = "$want" ] || { ok=0; echo "$s: got '$got', want $want"; }
+done
+[ $rc = 0 ] || ok=0
+[ $wider -gt 0 ] || { ok=0; echo "no probe call shows the base's widening"; }
+result "runc under the stacked spo profile: listed calls ok, $wider unlisted ones allowed by containerd's default" $ok "exit $rc: $(cat runc.err)"
 
 # -- effective: rows from filter_effective.c, numbers from scmp_sys_resolver ------
 ok=1

@@ -132,6 +132,8 @@ END { if (!done) exit 2 }' "$T/raw.log" "$T/raw.log" >"$T/planted.log" ||
 filter_of "$T/pgsc.conf" >"$T/filter"
 guc_list "$T/g.guc" global >"$T/recorded"
 grep -qx 'SystemCallErrorNumber=EPERM' "$T/pgsc.conf" || fail "the drop-in has no SystemCallErrorNumber=EPERM"
+grep -q '^# .*add User=postgres' "$T/pgsc.conf" && ok "the drop-in's comment asks for User=postgres (step 2 shows why)" ||
+	bad "the drop-in's comment does not say that Debian's unit needs User=postgres"
 lack=$(comm -23 "$T/shipped" "$T/filter" | words)
 [ -z "$lack" ] && ok "the drop-in's SystemCallFilter= holds the shipped global list ($(wc -l <"$T/shipped") names)" ||
 	bad "the drop-in lacks names of the shipped list: $lack"

@@ -173,25 +173,10 @@ ROOT=$(bash "$SRCROOT/tools/pg-root" --suite bookworm --with-systemd) ||
 	fail "tools/pg-root --suite bookworm --with-systemd failed"
 need_file "$ROOT/sbin/init" "$ROOT/lib/systemd/system/postgresql@.service" "$ROOT/usr/bin/strace"
 M=$T/m
-mkdir -p "$T/up" "$T/work" "$M"
-mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$T/up,workdir=$T/work" "$M" ||
-	fail "cannot mount an overlay on $ROOT"
-MOUNTED=1
-# A cgroup of its own in each hierarchy systemd uses (name=systemd and
-# the unified one when they are apart, the hybrid layout of this host):
-# nspawn --keep-unit puts the container in "payload" below the cgroup it
-# runs in, and what the container's systemd makes there is removed after.
-CG=pgsc-systemd-boot-$$
-CGDIRS=()
-for h in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified /sys/fs/cgroup; do
-	[ -f "$h/cgroup.procs" ] || continue
-	case $(stat -f -c %T "$h") in cgroupfs | cgroup2fs) ;; *) continue ;; esac
-	mkdir "$h/$CG" || fail "cannot make the cgroup $h/$CG"
-	CGDIRS+=("$h/$CG")
-done
-[ ${#CGDIRS[@]} -gt 0 ] || fail "no cgroup hierarchy under /sys/fs/cgroup"
+MOUNTED=
 NSPAWN=
 LEADER=
+CGDIRS=()
 # shellcheck disable=SC2317 # the cleanup
 teardown() {
 	local i d
@@ -217,12 +202,30 @@ teardown() {
 		wait "$NSPAWN" 2>/dev/null
 	fi
 	[ -z "${MOUNTED:-}" ] || umount "$M" || umount -l "$M" || note "cannot unmount $M"
+	# nspawn leaves its propagation directory when /run is no tmpfs
+	rmdir "/run/systemd/nspawn/propagate/pgsc-sd-$$" 2>/dev/null
 	for d in "${CGDIRS[@]}"; do
 		find "$d" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
 		rmdir "$d" 2>/dev/null || note "cannot remove the cgroup $d"
 	done
 }
 t_cleanup teardown
+mkdir -p "$T/up" "$T/work" "$M"
+mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$T/up,workdir=$T/work" "$M" ||
+	fail "cannot mount an overlay on $ROOT"
+MOUNTED=1
+# A cgroup of its own in each hierarchy systemd uses (name=systemd and
+# the unified one when they are apart, the hybrid layout of this host):
+# nspawn --keep-unit puts the container in "payload" below the cgroup it
+# runs in, and what the container's systemd makes there is removed after.
+CG=pgsc-systemd-boot-$$
+for h in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	[ -f "$h/cgroup.procs" ] || continue
+	case $(stat -f -c %T "$h") in cgroupfs | cgroup2fs) ;; *) continue ;; esac
+	mkdir "$h/$CG" || fail "cannot make the cgroup $h/$CG"
+	CGDIRS+=("$h/$CG")
+done
+[ ${#CGDIRS[@]} -gt 0 ] || fail "no cgroup hierarchy under /sys/fs/cgroup"
 
 (
 	for d in "${CGDIRS[@]}"; do echo "$BASHPID" >"$d/cgroup.procs" || exit 1; done

@@ -132,7 +132,11 @@ report_filter_begin(const struct rep_out *w, uint32_t arches[FILTER_ARCH_MAX])
  * service's main process, and every process of the service inherits it:
  * exactly the global filter (docs/design.md §1).  The session list has no
  * systemd counterpart (backends load it after authentication), so it is
- * not emitted.  systemd 252 (Debian 12): SystemCallErrorNumber= takes an
+ * not emitted.  The programs that start the server run under it too, and
+ * pgsc counts their records as unrelated: Debian's pg_ctlcluster, run as
+ * root, switches users with five @setuid calls no list holds, so the
+ * comment asks for User= and Group= (measured in a booted Debian 12 root,
+ * tests/report/systemd-boot.sh, docs/systemd.md §3).  systemd 252 (Debian 12): SystemCallErrorNumber= takes an
  * errno or "kill", not "log"; logging everything not listed is
  * SystemCallLog=~LIST, which filters nothing.
  *
@@ -163,6 +167,13 @@ report_systemd(const struct rep_out *w)
 		"pgsc.conf\n"
 		"# It holds the global list: systemd loads one filter for "
 		"the whole service.\n"
+		"# pg_ctlcluster and pg_ctl run under it too: Debian's "
+		"postgresql@.service\n"
+		"# starts pg_ctlcluster as root, whose switch to the "
+		"cluster's owner it\n"
+		"# refuses (\"Could not change user id\"); add User=postgres "
+		"and\n"
+		"# Group=postgres in a second drop-in (docs/systemd.md).\n"
 		"# systemd also allows execve, exit, exit_group, getrlimit, "
 		"rt_sigreturn,\n"
 		"# sigreturn and the calls that read the time or sleep, "

@@ -59,6 +59,9 @@ PKGS=(
 	# OCI profile, a static probe (libc6-dev's libc.a), the spo profile's
 	# YAML read by python3-yaml
 	systemd runc libc6-dev python3-yaml
+	# tests/report/systemd-boot.sh: systemd-nspawn --boot of a Debian 12
+	# root, where systemd 252 runs postgresql@15-main under the drop-in
+	systemd-container
 	# tests/package: the Debian packages (dpkg-buildpackage, pg_buildext
 	# from postgresql-server-dev-all, lintian), "bc" for the timings,
 	# autopkgtest for debian/tests in a clean root

@@ -456,6 +456,14 @@ int pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts,
 /* Escaping of untrusted text                                          */
 /* ------------------------------------------------------------------ */
 
+/**
+ * The name the library's diagnostics start with ("NAME: ..."): a
+ * program's main() sets its own, so that every line of one run has one
+ * prefix.  NULL or "" is "pgsc", the default.
+ */
+void pgsc_set_progname(const char *name);
+const char *pgsc_progname(void);
+
 /** Write @s as the body of a JSON string (without the quotes). */
 void pgsc_json_escape(FILE *out, const char *s);
 

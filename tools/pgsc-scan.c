@@ -100,6 +100,7 @@ main(int argc, char **argv)
 	int c, no_modules = 0, status = 1, rc;
 	FILE *out = stdout;
 
+	pgsc_set_progname("pgsc-scan");
 	while ((c = getopt_long(argc, argv, "s:L:Nm:c:i:Pf:o:hV", opts,
 				NULL)) != -1) {
 		switch (c) {

@@ -36,6 +36,50 @@ bad_value(const char *what, const char *value)
 	fputs("\"\n", stderr);
 }
 
+/* The server and its modules that the options left out, found in pgsc's
+ * one order (pgsc_pg_layout_find()), said on stderr unless @quiet.
+ * @pkglibdir is NULL with --no-modules.  Returns 0 or -1 (said). */
+static int
+find_server(const char *pgc, int quiet, char **server, char **pkglibdir)
+{
+	struct pgsc_pg_layout pg = { 0 };
+	char *cause = NULL;
+	int rc = -1;
+
+	if (pgsc_pg_layout_find(pgc, &pg, &cause) < 0) {
+		fputs("pgsc-scan: ", stderr);
+		pgsc_text_escape(stderr, cause);
+		fputs(*server == NULL ? "; name the server with --server "
+		      "FILE, or its pg_config with --pg-config FILE\n" :
+		      "; --pkglibdir DIR names the modules, --no-modules "
+		      "scans the server alone\n", stderr);
+		goto out;
+	}
+	if (!quiet) {
+		fputs("pgsc-scan: PostgreSQL of ", stderr);
+		pgsc_text_escape(stderr, pg.pg_config ? pg.pg_config : pg.bindir);
+		fprintf(stderr, " (%s)\n", pg.how);
+	}
+	if (*server == NULL &&
+	    asprintf(server, "%s/postgres", pg.bindir) < 0) {
+		*server = NULL;
+		fputs("pgsc-scan: out of memory\n", stderr);
+		goto out;
+	}
+	if (pkglibdir != NULL && *pkglibdir == NULL) {
+		*pkglibdir = strdup(pg.pkglibdir);
+		if (*pkglibdir == NULL) {
+			fputs("pgsc-scan: out of memory\n", stderr);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	pgsc_pg_layout_clear(&pg);
+	free(cause);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -59,7 +103,6 @@ main(int argc, char **argv)
 	const char *extra[MAX_EXTRA];
 	const char *pgc = NULL, *output = NULL;
 	char *server = NULL, *pkglibdir = NULL, *cause = NULL;
-	struct pgsc_pg_layout pg = { 0 };
 	int c, no_modules = 0, quiet = 0, status = 1, rc;
 	FILE *out = stdout;
 
@@ -133,34 +176,9 @@ main(int argc, char **argv)
 		bad_value("unexpected argument", argv[optind]);
 		return 2;
 	}
-	if (server == NULL || (pkglibdir == NULL && !no_modules)) {
-		rc = pgsc_pg_layout_find(pgc, &pg, &cause);
-		if (rc < 0) {
-			fputs("pgsc-scan: ", stderr);
-			pgsc_text_escape(stderr, cause);
-			fputs(server == NULL ? "; name the server with --server "
-			      "FILE, or its pg_config with --pg-config FILE\n" :
-			      "; --pkglibdir DIR names the modules, "
-			      "--no-modules scans the server alone\n", stderr);
-			goto out;
-		}
-		if (!quiet) {
-			fputs("pgsc-scan: PostgreSQL of ", stderr);
-			pgsc_text_escape(stderr, pg.pg_config ? pg.pg_config :
-					 pg.bindir);
-			fprintf(stderr, " (%s)\n", pg.how);
-		}
-		if (server == NULL &&
-		    asprintf(&server, "%s/postgres", pg.bindir) < 0) {
-			server = NULL;
-			goto out;
-		}
-		if (pkglibdir == NULL && !no_modules) {
-			pkglibdir = strdup(pg.pkglibdir);
-			if (pkglibdir == NULL)
-				goto out;
-		}
-	}
+	if ((server == NULL || (pkglibdir == NULL && !no_modules)) &&
+	    find_server(pgc, quiet, &server, no_modules ? NULL : &pkglibdir) < 0)
+		goto out;
 	so.server = server;
 	so.pkglibdir = no_modules ? NULL : pkglibdir;
 	so.extra = extra;
@@ -187,7 +205,6 @@ out:
 		fprintf(stderr, "pgsc-scan: write failed: %s\n", strerror(errno));
 		status = 1;
 	}
-	pgsc_pg_layout_clear(&pg);
 	free(cause);
 	free(server);
 	free(pkglibdir);

@@ -17,6 +17,8 @@
 # docs/live.md, "RHEL and PGDG".
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+# shellcheck source=../lib/pgdg.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pgdg.sh"
 export LC_ALL=C
 
 # ------------------------------------------------ inside the namespace --
@@ -25,17 +27,7 @@ inside() {
 	local W=$1 V=$2 BINDIR=$3 SRC=$4 out
 	local P=/usr/pgsql-$V
 	set -u
-	mount --make-rprivate / || { echo "bad: mount --make-rprivate /"; return 1; }
-	mkdir -p "$W/real" "$W/up" "$W/wk"
-	mount --bind "/usr/lib/postgresql/$V" "$W/real" || { echo "bad: bind the server"; return 1; }
-	mount -t overlay overlay -o "lowerdir=/usr,upperdir=$W/up,workdir=$W/wk" /usr ||
-		{ echo "bad: overlay on /usr"; return 1; }
-	mkdir "$P" && mount --bind "$W/real" "$P" || { echo "bad: $P"; return 1; }
-	mount -t tmpfs none /usr/lib/postgresql || { echo "bad: hide /usr/lib/postgresql"; return 1; }
-	# the layout the checks rely on
-	[ -x "$P/bin/postgres" ] && [ ! -e "/usr/lib/postgresql/$V" ] || { echo "bad: the fake layout"; return 1; }
-	[ "$("$P/bin/pg_config" --bindir)" = "$P/bin" ] && [ "$("$P/bin/pg_config" --pkglibdir)" = "$P/lib" ] ||
-		{ echo "bad: $P/bin/pg_config does not answer $P/bin and $P/lib"; return 1; }
+	pgdg_dress "$W" "$V" || return 1
 	local pathpgc
 	pathpgc=$(command -v pg_config) || { echo "bad: no pg_config in PATH (libpq-dev)"; return 1; }
 	if b=$("$pathpgc" --bindir 2>/dev/null) && [ -x "$b/postgres" ]; then
@@ -141,10 +133,7 @@ W=$T_WORK
 need_root "mount namespaces"
 need_progs unshare mount cmake sed zcat
 need_exec "$BINDIR"/pgsc-{scan,collect,report}
-V=$(for d in /usr/lib/postgresql/*/bin/postgres; do
-	d=${d%/bin/postgres}; echo "${d##*/}"; done | sort -rn | head -1)
-[[ $V =~ ^[0-9]+$ ]] || fail "no Debian server /usr/lib/postgresql/NN/bin/postgres to dress as PGDG's (tools/install-deps.sh)"
-[ -e "/usr/pgsql-$V" ] && fail "/usr/pgsql-$V exists on this machine: the test needs it absent"
+V=$(pgdg_major) || exit 1
 nok=0 nbad=0
 while IFS= read -r line; do
 	echo "$line"

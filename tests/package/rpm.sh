@@ -99,8 +99,15 @@ if grep -qE '^active *= *no' "$R/etc/audit/plugins.d/pgsc.conf" &&
 else
 	res "bad: the plugin: $(tr '\n' '|' <"$R/etc/audit/plugins.d/pgsc.conf")"
 fi
-grep -q '/usr/bin/pgsc-collect' "$R/usr/lib/systemd/system/pgsc-collect.service" &&
-	res "ok: the unit names /usr/bin/pgsc-collect" || res "bad: the unit's path"
+# the unit names pgsc-collect without a directory (systemd looks in
+# /usr/bin) and the installed data by their full paths
+u=$R/usr/lib/systemd/system/pgsc-collect.service
+if grep -q '^ExecStart=pgsc-collect .*--self-filter /usr/share/pgsc/pgsc-self.guc' "$u" &&
+	grep -q '^ExecStartPre=auditctl -R /usr/share/pgsc/pgsc.rules' "$u"; then
+	res "ok: the unit starts pgsc-collect with the installed rules and self-filter"
+else
+	res "bad: the unit: $(grep '^Exec' "$u" | tr '\n' '|')"
+fi
 # the installed programs work
 if "$R/usr/bin/pgsc-collect" -q --db "$W/x.db" --import "$R/usr/share/pgsc/sample.log.gz" >"$W/imp" 2>&1 &&
 	"$R/usr/bin/pgsc-report" --db "$W/x.db" >"$W/rep" 2>&1 &&

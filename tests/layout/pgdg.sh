@@ -28,13 +28,14 @@ inside() {
 	local P=/usr/pgsql-$V
 	set -u
 	pgdg_dress "$W" "$V" || return 1
-	local pathpgc
-	pathpgc=$(command -v pg_config) || { echo "bad: no pg_config in PATH (libpq-dev)"; return 1; }
-	if b=$("$pathpgc" --bindir 2>/dev/null) && [ -x "$b/postgres" ]; then
+	local pathpgc b
+	# PATH's pg_config (Debian's wrapper, else libpq-dev's) must name no
+	# server now, as libpq's does on RHEL
+	if pathpgc=$(command -v pg_config) && b=$("$pathpgc" --bindir 2>/dev/null) && [ -x "$b/postgres" ]; then
 		echo "bad: PATH's pg_config still names a server ($b)"
 		return 1
 	fi
-	echo "ok: PATH's $pathpgc names no server, $P holds PostgreSQL $V"
+	echo "ok: PATH's ${pathpgc:-(no pg_config)} names no server, $P holds PostgreSQL $V"
 
 	want() { # want WHAT FILE REGEX...: every REGEX is a line of FILE
 		local what=$1 f=$2 r

@@ -24,7 +24,7 @@
 # Settings (environment):
 #   PGDATA      the cluster's data directory (required; it must hold
 #               postgresql.conf, as for pg_ctl -D)
-#   PGBIN       PostgreSQL programs          (/usr/lib/postgresql/15/bin)
+#   PGBIN       PostgreSQL programs          (found: pg-layout.sh)
 #   PGOSUSER    the server's system user     (postgres)
 #   PGSC_BIN    where pgsc-exec, pgsc-collect, pgsc-report are
 #               (the directory of pgsc-collect in PATH)
@@ -38,7 +38,18 @@ set -euo pipefail
 
 LABEL=${1:-round-$(date +%Y%m%d-%H%M%S)}
 : "${PGDATA:?set PGDATA to the data directory of the cluster}"
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+# PGBIN: the server found as pgsc finds it (pg-layout.sh: PG_CONFIG,
+# PATH's pg_config, /usr/lib/postgresql/NN/bin, /usr/pgsql-NN/bin)
+if [ -z "${PGBIN:-}" ]; then
+	for l in "$(dirname "$0")/../tools/pg-layout.sh" /usr/share/pgsc/pg-layout.sh \
+		/usr/local/share/pgsc/pg-layout.sh; do
+		[ -f "$l" ] && break
+	done
+	[ -f "$l" ] || { echo "collect-round.sh: set PGBIN (no pg-layout.sh found)" >&2; exit 2; }
+	# shellcheck source=../tools/pg-layout.sh
+	. "$l"
+	pg_layout_find || { echo "collect-round.sh: $PG_LAYOUT_ERR; set PGBIN" >&2; exit 2; }
+fi
 PGOSUSER=${PGOSUSER:-postgres}
 PGSC_BIN=${PGSC_BIN:-$(dirname "$(command -v pgsc-collect || echo /usr/local/bin/pgsc-collect)")}
 STORE=${STORE:-/var/lib/pgsc/lists.db}

@@ -121,11 +121,11 @@ imp_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 		char *ex = util_excerpt(text, len, 120);
 
 		if (loc->line)
-			fprintf(im->diag, "pgsc: %s:%llu: rejected (%s): %s\n",
+			util_diag(im->diag, "%s:%llu: rejected (%s): %s\n",
 				loc->file, (unsigned long long)loc->line,
 				pgsc_reject_name(reason), ex ? ex : "");
 		else
-			fprintf(im->diag, "pgsc: %s: serial %llu: rejected (%s): %s\n",
+			util_diag(im->diag, "%s: serial %llu: rejected (%s): %s\n",
 				loc->file, (unsigned long long)serial,
 				pgsc_reject_name(reason), ex ? ex : "");
 		free(ex);
@@ -162,7 +162,7 @@ imp_hole(void *arg, uint64_t serial, uint64_t hole, const char *node,
 	if (d == NULL)
 		return;
 	if (!im->opts->quiet)
-		fprintf(im->diag, "pgsc: %s\n", d);
+		util_diag(im->diag, "%s\n", d);
 	if (im->nholes < MAX_HOLES)
 		im->holes[im->nholes++] = d;
 	else
@@ -276,7 +276,7 @@ read_file(struct importer *im, struct infile *f, char *buf,
 		return rc;
 	}
 	if (rc < 0) {
-		fprintf(im->diag, "pgsc: %s\n", err ? err : f->path);
+		util_diag(im->diag, "%s\n", err ? err : f->path);
 		free(err);
 		f->skip = 1;
 		stats->refused_files++;
@@ -326,7 +326,7 @@ read_file(struct importer *im, struct infile *f, char *buf,
 		}
 	}
 	if (feed_pending(im->rd.feed) > 0 && !im->opts->quiet)
-		fprintf(im->diag, "pgsc: %s: last line is incomplete (%zu bytes); "
+		util_diag(im->diag, "%s: last line is incomplete (%zu bytes); "
 			"left for the next import\n", f->path,
 			feed_pending(im->rd.feed));
 	feed_end_source(im->rd.feed);
@@ -350,7 +350,7 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	if (im->file_rejects > (im->opts->max_diagnostics ?
 				im->opts->max_diagnostics : 20) &&
 	    !im->opts->quiet)
-		fprintf(im->diag, "pgsc: %s: %llu lines rejected in all\n",
+		util_diag(im->diag, "%s: %llu lines rejected in all\n",
 			f->path, (unsigned long long)im->file_rejects);
 	im->cur = NULL;
 	im->prev_path = f->path;
@@ -479,7 +479,7 @@ static int
 infile_refuse(struct importer *im, struct infile *f, char *why,
 	      struct pgsc_import_stats *stats)
 {
-	fprintf(im->diag, "pgsc: %s; not imported\n", why ? why : f->path);
+	util_diag(im->diag, "%s; not imported\n", why ? why : f->path);
 	free(why);
 	f->skip = 1;
 	stats->refused_files++;
@@ -525,14 +525,14 @@ infile_twice(struct importer *im, struct infile *files, size_t i)
 		same_start = g->head_len == f->head_len &&
 			     strcmp(g->head, f->head) == 0;
 		if (same_start && g->inode != 0 && g->inode == f->inode) {
-			fprintf(im->diag, "pgsc: %s: the same file as %s; "
+			util_diag(im->diag, "%s: the same file as %s; "
 				"read once\n", f->path, g->path);
 			return TWICE_SAME;
 		}
 		if (same_start || (g->head_len < f->head_len &&
 				   head_at(f, g->head_len, h) == 0 &&
 				   strcmp(h, g->head) == 0)) {
-			fprintf(im->diag, "pgsc: %s: starts as %s does (its "
+			util_diag(im->diag, "%s: starts as %s does (its "
 				"first %llu bytes): the same log twice; not "
 				"imported (import it in a call of its own: "
 				"it is then read on from where %s ends)\n",
@@ -650,7 +650,7 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	files[i].path = path;
 	files[i].order = i;
 	if (strcmp(path, "-") == 0 && (*stdin_seen)++) {
-		fprintf(im->diag, "pgsc: \"-\" (standard input) given "
+		util_diag(im->diag, "\"-\" (standard input) given "
 			"twice; read once\n");
 		files[i].skip = 1;
 		return 0;
@@ -665,7 +665,7 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	if (files[i].skip && stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
 		/* opened without waiting (logsrc_open()), and nothing came:
 		 * no writer, or one that wrote nothing */
-		fprintf(im->diag, "pgsc: %s: a FIFO with no writer (or one "
+		util_diag(im->diag, "%s: a FIFO with no writer (or one "
 			"that wrote nothing): nothing was read; refused: "
 			"start its writer first, or pipe the log in "
 			"(zcat LOG | pgsc-collect --import -)\n", path);
@@ -681,7 +681,7 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 	if (rc == ID_NEW) {
 		rc = infile_identify(st, files, i, &src, cause);
 		if (rc == TWICE_REFUSED)
-			fprintf(im->diag, "pgsc: %s: the same log as another "
+			util_diag(im->diag, "%s: the same log as another "
 				"input of this call, grown; not imported "
 				"(import it in a call of its own)\n",
 				files[i].path);
@@ -708,7 +708,7 @@ infile_prepare(pgsc_store *st, struct importer *im, struct infile *files,
 		if (rc < 0)
 			return infile_refuse(im, &files[i], why, stats);
 		if (rc == LOGSRC_DIFFERS) {
-			fprintf(im->diag, "pgsc: %s: starts like an "
+			util_diag(im->diag, "%s: starts like an "
 				"imported file but its content differs; "
 				"skipped so nothing is counted twice\n",
 				files[i].path);

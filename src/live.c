@@ -65,7 +65,7 @@ live_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 
 	(void)text, (void)len;
 	if (!lv->o->quiet)
-		fprintf(lv->diag, "pgsc: %s:%llu: serial %llu: rejected (%s)\n",
+		util_diag(lv->diag, "%s:%llu: serial %llu: rejected (%s)\n",
 			loc->file, (unsigned long long)loc->line,
 			(unsigned long long)serial, pgsc_reject_name(reason));
 }
@@ -420,7 +420,7 @@ live_signals(struct run *ru)
 				child_reaped(ru, status);
 		} else if (si.ssi_signo == SIGHUP) {
 			if (!ru->lv.o->quiet)
-				fprintf(ru->lv.diag, "pgsc: SIGHUP: "
+				util_diag(ru->lv.diag, "SIGHUP: "
 					"committing; nothing else to "
 					"reload\n");
 			ru->next_commit = 0;
@@ -520,7 +520,7 @@ drain_wait_figures(struct run *ru, double now)
 		ru->stop = 1;
 	} else if (now > ru->figures_until) {
 		if (!lv->o->quiet)
-			fprintf(lv->diag, "pgsc: warning: the kernel did not "
+			util_diag(lv->diag, "warning: the kernel did not "
 				"answer the status request in %.0f s; the loss "
 				"figures are the last ones read\n",
 				FIGURES_TIMEOUT);
@@ -607,7 +607,7 @@ commit_step(struct run *ru, double now)
 	rc = live_commit(lv, ru->stop);
 	if (rc == -ENOSPC || rc == -EIO || rc == -EBUSY) {
 		if (ru->commit_failures++ == 0)
-			fprintf(lv->diag, "pgsc: warning: cannot commit (%s); "
+			util_diag(lv->diag, "warning: cannot commit (%s); "
 				"keeping what was read in memory and retrying "
 				"every %g s\n", cause && *cause ? *cause : "",
 				ru->interval);
@@ -620,7 +620,7 @@ commit_step(struct run *ru, double now)
 	if (rc < 0)
 		return rc;
 	if (ru->commit_failures > 0)
-		fprintf(lv->diag, "pgsc: recovered: committed again after %d "
+		util_diag(lv->diag, "recovered: committed again after %d "
 			"failed attempts; nothing was lost\n",
 			ru->commit_failures);
 	ru->commit_failures = 0;

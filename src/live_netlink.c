@@ -40,7 +40,7 @@ nl_source_read(struct live *lv, short revents, double deadline)
 		n = netlink_read(ns->nl, lv->buf, BUF_SIZE);
 		if (n == -ENOBUFS) {
 			if (ns->overruns++ == 0 && !lv->o->quiet)
-				fprintf(lv->diag, "pgsc: warning: the netlink "
+				util_diag(lv->diag, "warning: the netlink "
 					"socket overran (we were too slow); "
 					"the kernel retries, and what it drops "
 					"counts as serial gaps\n");

@@ -146,7 +146,7 @@ tail_gap(struct live *lv, const char *detail)
 	lv->rd.r.rotation_gaps++;
 	store_gap(lv->st, lv->rd.id, "rotation", util_now(), detail, NULL);
 	if (!lv->o->quiet)
-		fprintf(lv->diag, "pgsc: warning: %s\n", detail);
+		util_diag(lv->diag, "warning: %s\n", detail);
 }
 
 /* Open the file to follow: where the last run stopped, or the end. */

@@ -135,7 +135,7 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 	const char *sep = dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/";
 
 	if (d == NULL) {
-		fprintf(diag, "pgsc: %s: %s; not imported\n", dir,
+		util_diag(diag, "%s: %s; not imported\n", dir,
 			strerror(errno));
 		(*refused)++;
 		return 0;
@@ -164,7 +164,7 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 		se = stat(p, &sb) < 0 ? errno : 0;
 		if (se != 0 || !S_ISREG(sb.st_mode)) {
 			if (!quiet)
-				fprintf(diag, "pgsc: %s: skipped (%s)\n", p,
+				util_diag(diag, "%s: skipped (%s)\n", p,
 					se != 0 ? strerror(se) :
 					"not a regular file");
 			free(p);
@@ -172,7 +172,7 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 		}
 		if (!logsrc_log_name(de->d_name, &e.base_len, &e.cls, &e.num)) {
 			if (!quiet)
-				fprintf(diag, "pgsc: %s: skipped (not named "
+				util_diag(diag, "%s: skipped (not named "
 					"like an audit log: NAME.log, "
 					"NAME.log.N or NAME.log-DATE, maybe "
 					".gz, .xz or .zst)\n", p);
@@ -196,13 +196,13 @@ expand_dir(const char *dir, FILE *diag, int quiet, char ***v, size_t *n,
 		m[nm++] = e;
 	}
 	if (rerr != 0) {
-		fprintf(diag, "pgsc: %s: %s; not imported\n", dir,
+		util_diag(diag, "%s: %s; not imported\n", dir,
 			strerror(rerr));
 		(*refused)++;
 		goto out;
 	}
 	if (nm == 0) {
-		fprintf(diag, "pgsc: %s: a directory without audit logs "
+		util_diag(diag, "%s: a directory without audit logs "
 			"(NAME.log, NAME.log.N, NAME.log-DATE, maybe .gz, .xz "
 			"or .zst); nothing imported from it\n", dir);
 		(*refused)++;

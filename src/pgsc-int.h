@@ -32,6 +32,7 @@
 
 /* util.c */
 void util_cause(char **cause, const char *fmt, ...) PGSC_PRINTF(2, 3);
+void util_diag(FILE *out, const char *fmt, ...) PGSC_PRINTF(2, 3);
 uint64_t util_hash(const void *data, size_t len, uint64_t seed);
 double util_now(void);
 int util_prefix_hash(int fd, uint64_t off, char out[24]);

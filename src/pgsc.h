@@ -462,6 +462,14 @@ int pgsc_status(pgsc_store *st, const struct pgsc_report_opts *opts,
 /* Escaping of untrusted text                                          */
 /* ------------------------------------------------------------------ */
 
+/**
+ * The name the library's diagnostics start with ("NAME: ..."): a
+ * program's main() sets its own, so that every line of one run has one
+ * prefix.  NULL or "" is "pgsc", the default.
+ */
+void pgsc_set_progname(const char *name);
+const char *pgsc_progname(void);
+
 /** Write @s as the body of a JSON string (without the quotes). */
 void pgsc_json_escape(FILE *out, const char *s);
 
@@ -789,6 +797,33 @@ int pgsc_self_filter_load(const char *path, enum pgsc_action def,
 #endif
 
 /* ------------------------------------------------------------------ */
+/* The installed server (pglayout.c)                                   */
+/* ------------------------------------------------------------------ */
+
+struct pgsc_pg_layout {
+	char *pg_config;          /* the pg_config that answered, or NULL
+				   * (a layout directory without one) */
+	char *bindir;             /* holds postgres (unless named by
+				   * --pg-config or PG_CONFIG) */
+	char *pkglibdir;          /* the server's modules */
+	const char *how;          /* "--pg-config", "PG_CONFIG", "PATH",
+				   * "Debian", "PGDG" */
+};
+
+/**
+ * Find the installed server, in one order (docs/live.md, "RHEL and
+ * PGDG"): @pg_config (--pg-config) when not NULL, else $PG_CONFIG, each
+ * taken as it is; else pg_config in PATH when its bindir holds postgres;
+ * else /usr/lib/postgresql/NN/bin (Debian), then /usr/pgsql-NN/bin
+ * (PGDG), newest NN first, through their own pg_config or, without one,
+ * BINDIR and BINDIR/../lib.  Returns 0, or -ENOENT with *cause set;
+ * free with pgsc_pg_layout_clear().
+ */
+int pgsc_pg_layout_find(const char *pg_config, struct pgsc_pg_layout *out,
+			char **cause);
+void pgsc_pg_layout_clear(struct pgsc_pg_layout *l);
+
+/* ------------------------------------------------------------------ */
 /* Static candidates (pgsc-scan, docs/static.md)                       */
 /* ------------------------------------------------------------------ */
 
@@ -802,6 +837,7 @@ struct pgsc_scan_opts {
 				   * (default); 0: indirect calls reach
 				   * nothing */
 	int no_phases;            /* skip the postmaster/children split */
+	FILE *progress;           /* a line per step and object, or NULL */
 };
 
 enum pgsc_scan_format {

@@ -164,7 +164,9 @@ report_systemd(const struct rep_out *w)
 		return na;
 	fprintf(out, "# A drop-in for the server's unit, e.g.\n"
 		"#   /etc/systemd/system/postgresql@15-main.service.d/"
-		"pgsc.conf\n"
+		"pgsc.conf (Debian)\n"
+		"#   /etc/systemd/system/postgresql-15.service.d/pgsc.conf "
+		"(PGDG on RHEL)\n"
 		"# It holds the global list: systemd loads one filter for "
 		"the whole service.\n"
 		"# pg_ctlcluster and pg_ctl run under it too: Debian's "

@@ -162,7 +162,7 @@ resume_round(struct live *lv)
 	 * runs committed stay counted (round_commit()) */
 	lv->rd.base_gaps = lv->rd.r.serial_gaps;
 	if (!lv->o->quiet)
-		fprintf(lv->diag, "pgsc: continuing round %lld (%llu "
+		util_diag(lv->diag, "continuing round %lld (%llu "
 			"records committed before)\n",
 			(long long)lv->rd.id,
 			(unsigned long long)lv->rd.base_records);

@@ -349,7 +349,7 @@ round_serials_resume(struct round *rd, const char *key, const char *path,
 	free(b);
 	if (rc == -EINVAL) {
 		if (diag != NULL)
-			fprintf(diag, "pgsc: warning: %s: the stored serial "
+			util_diag(diag, "warning: %s: the stored serial "
 				"state is not readable; serials before this "
 				"run are not accounted\n", path);
 		rc = 0;

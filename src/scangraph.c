@@ -5,6 +5,8 @@
  * postmaster/children split. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -768,6 +770,26 @@ out:
 	return rc;
 }
 
+/* One line of progress on @opts->progress (pgsc-scan's stderr), if any:
+ * a whole scan takes tens of seconds, most of them disassembling. */
+static void
+progress(const struct pgsc_scan_opts *opts, const char *fmt, ...)
+	PGSC_PRINTF(2, 3);
+static void
+progress(const struct pgsc_scan_opts *opts, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (opts->progress == NULL)
+		return;
+	fprintf(opts->progress, "%s: ", pgsc_progname());
+	va_start(ap, fmt);
+	vfprintf(opts->progress, fmt, ap);
+	va_end(ap);
+	fputc('\n', opts->progress);
+	fflush(opts->progress);
+}
+
 int
 scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause)
 {
@@ -783,6 +805,7 @@ scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause
 	s->indirect = opts->indirect;
 	s->server = opts->server;
 	/* the global scope: the server, its libraries, the loader */
+	progress(opts, "reading %s and the libraries it needs", opts->server);
 	rc = add_obj(s, opts->server, SCAN_EXE, cause);
 	if (rc < 0)
 		goto out;
@@ -797,6 +820,7 @@ scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause
 	s->nglobal = s->nobjs;
 	nmod0 = s->nobjs;
 	if (opts->pkglibdir != NULL) {
+		progress(opts, "reading the modules of %s", opts->pkglibdir);
 		rc = add_modules(s, opts->pkglibdir, cause);
 		if (rc < 0)
 			goto out;
@@ -816,6 +840,8 @@ scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause
 	for (size_t i = 0; i < s->nobjs; i++) {
 		struct scan_obj *o = s->objs[i];
 
+		progress(opts, "disassembling %zu/%zu: %s", i + 1, s->nobjs,
+			 o->path);
 		rc = scandis_object(o, cause);
 		if (rc < 0)
 			goto out;
@@ -842,6 +868,8 @@ scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause
 	for (size_t i = 0; i < s->nobjs; i++)
 		for (size_t k = 0; k < s->objs[i]->nfuncs; k++)
 			s->node_obj[s->base[i] + k] = (uint32_t)i;
+	progress(opts, "building the call graph of %zu functions in %zu "
+		 "objects", s->nfuncs, s->nobjs);
 	rc = build(s);
 	if (rc < 0)
 		goto out;
@@ -850,6 +878,7 @@ scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause
 	rc = common_roots(s, &roots, &nroots, &caproots, 1);
 	if (rc < 0)
 		goto out;
+	progress(opts, "reaching the syscalls from the server's code");
 	rc = reach(s, roots, nroots, NULL, 0);
 	if (rc < 0)
 		goto out;
@@ -884,6 +913,7 @@ scangraph_run(const struct pgsc_scan_opts *opts, struct scan **out, char **cause
 	if (rc < 0)
 		goto out;
 	if (!opts->no_phases) {
+		progress(opts, "splitting the postmaster from its children");
 		rc = phases(s);
 		if (rc < 0)
 			goto out;

@@ -12,6 +12,39 @@
 
 #include "pgsc-int.h"
 
+/* The name diagnostics start with: the program's, set by its main()
+ * (pgsc_set_progname()), so that one run speaks under one prefix. */
+static const char *progname = "pgsc";
+
+void
+pgsc_set_progname(const char *name)
+{
+	progname = name != NULL && name[0] != '\0' ? name : "pgsc";
+}
+
+const char *
+pgsc_progname(void)
+{
+	return progname;
+}
+
+/**
+ * Write "PROGNAME: " and the formatted text to @out (stderr when NULL):
+ * the library's diagnostics, under the program's name.
+ */
+void
+util_diag(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (out == NULL)
+		out = stderr;
+	fprintf(out, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+}
+
 /**
  * Store a formatted sentence in *cause (when cause is not NULL).  Any
  * previous sentence is freed.  Out of memory leaves *cause NULL.

@@ -14,7 +14,12 @@ bash tools/install-deps.sh >/dev/null
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 BIN=$top/build
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+# the server: $PGBIN, else pgsc's one order (tools/pg-layout.sh)
+if [ -z "${PGBIN:-}" ]; then
+	# shellcheck source=pg-layout.sh
+	. tools/pg-layout.sh
+	pg_layout_find || { echo "demo.sh: $PG_LAYOUT_ERR" >&2; exit 2; }
+fi
 DEMO=${PGSC_DEMO_DIR:-/var/tmp/pgsc-demo}
 DB=$DEMO/pgsc.db
 

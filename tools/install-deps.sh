@@ -66,6 +66,9 @@ PKGS=(
 	# from postgresql-server-dev-all, lintian), "bc" for the timings,
 	# autopkgtest for debian/tests in a clean root
 	debhelper fakeroot postgresql-server-dev-all lintian bc autopkgtest
+	# tests/package/rpm.sh: rpm/pgsc.spec built with rpmbuild, installed
+	# into an empty root with rpm; tests/layout/pgdg.sh: unshare, mounts
+	rpm
 	# tests/report/html.sh: the HTML report's screenshot in headless Chromium
 	chromium
 	# tests/lib/schema-check.py: every JSON output of the tests against

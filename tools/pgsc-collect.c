@@ -620,6 +620,7 @@ main(int argc, char **argv)
 	struct args a;
 	int c, status = 2;
 
+	pgsc_set_progname("pgsc-collect");
 	memset(&a, 0, sizeof(a));
 	a.action = getenv("PGSC_SELF_FILTER_ACTION");
 	/* The environment reaches pgsc-collect through scripts that do not

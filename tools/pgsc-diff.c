@@ -126,6 +126,7 @@ main(int argc, char **argv)
 	const char *node[2] = { NULL, NULL }, *path[2], *accept = NULL;
 	int c, rc, status = 2, equivalent = 0, families = 0, nnodes = 0;
 
+	pgsc_set_progname("pgsc-diff");
 	while ((c = getopt_long(argc, argv, "f:er:s:hVN:A:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':

@@ -146,6 +146,7 @@ main(int argc, char **argv)
 	struct pgsc_exec_plan plan;
 	int def = PGSC_ACT_LOG, c, rc, err;
 
+	pgsc_set_progname("pgsc-exec");
 	while ((c = getopt_long(argc, argv, "+d:a:f:l:u:k:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':

@@ -487,6 +487,7 @@ main(int argc, char **argv)
 	char *cause = NULL;
 	int rc, status = 1;
 
+	pgsc_set_progname("pgsc-report");
 	rc = parse_args(argc, argv, &A);
 	if (rc >= 0)
 		return rc;

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "pgsc.h"
 
@@ -20,10 +18,14 @@ usage(FILE *f)
 		"usage: pgsc-scan [--server FILE] [--pkglibdir DIR | --no-modules]\n"
 		"                 [--module FILE]... [--pg-config FILE]\n"
 		"                 [--indirect address-taken|none] [--no-phases]\n"
-		"                 [--format text|json] [--output FILE]\n"
+		"                 [--format text|json] [--output FILE] [--quiet]\n"
 		"       pgsc-scan --help | --version\n"
 		"Without --server, the postgres binary of pg_config --bindir;\n"
-		"without --pkglibdir, pg_config --pkglibdir.\n");
+		"without --pkglibdir, pg_config --pkglibdir.  The pg_config:\n"
+		"--pg-config, else $PG_CONFIG, else PATH's when its bindir\n"
+		"holds postgres, else /usr/lib/postgresql/NN/bin (Debian),\n"
+		"then /usr/pgsql-NN/bin (PGDG), newest NN first.\n"
+		"Progress goes to stderr, a line per step (--quiet: none).\n");
 }
 
 static void
@@ -34,45 +36,48 @@ bad_value(const char *what, const char *value)
 	fputs("\"\n", stderr);
 }
 
-/* One line of "pg_config --OPTION", run without a shell. */
-static char *
-pg_config(const char *prog, const char *option)
+/* The server and its modules that the options left out, found in pgsc's
+ * one order (pgsc_pg_layout_find()), said on stderr unless @quiet.
+ * @pkglibdir is NULL with --no-modules.  Returns 0 or -1 (said). */
+static int
+find_server(const char *pgc, int quiet, char **server, char **pkglibdir)
 {
-	int fds[2], status;
-	char buf[4096];
-	size_t got = 0;
-	pid_t pid;
-	ssize_t r;
+	struct pgsc_pg_layout pg = { 0 };
+	char *cause = NULL;
+	int rc = -1;
 
-	if (pipe(fds) < 0)
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
+	if (pgsc_pg_layout_find(pgc, &pg, &cause) < 0) {
+		fputs("pgsc-scan: ", stderr);
+		pgsc_text_escape(stderr, cause);
+		fputs(*server == NULL ? "; name the server with --server "
+		      "FILE, or its pg_config with --pg-config FILE\n" :
+		      "; --pkglibdir DIR names the modules, --no-modules "
+		      "scans the server alone\n", stderr);
+		goto out;
 	}
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execlp(prog, prog, option, (char *)NULL);
-		_exit(127);
+	if (!quiet) {
+		fputs("pgsc-scan: PostgreSQL of ", stderr);
+		pgsc_text_escape(stderr, pg.pg_config ? pg.pg_config : pg.bindir);
+		fprintf(stderr, " (%s)\n", pg.how);
 	}
-	close(fds[1]);
-	while (got < sizeof(buf) - 1 &&
-	       ((r = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0 ||
-		(r < 0 && errno == EINTR)))
-		if (r > 0)
-			got += (size_t)r;
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got == 0)
-		return NULL;
-	buf[got] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return buf[0] == '/' ? strdup(buf) : NULL;
+	if (*server == NULL &&
+	    asprintf(server, "%s/postgres", pg.bindir) < 0) {
+		*server = NULL;
+		fputs("pgsc-scan: out of memory\n", stderr);
+		goto out;
+	}
+	if (pkglibdir != NULL && *pkglibdir == NULL) {
+		*pkglibdir = strdup(pg.pkglibdir);
+		if (*pkglibdir == NULL) {
+			fputs("pgsc-scan: out of memory\n", stderr);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	pgsc_pg_layout_clear(&pg);
+	free(cause);
+	return rc;
 }
 
 int
@@ -88,6 +93,7 @@ main(int argc, char **argv)
 		{ "no-phases", no_argument, NULL, 'P' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -97,10 +103,11 @@ main(int argc, char **argv)
 	const char *extra[MAX_EXTRA];
 	const char *pgc = NULL, *output = NULL;
 	char *server = NULL, *pkglibdir = NULL, *cause = NULL;
-	int c, no_modules = 0, status = 1, rc;
+	int c, no_modules = 0, quiet = 0, status = 1, rc;
 	FILE *out = stdout;
 
-	while ((c = getopt_long(argc, argv, "s:L:Nm:c:i:Pf:o:hV", opts,
+	pgsc_set_progname("pgsc-scan");
+	while ((c = getopt_long(argc, argv, "s:L:Nm:c:i:Pf:o:qhV", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -151,6 +158,9 @@ main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'q':
+			quiet = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -166,35 +176,13 @@ main(int argc, char **argv)
 		bad_value("unexpected argument", argv[optind]);
 		return 2;
 	}
-	if (pgc == NULL)
-		pgc = access("/usr/lib/postgresql/15/bin/pg_config", X_OK) == 0
-			? "/usr/lib/postgresql/15/bin/pg_config" : "pg_config";
-	if (server == NULL) {
-		char *bindir = pg_config(pgc, "--bindir");
-
-		if (bindir == NULL ||
-		    asprintf(&server, "%s/postgres", bindir) < 0) {
-			fprintf(stderr, "pgsc-scan: no --server, and \"");
-			pgsc_text_escape(stderr, pgc);
-			fprintf(stderr, " --bindir\" failed\n");
-			free(bindir);
-			goto out;
-		}
-		free(bindir);
-	}
-	if (pkglibdir == NULL && !no_modules) {
-		pkglibdir = pg_config(pgc, "--pkglibdir");
-		if (pkglibdir == NULL) {
-			fprintf(stderr, "pgsc-scan: no --pkglibdir, and \"");
-			pgsc_text_escape(stderr, pgc);
-			fprintf(stderr, " --pkglibdir\" failed (--no-modules "
-				"scans the server alone)\n");
-			goto out;
-		}
-	}
+	if ((server == NULL || (pkglibdir == NULL && !no_modules)) &&
+	    find_server(pgc, quiet, &server, no_modules ? NULL : &pkglibdir) < 0)
+		goto out;
 	so.server = server;
 	so.pkglibdir = no_modules ? NULL : pkglibdir;
 	so.extra = extra;
+	so.progress = quiet ? NULL : stderr;
 	if (output != NULL) {
 		out = fopen(output, "w");
 		if (out == NULL) {

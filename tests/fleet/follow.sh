@@ -53,7 +53,7 @@ wait_continued() {
 		if [ "$1" = 0 ]; then
 			[ "$(q "$DB" "SELECT count(*) FROM rounds")" = 1 ] && return 0
 		else
-			[ "$(grep -c '^pgsc: continuing round' "$T/collect.out")" -ge "$1" ] && return 0
+			[ "$(grep -c '^pgsc-collect: continuing round' "$T/collect.out")" -ge "$1" ] && return 0
 		fi
 		sleep 0.1
 	done

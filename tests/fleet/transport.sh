@@ -170,7 +170,7 @@ start_collector
 # round (10 s), so that every kill falls on a collector that is following.
 wait_continued() {
 	for _ in $(seq 1 100); do
-		[ "$(grep -c '^pgsc: continuing round' "$COUT")" -ge "$1" ] && return 0
+		[ "$(grep -c '^pgsc-collect: continuing round' "$COUT")" -ge "$1" ] && return 0
 		sleep 0.1
 	done
 	bad "the restarted collector did not continue the round in 10 s: $(tail -3 "$COUT")"

@@ -234,13 +234,13 @@ live_final() {
 	# reached the round: restarts lie between the collectors that said
 	# they continued it and the kills.
 	local cont rs
-	cont=$(grep -c "^pgsc: continuing round" "$KERR" || true)
+	cont=$(grep -c "^pgsc-collect: continuing round" "$KERR" || true)
 	rs=$(echo "$rows" | cut -d'|' -f2)
 	[ "${rows%%|*}" = 1 ] && [ "${rows##*|}" = 1 ] &&
 		[ "$rs" -ge "$cont" ] && [ "$rs" -le "$kills" ] &&
 		[ "$rs" -ge $((kills * 4 / 5)) ] ||
 		bad "rounds (count|restarts|finished) = $rows, expected 1|N|1 with $cont <= N <= $kills and N >= $((kills * 4 / 5))"
-	LF_BASE=$(sed -n 's/^pgsc: continuing round [0-9]* (\([0-9]*\) records committed before)$/\1/p' "$KERR" | tr '\n' ' ')
+	LF_BASE=$(sed -n 's/^pgsc-collect: continuing round [0-9]* (\([0-9]*\) records committed before)$/\1/p' "$KERR" | tr '\n' ' ')
 	awk -v l="$LF_BASE" 'BEGIN { n = split(l, a, " "); for (i = 2; i <= n; i++) if (a[i] + 0 < a[i - 1] + 0) exit 1 }' ||
 		bad "the committed record count went down between restarts: $LF_BASE"
 	mkdir -p "$d"

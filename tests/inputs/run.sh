@@ -221,7 +221,7 @@ got=$(records "$w/d.db")
 if [ $rc = 1 ] && [ "$got" -ge "$good" ] &&
 	grep -q "$w/d/audit.log.1: not an audit log (an ELF binary)" "$w/d.err" &&
 	grep -q "$w/d/audit.log.2:1: not an audit log (text" "$w/d.err" &&
-	grep -qE "^pgsc: $w/d/audit.log.3.gz:[0-9]+: rejected \(damaged\): decoded offset [0-9]+: damaged gzip data \(truncated\)" "$w/d.err" &&
+	grep -qE "^pgsc-collect: $w/d/audit.log.3.gz:[0-9]+: rejected \(damaged\): decoded offset [0-9]+: damaged gzip data \(truncated\)" "$w/d.err" &&
 	grep -q "$w/d/audit.log.5.gz: damaged gzip data" "$w/d.err" &&
 	grep -q "4 inputs not imported" "$w/d.err"; then
 	ok "bad: a directory with bad files: each named, the good records kept ($got >= $good), exit 1"
@@ -312,7 +312,7 @@ for z in gzip xz zstd; do
 	got=$(records "$w/$z.db")
 	dmg=$(sqlite3 "$w/$z.db" "SELECT coalesce(sum(count),0) FROM rejects WHERE reason = 'damaged'")
 	if [ $rc = 1 ] && [ "$got" = "$full" ] && [ "$dmg" = 1 ] &&
-		grep -qE "^pgsc: $w/s.$z:[0-9]+: rejected \(damaged\): decoded offset [0-9]+: damaged $z data" "$w/$z.err"; then
+		grep -qE "^pgsc-collect: $w/s.$z:[0-9]+: rejected \(damaged\): decoded offset [0-9]+: damaged $z data" "$w/$z.err"; then
 		ok "$z: a bad checksum at the end: $got of $full records, one damaged reject with file, line and offset, exit 1"
 	else
 		bad "$z: bad checksum: exit $rc, $got of $full records, $dmg damaged rejects"; cat "$w/$z.err"
@@ -352,7 +352,7 @@ rc=$?
 head -c 1000000 "$w/d1" >"$w/d1.part"
 collect --db "$w/dup.db" --import "$w/d1.part" "$w/d1" 2>"$w/dup.err"
 rc=$?
-if [ $rc = 1 ] && grep -q "^pgsc: $w/d1: starts as $w/d1.part does" "$w/dup.err" &&
+if [ $rc = 1 ] && grep -q "^pgsc-collect: $w/d1: starts as $w/d1.part does" "$w/dup.err" &&
 	[ "$(records "$w/dup.db")" -lt "$n1" ]; then
 	collect --db "$w/dup.db" --import "$w/d1" 2>/dev/null
 	[ "$(records "$w/dup.db")" = "$n1" ] &&
@@ -413,7 +413,7 @@ kept=$(sqlite3 "$w/miss.db" "SELECT detail FROM gaps WHERE kind = 'serial'")
 "$BIN/pgsc-report" --db "$w/miss.db" --check-complete >/dev/null 2>&1
 rc=$?
 if [ "$gall" = "$g0" ] && [ "$gm" = $((g0 + mid)) ] && [ $rc = 1 ] &&
-	grep -q "^pgsc: $w/set/audit.log: serials $lo-$hi are in no file given ($w/set/audit.log.2 ends before them)" "$w/miss.err" &&
+	grep -q "^pgsc-collect: $w/set/audit.log: serials $lo-$hi are in no file given ($w/set/audit.log.2 ends before them)" "$w/miss.err" &&
 	[[ "$kept" == *"serials $lo-$hi are in no file given"* ]]; then
 	ok "gaps: a rotated set without audit.log.1: $gm gaps ($mid its serials + $g0), range $lo-$hi said and kept, --check-complete exit 1; the whole set: $gall"
 else
@@ -542,7 +542,7 @@ ln -s gone "$w/d/audit.log.1"
 collect --db "$w/d.db" --import "$w/d" 2>"$w/d.err"
 rc=$?
 [ $rc = 0 ] && [ "$(records "$w/d.db")" = "$(records "$T/gaps/full.db")" ] &&
-	grep -q "^pgsc: $w/d/audit.log.1: skipped (No such file or directory)" "$w/d.err" &&
+	grep -q "^pgsc-collect: $w/d/audit.log.1: skipped (No such file or directory)" "$w/d.err" &&
 	ok "a dangling audit.log.1: skipped by name, the directory imported, exit 0" ||
 	{ bad "dangling symlink in a directory: exit $rc, $(records "$w/d.db") records"; cat "$w/d.err"; }
 
@@ -593,7 +593,7 @@ rc=$?
 got1=$(records "$w/r.db")
 collect --db "$w/r.db" --import "$w/p"/part.* 2>"$w/r2.err"
 rc2=$?
-[ $rc = 1 ] && [ $rc2 = 0 ] && grep -q "^pgsc: $last: replaced by another file while the import ran" "$w/r.err" &&
+[ $rc = 1 ] && [ $rc2 = 0 ] && grep -q "^pgsc-collect: $last: replaced by another file while the import ran" "$w/r.err" &&
 	[ "$got1" -lt "$(records "$T/gaps/full.db")" ] && [ "$(records "$w/r.db")" = "$(records "$T/gaps/full.db")" ] &&
 	ok "a file replaced after it was identified: refused by name (exit 1, $got1 records), read by the next import (every record once)" ||
 	{ bad "replaced file: exit $rc then $rc2, $got1 then $(records "$w/r.db") of $(records "$T/gaps/full.db") records"; cat "$w/r.err" "$w/r2.err" | head; }

@@ -440,7 +440,7 @@ check_restart() {
 	# kernel's figures, which can sleep while a storm fills the backlog)
 	# never reached the round: count those that said they continued it.
 	local cont
-	cont=$(grep -c "^pgsc: continuing round" "$d/collect.out" || true)
+	cont=$(grep -c "^pgsc-collect: continuing round" "$d/collect.out" || true)
 	[ "$rs" -ge "$cont" ] && [ "$rs" -le 10 ] && [ "$rs" -ge 5 ] ||
 		bad "rounds.restarts = $rs; $cont of the 10 restarted collectors said they continued the round (expected restarts between that and 10, and at least 5)"
 	[ "$(q "$db" "SELECT count(*) FROM rounds")" = 1 ] ||
@@ -449,7 +449,7 @@ check_restart() {
 	[ "$ic" = "ok " ] || bad "PRAGMA integrity_check: $ic"
 	# What each restart found committed: it must never go down.
 	local base
-	base=$(sed -n 's/^pgsc: continuing round [0-9]* (\([0-9]*\) records committed before)$/\1/p' "$d/collect.out" | tr '\n' ' ')
+	base=$(sed -n 's/^pgsc-collect: continuing round [0-9]* (\([0-9]*\) records committed before)$/\1/p' "$d/collect.out" | tr '\n' ' ')
 	awk -v l="$base" 'BEGIN { n = split(l, a, " "); for (i = 2; i <= n; i++) if (a[i] + 0 < a[i - 1] + 0) exit 1 }' ||
 		bad "the committed record count went down between restarts: $base"
 	echo "restart: $during of 10 kills during a storm of $STORM_TOTAL records; records committed at each restart: $base"

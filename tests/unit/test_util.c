@@ -135,6 +135,31 @@ test_iso_time(void **state)
 			    "2025-12-02T23:00:52.447Z");
 }
 
+/* The library's diagnostics carry the program's name (issue 29: one
+ * import printed under "pgsc:" and "pgsc-collect:"). */
+static void
+test_diag_progname(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_string_equal(pgsc_progname(), "pgsc");
+	pgsc_set_progname("pgsc-collect");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	util_diag(f, "%s: rejected (%s)\n", "a.log:3", "bad-field");
+	pgsc_set_progname("");
+	util_diag(f, "x\n");
+	pgsc_set_progname(NULL);
+	util_diag(f, "y\n");
+	fclose(f);
+	assert_string_equal(buf, "pgsc-collect: a.log:3: rejected (bad-field)\n"
+			    "pgsc: x\npgsc: y\n");
+	free(buf);
+}
+
 int
 main(void)
 {
@@ -144,6 +169,7 @@ main(void)
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_widen_span),
 		cmocka_unit_test(test_iso_time),
+		cmocka_unit_test(test_diag_progname),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

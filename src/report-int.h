@@ -262,6 +262,9 @@ struct surface_row {
 	const char *id;         /* "global", a type (untrusted), "docker" */
 	const char *title, *source; /* source: baselines only */
 	size_t names, reachable;
+	int rules;              /* a list of --args with values: after set */
+	size_t after;           /* reachable after argument rules */
+	struct strset closed;   /* the CVEs the rules close (lists only) */
 };
 struct surface_rows {
 	struct surface_row *v;
@@ -290,5 +293,7 @@ void report_args_oci(FILE *out, const struct rargs *A, const struct strset *s,
 		     int last);
 void report_args_systemd(FILE *out, const struct rargs *A,
 			 const struct strset *s, int comment);
+int report_args_rule(const struct rargs *A, int l, const char *name,
+		     struct surface_rule *sr);
 
 #endif /* PGSC_REPORT_INT_H */

@@ -32,6 +32,9 @@ struct html_surface {
 	const char *source;             /* a baseline's, or NULL */
 	size_t names, reachable;
 	int baseline;
+	int rules;                      /* after set (pgsc-report --args) */
+	size_t after;                   /* reachable after argument rules */
+	const struct strset *closed;    /* the CVEs the rules close, or NULL */
 };
 struct html_page {
 	int64_t from, to;
@@ -56,6 +59,7 @@ struct html_page {
 	int sort;                       /* enum pgsc_sort: the matrix's rows */
 	const struct html_surface *surface; /* the lists', the baselines' */
 	size_t nsurface, ncves;         /* ncves: the CVE map's entries */
+	int rules;                      /* the lists carry argument rules */
 };
 int report_html_write(FILE *out, const struct html_page *p);
 /* The matrix's rows in the order of @sort (enum pgsc_sort). */

@@ -301,6 +301,9 @@ html_surface_rows(const struct rep_out *w, struct surface_rows *s,
 			.label = s->v[i].title, .source = s->v[i].source,
 			.names = s->v[i].names, .reachable = s->v[i].reachable,
 			.baseline = s->v[i].kind == SURFACE_BASELINE,
+			.rules = s->v[i].rules, .after = s->v[i].after,
+			.closed = s->v[i].kind == SURFACE_LIST &&
+				  s->v[i].rules ? &s->v[i].closed : NULL,
 		};
 	return 0;
 }
@@ -411,6 +414,7 @@ report_html(const struct rep_out *w)
 	pg.surface = hs;
 	pg.nsurface = surf.n;
 	pg.ncves = surface_cves(NULL);
+	pg.rules = w->A != NULL;
 	if (rc == 0)
 		rc = report_html_write(out, &pg);
 out:

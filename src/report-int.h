@@ -211,6 +211,7 @@ int report_effective(const struct rep_out *w);
 /* report_explain.c: --explain, why each name is in the lists */
 int report_explain_table(const struct rep_out *w);
 int report_explain_json(const struct rep_out *w);
+int report_explain_html(const struct rep_out *w, FILE *out);
 
 /* report_types.c: a list per backend type (--per-type) */
 struct typelist {

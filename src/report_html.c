@@ -47,6 +47,12 @@ html_text(FILE *out, const char *s)
 	free(buf);
 }
 
+void
+report_html_text(FILE *out, const char *s)
+{
+	html_text(out, s);
+}
+
 static const char style[] =
 	"body{font-family:sans-serif;margin:1.5em;color:#222;background:#fff}"
 	"h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;"
@@ -519,6 +525,8 @@ report_html_write(FILE *out, const struct html_page *p)
 	lists(out, p);
 	surface(out, p);
 	matrix(out, p);
+	if (p->explain != NULL && p->explain(out, p->explain_arg) < 0)
+		return -ENOMEM;
 	rounds_table(out, p);
 	fprintf(out, "<p><small>pgsc %s</small></p>\n</body>\n</html>\n",
 		PGSC_VERSION);

@@ -308,6 +308,13 @@ html_surface_rows(const struct rep_out *w, struct surface_rows *s,
 	return 0;
 }
 
+/* The page's --explain section (report_explain.c). */
+static int
+html_explain(FILE *out, const void *arg)
+{
+	return report_explain_html(arg, out);
+}
+
 int
 report_html(const struct rep_out *w)
 {
@@ -415,6 +422,8 @@ report_html(const struct rep_out *w)
 	pg.nsurface = surf.n;
 	pg.ncves = surface_cves(NULL);
 	pg.rules = w->A != NULL;
+	pg.explain = html_explain;
+	pg.explain_arg = w;
 	if (rc == 0)
 		rc = report_html_write(out, &pg);
 out:

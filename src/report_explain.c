@@ -228,8 +228,8 @@ explain_build(const struct rep_out *w, struct explain *x)
 
 /*
  * The CVEs @name reaches, into @out: those of the CVE map (src/cves.def,
- * src/surface.c) whose entry names it.  Names only: an entry's argument
- * condition does not narrow it, as pgsc allows every argument of a name.
+ * src/surface.c) whose entry names it.  Names only: what argument rules
+ * close is the surface score's (--surface, surface_args.c), not a name's.
  */
 static int
 explain_cves(const char *name, struct strset *out)

@@ -11,6 +11,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 t_script schemas "run.sh BINDIR" "$@"
 need_exec "$BINDIR/pgsc-collect" "$BINDIR/pgsc-report" "$BINDIR/pgsc-diff"
+t_init schemas
 W=$T_WORK
 SC=(python3 "$SRCROOT/tests/lib/schema-check.py" "$SRCROOT/schemas")
 

@@ -167,9 +167,11 @@ for k in ("global", "session"):
 PY
 	bad "the python evaluation failed"
 while read -r k before want got same; do
-	[ "$got" = "$want" ] && [ "$same" = 1 ] ||
+	if [ "$got" = "$want" ] && [ "$same" = 1 ]; then
+		ok "args fixture, $k list: $before CVEs reachable before argument rules, $got after"
+	else
 		bad "args fixture, $k list: reachable_after $got, the python evaluation $want (closed sets equal: $same)"
-	ok "args fixture, $k list: $before CVEs reachable before argument rules, $got after"
+	fi
 done <"$T/after"
 [ "$(wc -l <"$T/after")" = 2 ] || bad "no figures from the args fixture"
 jq -e '.surface.global.closed | index("CVE-2016-8655") != null' "$T/a.json" >/dev/null ||

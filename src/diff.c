@@ -24,9 +24,17 @@
 
 static const char *const list_names[2] = { "global", "session" };
 
+/* An argument rule of a list read from a GUC file or a JSON report. */
+struct diff_rule {
+	char *name;
+	struct argrule r;
+};
+
 struct pgsc_lists {
 	enum pgsc_lists_kind kind;
 	struct strset l[2];
+	struct diff_rule *rules[2];     /* the names with a rule, per list */
+	size_t nrules[2];
 };
 
 /* ---------------------------------------------------------------- */
@@ -163,21 +171,67 @@ keep_name(struct strset *set, const char *nm, const char *name,
 	return strset_add(set, nm) < 0 ? -ENOMEM : 0;
 }
 
-/**
- * Add the names of a GUC list value to @out.  Names are separated by
- * commas and blanks, as pgsc-exec reads them (filter_exec.c); an entry
- * with an argument rule ("socket(a0=1)") gives its name.
- * @param name the file, for causes
- * @param which "global" or "session", for causes
- * Returns 0, -EINVAL for a name that is not [a-z0-9_]+, -E2BIG past
- * DIFF_NAMES_MAX names, or -ENOMEM.
+/* The rule of @name in list @which of @ls, or NULL. */
+static struct diff_rule *
+rule_find(const struct pgsc_lists *ls, int which, const char *name)
+{
+	for (size_t i = 0; i < ls->nrules[which]; i++)
+		if (strcmp(ls->rules[which][i].name, name) == 0)
+			return &ls->rules[which][i];
+	return NULL;
+}
+
+/* Forget the rule of @name in list @which: the name is allowed plain. */
+static void
+rule_drop(struct pgsc_lists *ls, int which, const char *name)
+{
+	struct diff_rule *d = rule_find(ls, which, name);
+
+	if (d == NULL)
+		return;
+	free(d->name);
+	*d = ls->rules[which][--ls->nrules[which]];
+}
+
+/*
+ * Keep rule @r of @name in list @which, as pgsc-exec and the module
+ * read two entries of one name (argrule_fold()): the union of their
+ * alternatives, or the plain name when they do not unite.  @plain: the
+ * name appeared alone, which wins.  0 or -ENOMEM.
  */
-int
-diff_parse_names(const char *value, const char *name, const char *which,
-		 struct strset *out, char **cause)
+static int
+rule_keep(struct pgsc_lists *ls, int which, const char *name,
+	  const struct argrule *r, int plain)
+{
+	struct diff_rule *d = rule_find(ls, which, name), *v;
+
+	if (plain || (d != NULL && !argrule_fold(&d->r, r))) {
+		rule_drop(ls, which, name);
+		return 0;
+	}
+	if (d != NULL)
+		return 0;
+	v = realloc(ls->rules[which], (ls->nrules[which] + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	ls->rules[which] = v;
+	v[ls->nrules[which]].name = strdup(name);
+	if (v[ls->nrules[which]].name == NULL)
+		return -ENOMEM;
+	v[ls->nrules[which]++].r = *r;
+	return 0;
+}
+
+/* diff_parse_names() keeping the rules in list @which of @ls (NULL:
+ * checked and dropped). */
+static int
+parse_entries(const char *value, const char *name, const char *which,
+	      struct strset *out, struct pgsc_lists *ls, int list,
+	      char **cause)
 {
 	char *copy = strdup(value);
 	const char *p = copy, *t;
+	struct strset plain = { 0 };
 	size_t len;
 	int rc = 0;
 
@@ -186,11 +240,11 @@ diff_parse_names(const char *value, const char *name, const char *which,
 	while (rc == 0 && (t = syscall_lists_next(&p, LISTS_SEP_BLANKS,
 					  LISTS_SPLIT_BLANKS, &len)) != NULL) {
 		size_t nlen = syscall_lists_name(t, len);
+		struct argrule r;
 
-		/* an argument rule is checked and dropped: a diff is of
-		 * names */
+		memset(&r, 0, sizeof(r));
+		/* an argument rule is checked, and kept for the score */
 		if (nlen < len) {
-			struct argrule r;
 			char *why = NULL;
 
 			if (argrule_parse(t, len, &r, &why) < 0) {
@@ -203,9 +257,30 @@ diff_parse_names(const char *value, const char *name, const char *which,
 		}
 		copy[t - copy + (ptrdiff_t)nlen] = '\0';
 		rc = keep_name(out, t, name, which, cause);
+		if (rc == 0 && ls != NULL && nlen == len)
+			rc = strset_add(&plain, t) < 0 ? -ENOMEM : 0;
+		if (rc == 0 && ls != NULL)
+			rc = rule_keep(ls, list, t, &r, strset_has(&plain, t));
 	}
+	strset_free(&plain);
 	free(copy);
 	return rc;
+}
+
+/**
+ * Add the names of a GUC list value to @out.  Names are separated by
+ * commas and blanks, as pgsc-exec reads them (filter_exec.c); an entry
+ * with an argument rule ("socket(a0=1)") gives its name.
+ * @param name the file, for causes
+ * @param which "global" or "session", for causes
+ * Returns 0, -EINVAL for a name that is not [a-z0-9_]+ or a rule that
+ * does not parse, -E2BIG past DIFF_NAMES_MAX names, or -ENOMEM.
+ */
+int
+diff_parse_names(const char *value, const char *name, const char *which,
+		 struct strset *out, char **cause)
+{
+	return parse_entries(value, name, which, out, NULL, 0, cause);
 }
 
 /* ---------------------------------------------------------------- */
@@ -215,7 +290,8 @@ diff_parse_names(const char *value, const char *name, const char *which,
 /* What the JSON reader's callbacks share. */
 struct json_lists {
 	struct strset *sets[2];
-	int seen[2];
+	struct pgsc_lists *ls;  /* "args" kept here; NULL: skipped */
+	int seen[2], seen_args;
 	int which;              /* the list being read */
 	const char *name;       /* the file, for causes */
 	char **cause;
@@ -255,6 +331,59 @@ read_name(struct json *j, void *arg)
 	return -EINVAL;
 }
 
+/* A member of "args"."global" or "args"."session": "name": "name(rule)"
+ * (pgsc-report --format json --args), the rule kept for the score. */
+static int
+read_rule(struct json *j, const char *key, void *arg)
+{
+	struct json_lists *jl = arg;
+	const char *which = list_names[jl->which];
+	struct argrule r;
+	char *text = NULL, *why = NULL;
+	int rc;
+
+	if (!json_at(j, '"'))
+		return json_fail(j, "\"args\".\"%s\" holds something other "
+				 "than a string", which);
+	rc = json_strdup(j, ARGRULE_TEXT_MAX, &text);
+	if (rc < 0)
+		return rc;
+	if (argrule_parse(text, strlen(text), &r, &why) != 1 ||
+	    syscall_lists_name(text, strlen(text)) != strlen(key) ||
+	    strncmp(text, key, strlen(key)) != 0) {
+		char *e = escaped_excerpt(key);
+
+		fail(jl->cause, jl->name, "args of the %s list: \"%s\": %s",
+		     which, e ? e : "?", why != NULL ? why :
+		     "not a rule of that name");
+		free(e);
+		free(why);
+		free(text);
+		return -EINVAL;
+	}
+	free(text);
+	if (!pgsc_guc_name_ok(key))
+		return json_fail(j, "\"args\": a key is not a syscall name");
+	return rule_keep(jl->ls, jl->which, key, &r, 0);
+}
+
+/* A member of "args": "global" and "session" objects of rules. */
+static int
+read_args_list(struct json *j, const char *key, void *arg)
+{
+	struct json_lists *jl = arg;
+
+	jl->which = -1;
+	for (int i = 0; i < 2; i++)
+		if (strcmp(key, list_names[i]) == 0)
+			jl->which = i;
+	if (jl->which < 0)
+		return json_skip(j);
+	if (!json_at(j, '{'))
+		return json_fail(j, "\"args\".\"%s\" is not an object", key);
+	return json_each_member(j, read_rule, jl);
+}
+
 /* A member of the top-level object: "global" and "session" are read,
  * each at most once; anything else is checked and skipped. */
 static int
@@ -266,6 +395,14 @@ read_list(struct json *j, const char *key, void *arg)
 	for (int i = 0; i < 2; i++)
 		if (strcmp(key, list_names[i]) == 0)
 			which = i;
+	if (which < 0 && strcmp(key, "args") == 0 && jl->ls != NULL) {
+		if (jl->seen_args)
+			return json_fail(j, "\"args\" appears twice");
+		jl->seen_args = 1;
+		if (!json_at(j, '{'))
+			return json_fail(j, "\"args\" is not an object");
+		return json_each_member(j, read_args_list, jl);
+	}
 	if (which < 0)
 		return json_skip(j);
 	if (jl->seen[which])
@@ -287,12 +424,13 @@ read_list(struct json *j, const char *key, void *arg)
  * Returns 0, -EINVAL for invalid input (*cause says where), -E2BIG past
  * DIFF_NAMES_MAX names, or -ENOMEM.
  */
-int
-diff_parse_json(const char *buf, size_t len, const char *name,
-		struct strset *global, struct strset *session, char **cause)
+static int
+parse_json(const char *buf, size_t len, const char *name,
+	   struct pgsc_lists *ls, struct strset *global, struct strset *session,
+	   char **cause)
 {
 	struct json_lists jl = { .sets = { global, session }, .name = name,
-				 .cause = cause };
+				 .ls = ls, .cause = cause };
 	struct json j;
 	int rc;
 
@@ -310,6 +448,13 @@ diff_parse_json(const char *buf, size_t len, const char *name,
 			return -EINVAL;
 		}
 	return 0;
+}
+
+int
+diff_parse_json(const char *buf, size_t len, const char *name,
+		struct strset *global, struct strset *session, char **cause)
+{
+	return parse_json(buf, len, name, NULL, global, session, cause);
 }
 
 /* ---------------------------------------------------------------- */
@@ -331,8 +476,8 @@ load_guc(const char *buf, size_t len, const char *name,
 			restate(cause, name, name, lcause, rc);
 			break;
 		}
-		rc = diff_parse_names(val, name, list_names[i], &ls->l[i],
-				      cause);
+		rc = parse_entries(val, name, list_names[i], &ls->l[i], ls, i,
+				   cause);
 		free(val);
 		val = NULL;
 	}
@@ -373,8 +518,8 @@ diff_load_buffer(const char *buf, size_t len, const char *name,
 		i++;
 	if (i < len && buf[i] == '{') {
 		ls->kind = PGSC_LISTS_JSON;
-		rc = diff_parse_json(buf, len, name, &ls->l[0], &ls->l[1],
-				     cause);
+		rc = parse_json(buf, len, name, ls, &ls->l[0], &ls->l[1],
+				cause);
 	} else {
 		ls->kind = PGSC_LISTS_GUC;
 		rc = load_guc(buf, len, name, ls, cause);
@@ -559,8 +704,12 @@ pgsc_lists_free(pgsc_lists *ls)
 {
 	if (ls == NULL)
 		return;
-	strset_free(&ls->l[0]);
-	strset_free(&ls->l[1]);
+	for (int k = 0; k < 2; k++) {
+		strset_free(&ls->l[k]);
+		for (size_t i = 0; i < ls->nrules[k]; i++)
+			free(ls->rules[k][i].name);
+		free(ls->rules[k]);
+	}
 	free(ls);
 }
 
@@ -583,6 +732,51 @@ size_t
 pgsc_lists_reachable(const pgsc_lists *ls, int which)
 {
 	return surface_reachable(&ls->l[which ? 1 : 0]);
+}
+
+int
+pgsc_lists_rules(const pgsc_lists *ls)
+{
+	return ls->nrules[0] + ls->nrules[1] > 0;
+}
+
+/* The score's view of a rule of list @arg (struct lists_which). */
+struct lists_which {
+	const struct pgsc_lists *ls;
+	int which;
+};
+
+static int
+rule_cb(void *arg, const char *name, struct surface_rule *sr)
+{
+	const struct lists_which *lw = arg;
+	const struct diff_rule *d = rule_find(lw->ls, lw->which, name);
+
+	if (d == NULL)
+		return 0;
+	memset(sr, 0, sizeof(*sr));
+	sr->nargs = d->r.nargs;
+	for (unsigned k = 0; k < d->r.nargs; k++) {
+		sr->arg[k] = d->r.arg[k];
+		sr->mask[k] = d->r.masked[k] ? d->r.mask[k] : ~(uint64_t)0;
+	}
+	sr->nalts = d->r.nalts;
+	sr->stride = ARGRULE_ARGS_MAX;
+	sr->val = d->r.val[0];
+	return 1;
+}
+
+size_t
+pgsc_lists_reachable_after(const pgsc_lists *ls, int which)
+{
+	struct lists_which lw = { ls, which ? 1 : 0 };
+	size_t n = 0;
+
+	/* no set of closed CVEs is kept: nothing to allocate, no error */
+	if (surface_reachable_rules(&ls->l[lw.which], rule_cb, &lw, &n,
+				    NULL) < 0)
+		return pgsc_lists_reachable(ls, which);
+	return n;
 }
 
 size_t

@@ -137,6 +137,37 @@ int surface_cves_of(const char *name, struct strset *out);
 /* The names baseline @id allows, added to @out. */
 int surface_baseline_names(const char *id, struct strset *out);
 
+/* surface_args.c - the score after argument rules: the map's conditions
+ * (src/cve_conds.def) against a list's rules. */
+/* A list's rule for one name as the score reads it: @nargs arguments
+ * (index, mask; ~0 the whole argument), @nalts alternatives of @stride
+ * values each from @val. */
+struct surface_rule {
+	unsigned nargs;
+	unsigned char arg[3];
+	uint64_t mask[3];
+	size_t nalts, stride;
+	const uint64_t *val;
+};
+/* 1 with *@r when the list has a rule for @name, 0 when it allows @name
+ * with every argument. */
+typedef int (*surface_rule_fn)(void *arg, const char *name,
+			       struct surface_rule *r);
+struct argrule;
+/* The value of constant @name (@len bytes) from the system's headers. */
+int surface_const(const char *name, size_t len, uint64_t *v);
+/* The rules of cve_conds.def for a condition of cves.def, or NULL. */
+const char *surface_cond_rules(const char *condition);
+/* Its entry for call @name parsed: 1, 0 none, -EINVAL. */
+int surface_cond_parse(const char *rules, const char *name, struct argrule *r);
+/* Does CVE @c stay reachable by @names under the rules of @fn? */
+int surface_cve_open(const struct surface_cve *c, const struct strset *names,
+		     surface_rule_fn fn, void *arg);
+/* The CVEs @names reaches under the rules of @fn into *@n, the ones the
+ * rules close added to @closed (NULL: not kept).  0 or -ENOMEM. */
+int surface_reachable_rules(const struct strset *names, surface_rule_fn fn,
+			    void *arg, size_t *n, struct strset *closed);
+
 /* serials.c - serial gaps: kernel serials of a stream should leave no
  * holes; one sequence per node.  The fields are the local host's
  * sequence (records without node=); @nodes the other nodes'.  Shared by

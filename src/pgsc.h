@@ -585,6 +585,12 @@ size_t pgsc_lists_names(const pgsc_lists *ls, int which,
  * attack-surface score, docs/hardening.md; pgsc-diff's gate).
  */
 size_t pgsc_lists_reachable(const pgsc_lists *ls, int which);
+/* Does a list of @ls carry argument rules ("socket(a0=1)" in a GUC file,
+ * the "args" member of a JSON report)?  A store's lists never do. */
+int pgsc_lists_rules(const pgsc_lists *ls);
+/* The CVEs list @which reaches after its argument rules
+ * (docs/hardening.md, "Attack surface"). */
+size_t pgsc_lists_reachable_after(const pgsc_lists *ls, int which);
 
 /** The number of CVEs in pgsc's CVE map. */
 size_t pgsc_cve_map_size(void);

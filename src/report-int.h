@@ -212,6 +212,7 @@ int report_effective(const struct rep_out *w);
 /* report_explain.c: --explain, why each name is in the lists */
 int report_explain_table(const struct rep_out *w);
 int report_explain_json(const struct rep_out *w);
+int report_explain_html(const struct rep_out *w, FILE *out);
 
 /* report_types.c: a list per backend type (--per-type) */
 struct typelist {
@@ -263,6 +264,9 @@ struct surface_row {
 	const char *id;         /* "global", a type (untrusted), "docker" */
 	const char *title, *source; /* source: baselines only */
 	size_t names, reachable;
+	int rules;              /* a list of --args with values: after set */
+	size_t after;           /* reachable after argument rules */
+	struct strset closed;   /* the CVEs the rules close (lists only) */
 };
 struct surface_rows {
 	struct surface_row *v;
@@ -291,5 +295,7 @@ void report_args_oci(FILE *out, const struct rargs *A, const struct strset *s,
 		     int last);
 void report_args_systemd(FILE *out, const struct rargs *A,
 			 const struct strset *s, int comment);
+int report_args_rule(const struct rargs *A, int l, const char *name,
+		     struct surface_rule *sr);
 
 #endif /* PGSC_REPORT_INT_H */

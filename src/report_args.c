@@ -232,6 +232,33 @@ rule_of(const struct rargs *A, int l, const char *name, int *over)
 	return e;
 }
 
+/* The rule of @name in list @l of @A as the score reads it (the rule
+ * report_args_joined() prints): 1 with *@sr, 0 when the name is printed
+ * alone.  @sr points into @A. */
+int
+report_args_rule(const struct rargs *A, int l, const char *name,
+		 struct surface_rule *sr)
+{
+	const struct rargs_name *e;
+	unsigned idx[ARGS_NV];
+	uint64_t mask[ARGS_NV];
+	int over;
+
+	e = rule_of(A, l, name, &over);
+	if (e == NULL || args_layout(name, idx, mask) != e->nv)
+		return 0;
+	memset(sr, 0, sizeof(*sr));
+	sr->nargs = e->nv;
+	for (unsigned k = 0; k < e->nv; k++) {
+		sr->arg[k] = (unsigned char)idx[k];
+		sr->mask[k] = mask[k];
+	}
+	sr->nalts = e->n;
+	sr->stride = ARGS_NV;
+	sr->val = e->v[0];
+	return 1;
+}
+
 static void
 print_num(FILE *out, uint64_t v, int hex)
 {

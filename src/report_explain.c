@@ -2,7 +2,7 @@
 /* report_explain.c - pgsc-report --explain: one justification per name of
  * the lists (roles and their records, first round and its label, an
  * example process, systemd groups, sensitive, CVEs of src/cves.def),
- * table and JSON. */
+ * table, JSON and a section of the HTML page. */
 /*
  * What a reviewer reads before approving a list (issue 28, part 5).  The
  * names are the global list's (the session and per-type lists are within
@@ -10,13 +10,15 @@
  * (src/sensitive.def) come first.  The systemd groups are systemd's own,
  * generated into src/systemd_groups.def by tools/pgsc-systemd-groups.
  * Every text that came from a record (role, label, comm, title, exe) is
- * escaped: pgsc_text_escape() in the table, JSON escaping in JSON.
+ * escaped: pgsc_text_escape() in the table, JSON escaping in JSON,
+ * report_html_text() (terminal escapes, then HTML) in the page.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report-int.h"
+#include "report_html.h"
 #include "roles.h"
 #include "store.h"
 
@@ -226,8 +228,8 @@ explain_build(const struct rep_out *w, struct explain *x)
 
 /*
  * The CVEs @name reaches, into @out: those of the CVE map (src/cves.def,
- * src/surface.c) whose entry names it.  Names only: an entry's argument
- * condition does not narrow it, as pgsc allows every argument of a name.
+ * src/surface.c) whose entry names it.  Names only: what argument rules
+ * close is the surface score's (--surface, surface_args.c), not a name's.
  */
 static int
 explain_cves(const char *name, struct strset *out)
@@ -434,6 +436,108 @@ report_explain_json(const struct rep_out *w)
 			rc = json_why(out, &x, &x.v[i]);
 		}
 		fputs("\n  }", out);
+	}
+	explain_free(&x);
+	return rc;
+}
+
+/* A quoted text of a record for the page, or "-". */
+static void
+html_opt(FILE *out, const char *s)
+{
+	if (s == NULL) {
+		fputc('-', out);
+		return;
+	}
+	fputs("&quot;", out);
+	report_html_text(out, s);
+	fputs("&quot;", out);
+}
+
+/* One name's row of the page's table. */
+static int
+html_why(FILE *out, const struct why *y)
+{
+	struct strset cves = { 0 };
+	int first = 1;
+	int rc;
+
+	fputs("<tr class=\"why\"><td class=\"x\">", out);
+	report_html_text(out, y->name);
+	fprintf(out, "</td><td>%s</td><td class=\"x\">%s</td>"
+		"<td class=\"x\">", y->session ? "G S" : "G -",
+		y->sensitive ? y->sensitive : "-");
+	for (size_t k = 0; k < y->nrc; k++) {
+		fputs(k ? ", " : "", out);
+		report_html_text(out, y->rc[k].role);
+		fprintf(out, " %llu", (unsigned long long)y->rc[k].count);
+	}
+	if (y->nrc == 0)
+		fputc('-', out);
+	if (y->added != NULL) {
+		fputs(" (added: ", out);
+		report_html_text(out, y->added);
+		fputc(')', out);
+	}
+	fputs("</td><td class=\"x\">", out);
+	if (y->first_round != INT64_MAX) {
+		fprintf(out, "round %lld, label ", (long long)y->first_round);
+		html_opt(out, y->label);
+		fprintf(out, "</td><td class=\"x\">pid %lld, comm ",
+			(long long)y->pid);
+		html_opt(out, y->comm);
+		fputs(", title ", out);
+		html_opt(out, y->title);
+		fputs(", exe ", out);
+		html_opt(out, y->exe);
+	} else {
+		fputs("-</td><td class=\"x\">-", out);
+	}
+	fputs("</td><td class=\"x\">", out);
+	for (size_t i = 0; i < ARRAY_SIZE(sd_groups); i++)
+		if (strcmp(sd_groups[i].name, y->name) == 0) {
+			fputs(first ? "" : " ", out);
+			report_html_text(out, sd_groups[i].group);
+			first = 0;
+		}
+	fputs(first ? "-</td><td class=\"x\">" : "</td><td class=\"x\">",
+	      out);
+	rc = explain_cves(y->name, &cves);
+	for (size_t i = 0; rc == 0 && i < cves.n; i++) {
+		fputs(i ? " " : "", out);
+		report_html_text(out, cves.v[i]);
+	}
+	fputs(cves.n ? "</td></tr>\n" : "-</td></tr>\n", out);
+	strset_free(&cves);
+	return rc;
+}
+
+/* The page's section of --explain: the same justifications as the
+ * table, a row per name of the global list, in the same order. */
+int
+report_explain_html(const struct rep_out *w, FILE *out)
+{
+	struct explain x;
+	int rc = explain_build(w, &x);
+
+	if (rc == 0) {
+		fprintf(out, "<h2>Why each name is in the lists</h2>\n<p>What "
+			"pgsc-report --explain says: the security-relevant "
+			"names (src/sensitive.def) first; G S: in the global, "
+			"the session list; roles: the server's roles that made "
+			"it, with their records; first: its first round and "
+			"label; example: a process that made it; systemd: the "
+			"groups of %s that list it; CVEs: those of the CVE map "
+			"(src/cves.def, %zu CVEs) whose syscalls it is among."
+			"</p>\n<table>\n<tr><th class=\"n\">name</th><th>"
+			"lists</th><th class=\"n\">sensitive</th><th class="
+			"\"n\">roles</th><th class=\"n\">first</th><th class="
+			"\"n\">example</th><th class=\"n\">systemd</th><th "
+			"class=\"n\">CVEs</th></tr>\n", sd_version,
+			surface_cves(NULL));
+		for (size_t i = 0; i < x.n && rc == 0; i++)
+			rc = html_why(out, &x.v[i]);
+		fputs("</table>\n", out);
 	}
 	explain_free(&x);
 	return rc;

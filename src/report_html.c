@@ -47,6 +47,12 @@ html_text(FILE *out, const char *s)
 	free(buf);
 }
 
+void
+report_html_text(FILE *out, const char *s)
+{
+	html_text(out, s);
+}
+
 static const char style[] =
 	"body{font-family:sans-serif;margin:1.5em;color:#222;background:#fff}"
 	"h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;"
@@ -429,27 +435,56 @@ lists(FILE *out, const struct html_page *p)
 	fputs("</pre>\n", out);
 }
 
-/* The attack-surface score: the CVEs of the map each list reaches, then
- * the baselines with their sources (report_surface.c). */
+/* The attack-surface score: the CVEs of the map each list reaches (with
+ * --args, before and after argument rules, and the CVEs the rules close),
+ * then the baselines with their sources (report_surface.c). */
 static void
 surface(FILE *out, const struct html_page *p)
 {
 	fprintf(out, "<h2>Attack surface</h2>\n<p>The kernel CVEs of pgsc's "
 		"CVE map (src/cves.def, %zu CVEs) each list reaches: a CVE is "
-		"reachable when the list allows any of its syscalls. Before "
-		"argument rules: pgsc has none yet, so an allowed name is "
-		"allowed with every argument.</p>\n<table>\n<tr><th "
-		"class=\"n\">list</th><th>names</th><th>reachable CVEs</th>"
-		"</tr>\n", p->ncves);
+		"reachable when the list allows any of its syscalls. ",
+		p->ncves);
+	if (!p->rules)
+		fputs("Before argument rules: pgsc has none yet, so an allowed "
+		      "name is allowed with every argument.</p>\n<table>\n"
+		      "<tr><th class=\"n\">list</th><th>names</th><th>reachable"
+		      " CVEs</th></tr>\n", out);
+	else
+		fputs("After argument rules (pgsc-report --args): a CVE stays "
+		      "reachable unless a rule excludes the argument it needs "
+		      "(src/cve_conds.def); the baselines carry no rules here."
+		      "</p>\n<table>\n<tr><th class=\"n\">list</th><th>names"
+		      "</th><th>reachable CVEs</th><th>after argument rules</th>"
+		      "</tr>\n", out);
 	for (size_t i = 0; i < p->nsurface; i++) {
 		const struct html_surface *s = &p->surface[i];
 
 		fputs("<tr><td class=\"x\">", out);
 		html_text(out, s->label);
-		fprintf(out, "</td><td>%zu</td><td>%zu</td></tr>\n", s->names,
+		fprintf(out, "</td><td>%zu</td><td>%zu</td>", s->names,
 			s->reachable);
+		if (p->rules && s->rules)
+			fprintf(out, "<td>%zu</td>", s->after);
+		else if (p->rules)
+			fputs("<td>-</td>", out);
+		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
+	for (size_t i = 0; i < p->nsurface; i++) {
+		const struct html_surface *s = &p->surface[i];
+
+		if (s->closed == NULL || s->closed->n == 0)
+			continue;
+		fputs("<p>Closed by the ", out);
+		html_text(out, s->label);
+		fputs(" list's argument rules:", out);
+		for (size_t k = 0; k < s->closed->n; k++) {
+			fputs(k ? ", " : " ", out);
+			html_text(out, s->closed->v[k]);
+		}
+		fputs("</p>\n", out);
+	}
 	for (size_t i = 0; i < p->nsurface; i++) {
 		if (!p->surface[i].baseline)
 			continue;
@@ -490,6 +525,8 @@ report_html_write(FILE *out, const struct html_page *p)
 	lists(out, p);
 	surface(out, p);
 	matrix(out, p);
+	if (p->explain != NULL && p->explain(out, p->explain_arg) < 0)
+		return -ENOMEM;
 	rounds_table(out, p);
 	fprintf(out, "<p><small>pgsc %s</small></p>\n</body>\n</html>\n",
 		PGSC_VERSION);

@@ -32,6 +32,9 @@ struct html_surface {
 	const char *source;             /* a baseline's, or NULL */
 	size_t names, reachable;
 	int baseline;
+	int rules;                      /* after set (pgsc-report --args) */
+	size_t after;                   /* reachable after argument rules */
+	const struct strset *closed;    /* the CVEs the rules close, or NULL */
 };
 struct html_page {
 	int64_t from, to;
@@ -56,8 +59,15 @@ struct html_page {
 	int sort;                       /* enum pgsc_sort: the matrix's rows */
 	const struct html_surface *surface; /* the lists', the baselines' */
 	size_t nsurface, ncves;         /* ncves: the CVE map's entries */
+	int rules;                      /* the lists carry argument rules */
+	/* The section of --explain's justifications (report_explain.c),
+	 * drawn after the matrix; NULL none.  0 or -ENOMEM. */
+	int (*explain)(FILE *out, const void *arg);
+	const void *explain_arg;
 };
 int report_html_write(FILE *out, const struct html_page *p);
+/* @s as HTML text, terminal escapes made visible first. */
+void report_html_text(FILE *out, const char *s);
 /* The matrix's rows in the order of @sort (enum pgsc_sort). */
 void report_html_sort(struct html_syscall *sc, size_t n, int sort);
 

@@ -301,8 +301,18 @@ html_surface_rows(const struct rep_out *w, struct surface_rows *s,
 			.label = s->v[i].title, .source = s->v[i].source,
 			.names = s->v[i].names, .reachable = s->v[i].reachable,
 			.baseline = s->v[i].kind == SURFACE_BASELINE,
+			.rules = s->v[i].rules, .after = s->v[i].after,
+			.closed = s->v[i].kind == SURFACE_LIST &&
+				  s->v[i].rules ? &s->v[i].closed : NULL,
 		};
 	return 0;
+}
+
+/* The page's --explain section (report_explain.c). */
+static int
+html_explain(FILE *out, const void *arg)
+{
+	return report_explain_html(arg, out);
 }
 
 int
@@ -411,6 +421,9 @@ report_html(const struct rep_out *w)
 	pg.surface = hs;
 	pg.nsurface = surf.n;
 	pg.ncves = surface_cves(NULL);
+	pg.rules = w->A != NULL;
+	pg.explain = html_explain;
+	pg.explain_arg = w;
 	if (rc == 0)
 		rc = report_html_write(out, &pg);
 out:

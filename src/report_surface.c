@@ -6,12 +6,14 @@
  * (src/baselines.def); the JSON "surface" member, the table of --surface
  * and the rows of the HTML page. */
 /*
- * The counts are "before argument rules": pgsc has no argument rules yet
- * (issue 28 part 2), so a name it allows is allowed with every argument
- * and no entry's argument condition can make a CVE unreachable.  An
- * "after" column would only repeat the same numbers, so none is printed
- * (docs/hardening.md, "Attack surface").  Type names and the baselines'
- * sources are escaped like every other text.
+ * Before argument rules, a CVE is reachable when the list allows any call
+ * of its entry.  With pgsc-report --args and values in the rounds, the
+ * global and session lists carry rules (report_args.c), and each row also
+ * says how many stay reachable after them and which the rules close
+ * (surface_args.c: only what a rule provably excludes).  The per-type
+ * lists are printed without rules, so their "after" is their "before".
+ * Without --args every output is what it was.  Type names and the
+ * baselines' sources are escaped like every other text.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +24,8 @@
 void
 report_surface_rows_free(struct surface_rows *s)
 {
+	for (size_t i = 0; i < s->n; i++)
+		strset_free(&s->v[i].closed);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
@@ -44,16 +48,47 @@ row_add(struct surface_rows *s, const struct surface_row *row)
 	return 0;
 }
 
+/* What the score's callback reads: list @l's rules of @A. */
+struct rules_of {
+	const struct rargs *A;
+	int l;
+};
+
 static int
-row_of(struct surface_rows *s, enum surface_kind kind, const char *id,
-       const char *title, const char *source, const struct strset *names)
+rule_cb(void *arg, const char *name, struct surface_rule *r)
+{
+	const struct rules_of *ro = arg;
+
+	return report_args_rule(ro->A, ro->l, name, r);
+}
+
+/* A row for @names; @l the list whose rules apply (0 global, 1 session,
+ * -1 none: a type's list or a baseline). */
+static int
+row_of(struct surface_rows *s, const struct rep_out *w, int l,
+       enum surface_kind kind, const char *id, const char *title,
+       const char *source, const struct strset *names)
 {
 	struct surface_row row = {
 		.kind = kind, .id = id, .title = title, .source = source,
 		.names = names->n, .reachable = surface_reachable(names),
 	};
+	struct rules_of ro = { w->A, l };
+	int rc;
 
-	return row_add(s, &row);
+	if (w->A != NULL && kind != SURFACE_BASELINE) {
+		row.rules = 1;
+		row.after = row.reachable;
+		if (l >= 0 && (rc = surface_reachable_rules(names, rule_cb, &ro,
+							    &row.after,
+							    &row.closed)) < 0) {
+			strset_free(&row.closed);
+			return rc;
+		}
+	}
+	if ((rc = row_add(s, &row)) < 0)
+		strset_free(&row.closed);
+	return rc;
 }
 
 int
@@ -64,20 +99,21 @@ report_surface_rows(const struct rep_out *w, struct surface_rows *s)
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	rc = row_of(s, SURFACE_LIST, "global", "global", NULL, &w->L->l[0]);
+	rc = row_of(s, w, 0, SURFACE_LIST, "global", "global", NULL,
+		    &w->L->l[0]);
 	if (rc == 0)
-		rc = row_of(s, SURFACE_LIST, "session", "session", NULL,
+		rc = row_of(s, w, 1, SURFACE_LIST, "session", "session", NULL,
 			    &w->L->l[1]);
 	for (size_t i = 0; rc == 0 && w->T != NULL && i < w->T->n; i++)
-		rc = row_of(s, SURFACE_TYPE, w->T->v[i].type, w->T->v[i].type,
-			    NULL, &w->T->v[i].calls);
+		rc = row_of(s, w, -1, SURFACE_TYPE, w->T->v[i].type,
+			    w->T->v[i].type, NULL, &w->T->v[i].calls);
 	for (size_t i = 0; rc == 0 && i < nb; i++) {
 		struct strset names = { 0 };
 
 		rc = surface_baseline_names(b[i].id, &names);
 		if (rc == 0)
-			rc = row_of(s, SURFACE_BASELINE, b[i].id, b[i].title,
-				    b[i].source, &names);
+			rc = row_of(s, w, -1, SURFACE_BASELINE, b[i].id,
+				    b[i].title, b[i].source, &names);
 		strset_free(&names);
 	}
 	if (rc < 0)
@@ -98,8 +134,15 @@ json_row(FILE *out, const struct surface_row *row)
 	} else {
 		fputc('{', out);
 	}
-	fprintf(out, "\"names\": %zu, \"reachable\": %zu}", row->names,
+	fprintf(out, "\"names\": %zu, \"reachable\": %zu", row->names,
 		row->reachable);
+	if (row->rules)
+		fprintf(out, ", \"reachable_after\": %zu", row->after);
+	if (row->rules && row->kind == SURFACE_LIST) {
+		fputs(", \"closed\": ", out);
+		report_json_list(out, &row->closed);
+	}
+	fputc('}', out);
 }
 
 /* The rows of @kind as the members of a JSON object, after @open. */
@@ -134,8 +177,8 @@ report_surface_json(const struct rep_out *w)
 	if (rc < 0)
 		return rc;
 	fprintf(out, ",\n  \"surface\": {\"cve_map\": {\"cves\": %zu, "
-		"\"source\": \"src/cves.def\"}, \"argument_rules\": false",
-		surface_cves(NULL));
+		"\"source\": \"src/cves.def\"}, \"argument_rules\": %s",
+		surface_cves(NULL), w->A != NULL ? "true" : "false");
 	json_rows(out, &s, SURFACE_LIST, ",\n    ", ",\n    ");
 	json_rows(out, &s, SURFACE_TYPE, ",\n    \"types\": {", ", ");
 	json_rows(out, &s, SURFACE_BASELINE, ",\n    \"baselines\": {",
@@ -163,13 +206,32 @@ report_surface_table(const struct rep_out *w)
 		"(src/cves.def, %zu CVEs) each list reaches; a CVE is "
 		"reachable when the list allows any of its syscalls\n",
 		surface_cves(NULL));
-	fputs("# before argument rules: pgsc has none yet, an allowed name "
-	      "is allowed with every argument (docs/hardening.md)\n", out);
-	fprintf(out, "%6s %10s  %s\n", "names", "reachable", "list");
+	if (w->A == NULL)
+		fputs("# before argument rules: pgsc has none yet, an allowed "
+		      "name is allowed with every argument "
+		      "(docs/hardening.md)\n", out);
+	else
+		fputs("# after: the CVEs still reachable under the argument "
+		      "rules of --args, closed only where a rule excludes the "
+		      "argument the CVE needs (src/cve_conds.def); the per-type "
+		      "lists and the baselines carry no rules here\n", out);
+	if (w->A == NULL)
+		fprintf(out, "%6s %10s  %s\n", "names", "reachable", "list");
+	else
+		fprintf(out, "%6s %10s %6s  %s\n", "names", "reachable",
+			"after", "list");
 	for (size_t i = 0; i < s.n; i++) {
 		const struct surface_row *row = &s.v[i];
 
-		fprintf(out, "%6zu %10zu  ", row->names, row->reachable);
+		if (w->A == NULL)
+			fprintf(out, "%6zu %10zu  ", row->names,
+				row->reachable);
+		else if (row->rules)
+			fprintf(out, "%6zu %10zu %6zu  ", row->names,
+				row->reachable, row->after);
+		else
+			fprintf(out, "%6zu %10zu %6s  ", row->names,
+				row->reachable, "-");
 		if (row->kind == SURFACE_TYPE) {
 			fputs("type ", out);
 			pgsc_text_escape(out, row->title);
@@ -178,6 +240,13 @@ report_surface_table(const struct rep_out *w)
 		}
 		fputc('\n', out);
 	}
+	for (size_t i = 0; w->A != NULL && i < s.n; i++)
+		if (s.v[i].kind == SURFACE_LIST && s.v[i].closed.n > 0) {
+			fprintf(out, "# closed by the %s list's rules: ",
+				s.v[i].title);
+			report_print_joined(out, &s.v[i].closed, ",");
+			fputc('\n', out);
+		}
 	for (size_t i = 0; i < s.n; i++)
 		if (s.v[i].kind == SURFACE_BASELINE)
 			fprintf(out, "# %s: %s\n", s.v[i].title,

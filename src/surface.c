@@ -3,10 +3,10 @@
  * of a CVE map (src/cves.def) a list of syscall names reaches, and the
  * lists it is set beside (src/baselines.def). */
 /*
- * A CVE is reachable when any syscall of its entry is allowed: pgsc has no
- * argument rules yet, so an allowed name is allowed with every argument,
- * and an entry's argument condition (a level, an option, a flag) cannot
- * make it unreachable.  The map and the baselines are data with their
+ * A CVE is reachable when any syscall of its entry is allowed: the count
+ * before argument rules, where an allowed name is allowed with every
+ * argument.  What a list's argument rules close is surface_args.c's
+ * (src/cve_conds.def).  The map and the baselines are data with their
  * sources named in their headers; tests/unit/test_surface.c checks that
  * every name is an x86_64 syscall for libseccomp.
  */

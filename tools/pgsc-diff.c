@@ -79,17 +79,23 @@ static int
 surface_gate(const pgsc_lists *a, const pgsc_lists *b, const char *accept)
 {
 	static const char *const list[2] = { "global", "session" };
+	/* both pairs carry argument rules: the counts after them; one
+	 * count after rules beside one before would compare nothing */
+	int rules = pgsc_lists_rules(a) && pgsc_lists_rules(b);
 	int rises = 0;
 
 	for (int k = 0; k < 2; k++) {
-		size_t ra = pgsc_lists_reachable(a, k);
-		size_t rb = pgsc_lists_reachable(b, k);
+		size_t ra = rules ? pgsc_lists_reachable_after(a, k) :
+			pgsc_lists_reachable(a, k);
+		size_t rb = rules ? pgsc_lists_reachable_after(b, k) :
+			pgsc_lists_reachable(b, k);
 
 		if (rb <= ra)
 			continue;
 		fprintf(stderr, "pgsc-diff: attack surface rises: B's %s list "
-			"reaches %zu of the %zu CVEs of pgsc's CVE map, A's %zu\n",
-			list[k], rb, pgsc_cve_map_size(), ra);
+			"reaches %zu of the %zu CVEs of pgsc's CVE map%s, A's "
+			"%zu\n", list[k], rb, pgsc_cve_map_size(),
+			rules ? " after argument rules" : "", ra);
 		rises = 1;
 	}
 	if (rises && accept != NULL) {

@@ -10,7 +10,11 @@
 #    --surface (with --per-type: each type's list) and the HTML page give
 #    the counts the awk gives for the lists the same report prints;
 # 2. the baselines' counts, and --explain's CVEs per name;
-# 3. the shipped lists (examples/lists/pg15-debian12-x86_64.guc): pgsc-diff
+# 3. after argument rules: a real recording with argument values
+#    (tests/fixtures/args), the counts and closed CVEs of pgsc-report --args
+#    against a python evaluation of its printed rules and src/cve_conds.def,
+#    the constants printed by a program compiled against the headers;
+# 4. the shipped lists (examples/lists/pg15-debian12-x86_64.guc): pgsc-diff
 #    against an empty pair says how many CVEs they reach, as the awk does
 #    (the figures of docs/hardening.md, "Attack surface").
 # shellcheck source=../lib/common.sh
@@ -98,7 +102,84 @@ done
 [ "$nx" -ge 3 ] || bad "--explain: fewer than 3 of the names checked are in the lists"
 ok "--explain: the CVEs of $nx names are those src/cves.def names them in"
 
-# 3. the shipped lists, through pgsc-diff's gate against an empty pair
+# 3. after argument rules, on a real recording with argument values
+# (tests/fixtures/args/args.log.gz, recorded by tests/live/args.sh):
+# pgsc-report --args's reachable_after and closed, recomputed here by a
+# python evaluation of the printed rules against src/cve_conds.def, the
+# constants read from the system's headers by a compiled program
+need_progs cc python3
+"$BINDIR/pgsc-collect" --db "$T/args.db" --quiet \
+	--import "$SRC/tests/fixtures/args/args.log.gz" ||
+	bad "pgsc-collect --import of the args fixture failed"
+"$BINDIR/pgsc-report" --db "$T/args.db" --args --format json >"$T/a.json" ||
+	bad "pgsc-report --args --format json failed"
+names=$(sed -n 's/^COND("[^"]*", "\([^"]*\)")$/\1/p' "$SRC/src/cve_conds.def" |
+	grep -o '[A-Z][A-Z0-9_]*[A-Z0-9]' | sort -u)
+{
+	printf '#include <stdio.h>\n#include <sys/socket.h>\n#include <netinet/in.h>\n'
+	printf '#include <netinet/tcp.h>\n#include <linux/sched.h>\n'
+	printf '#include <linux/netfilter_ipv4/ip_tables.h>\n#include <linux/netfilter_ipv6/ip6_tables.h>\n'
+	printf 'int main(void) {\n'
+	for n in $names; do printf '\tprintf("%%s %%llu\\n", "%s", (unsigned long long)(%s));\n' "$n" "$n"; done
+	printf '\treturn 0;\n}\n'
+} >"$T/consts.c"
+cc -o "$T/consts.bin" "$T/consts.c" && "$T/consts.bin" >"$T/consts" ||
+	bad "the constants of src/cve_conds.def do not compile from the headers"
+python3 - "$T/a.json" "$CVES" "$SRC/src/cve_conds.def" "$T/consts" >"$T/after" <<'PY' ||
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+consts = dict((l.split()[0], int(l.split()[1])) for l in open(sys.argv[4]))
+cves = [m.groups() for m in re.finditer(r'^CVE\("([^"]*)", "([^"]*)", "([^"]*)"',
+                                        open(sys.argv[2]).read(), re.M)]
+conds = dict(re.findall(r'^COND\("([^"]*)", "([^"]*)"\)', open(sys.argv[3]).read(), re.M))
+num = lambda t: int(t, 0)
+def parse(entry):  # "name(a0:a1&0xf=1:1|2:1)" -> name, [(idx, mask)], [alts]
+    name, body = entry[:-1].split("(")
+    spec, alts = body.split("=")
+    args = [(int(a[1]), num(a.split("&")[1]) if "&" in a else 2**64 - 1)
+            for a in spec.split(":")]
+    return name, args, [[num(v) for v in alt.split(":")] for alt in alts.split("|")]
+def meet(la, lv, ca, cv):  # one alternative of each: a call satisfying both?
+    return all((x ^ y) & lm & cm == 0 for (li, lm), x in zip(la, lv)
+               for (ci, cm), y in zip(ca, cv) if li == ci)
+for k in ("global", "session"):
+    names = set(rep[k])
+    rules = dict(parse(r)[0:1] + (parse(r),) for r in rep["args"][k].values())
+    closed = []
+    for cid, calls, cond in cves:
+        allowed = [c for c in calls.split() if c in names]
+        if not allowed:
+            continue
+        text = re.sub(r"[A-Z][A-Z0-9_]*[A-Z0-9]", lambda m: str(consts[m.group(0)]),
+                      conds.get(cond, ""))
+        centries = dict((parse(e)[0], parse(e)) for e in text.split())
+        def still(c):
+            if c not in rules or c not in centries:
+                return True
+            _, la, lalts = rules[c]
+            _, ca, calts = centries[c]
+            return any(meet(la, lv, ca, cv) for lv in lalts for cv in calts)
+        if not any(still(c) for c in allowed):
+            closed.append(cid)
+    s = rep["surface"][k]
+    print(k, s["reachable"], s["reachable"] - len(closed), s["reachable_after"],
+          int(sorted(closed) == sorted(s["closed"])))
+PY
+	bad "the python evaluation failed"
+while read -r k before want got same; do
+	if [ "$got" = "$want" ] && [ "$same" = 1 ]; then
+		ok "args fixture, $k list: $before CVEs reachable before argument rules, $got after"
+	else
+		bad "args fixture, $k list: reachable_after $got, the python evaluation $want (closed sets equal: $same)"
+	fi
+done <"$T/after"
+[ "$(wc -l <"$T/after")" = 2 ] || bad "no figures from the args fixture"
+jq -e '.surface.global.closed | index("CVE-2016-8655") != null' "$T/a.json" >/dev/null ||
+	bad "args fixture: the SOL_PACKET CVE-2016-8655 is not closed by the recorded setsockopt rule"
+jq -e '.surface.global.closed | index("CVE-2017-6074") == null' "$T/a.json" >/dev/null ||
+	bad "args fixture: CVE-2017-6074, with no condition, is closed"
+
+# 4. the shipped lists, through pgsc-diff's gate against an empty pair
 G=$SRC/examples/lists/pg15-debian12-x86_64.guc
 printf "global_syscall_allow = ''\nsession_syscall_allow = ''\n" >"$T/empty.guc"
 "$BINDIR/pgsc-diff" "$T/empty.guc" "$G" >/dev/null 2>"$T/gate.err"

@@ -11,6 +11,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 t_script schemas "run.sh BINDIR" "$@"
 need_exec "$BINDIR/pgsc-collect" "$BINDIR/pgsc-report" "$BINDIR/pgsc-diff"
+t_init schemas
 W=$T_WORK
 SC=(python3 "$SRCROOT/tests/lib/schema-check.py" "$SRCROOT/schemas")
 
@@ -78,6 +79,8 @@ mutate report-types report 'next(iter(d["types"].values())).pop("lacks")' "'lack
 mutate report-loss report 'd.pop("loss")' "'loss' is a required property"
 mutate report-count report 'd["syscalls"][0]["count"] = -1' "syscalls/0/count"
 mutate report-args report 'd["args"] = {"global": {"ioctl": 3}}' "args/global/ioctl"
+mutate report-closed report 'd["surface"]["session"]["closed"] = ["CVE-2016-8655"]' "'reachable_after' is a dependency"
+mutate report-after report 'd["surface"]["global"]["reachable_after"] = -1' "surface/global/reachable_after"
 mutate report-mapped report 'd["mapped"] = {"global": {}, "session": {}}' "'target_arch' is a dependency"
 mutate status-epoch status 'd["rounds"][0]["started"] = 1733449500.123' "rounds/0/started"
 mutate status-nested status 'd["rounds"][0]["lag"] = 1' "rounds/0: Additional properties"

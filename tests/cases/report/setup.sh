@@ -40,3 +40,20 @@ cp x.db args.db
 	ins postmaster 54 a1:a2 6:1
 	echo "COMMIT;"
 } | sqlite3 args.db
+# surf.db: the score after argument rules (docs/hardening.md, "Attack
+# surface"): setsockopt planted in the lists with values, (SOL_TCP,
+# TCP_NODELAY) and (SOL_SOCKET, SO_KEEPALIVE) from the postmaster and the
+# client backends, (SOL_TCP, TCP_ULP) from the postmaster only; and no
+# clone3, so that clone's rule decides the user-namespace CVEs
+cp x.db surf.db
+{
+	agg() { echo "INSERT INTO aggregates VALUES (1, '$1', 3221225534, 54, $2, 1796278851.7, 1796278851.8, 10552, '/usr/lib/postgresql/15/bin/postgres', '');"; }
+	ins() { echo "INSERT INTO arg_values VALUES (1, '$1', 3221225534, 54, 'a1:a2', '$2', 1);"; }
+	echo "BEGIN;"
+	agg postmaster 3
+	agg 'client backend' 2
+	for v in 6:1 1:9; do ins postmaster $v; ins 'client backend' $v; done
+	ins postmaster 6:31
+	echo "DELETE FROM aggregates WHERE nr = 435;"
+	echo "COMMIT;"
+} | sqlite3 surf.db

@@ -17,6 +17,7 @@
 
 #include "pgsc-int.h"
 #include "store.h"
+#include "syscalls.h"
 
 struct rolecount {
 	const char *role;   /* interned in rep->roles */
@@ -280,7 +281,9 @@ int report_surface_json(const struct rep_out *w);
 int report_surface_table(const struct rep_out *w);
 
 /* report_args.c - --args: argument rules (pgsc-report(1), docs/args.md) */
-#define REPORT_ARGS_MAX 64      /* alternatives of one rule at most */
+/* Alternatives of one rule at most: the loaders' cap (argrule.c refuses
+ * more), so that every printed rule loads in the module and pgsc-exec */
+#define REPORT_ARGS_MAX ARGRULE_ALTS_MAX
 int report_args_load(const struct rep *r, struct rargs **out);
 void report_args_free(struct rargs *A);
 void report_args_joined(FILE *out, const struct rargs *A, int l,

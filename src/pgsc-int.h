@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* pgsc-int.h - internal declarations the collector core shares: util,
- * strbuf, strset, serials, logsrc, decode, audit rules, utf8. */
+ * strbuf, strset, strhash, serials, logsrc, decode, audit rules, utf8. */
 /*
  * A concept that a few files use has a header of its own, included by
  * the files that use it: syscalls.h (names across arches), filter.h (the
@@ -111,6 +111,16 @@ const char *strset_intern(struct strset *s, const char *str);
 /* Remove @str; 1 if it was there, 0 if not. */
 int strset_del(struct strset *s, const char *str);
 void strset_free(struct strset *s);
+
+/* strhash.c - interned strings in a hash table (a fleet's node names:
+ * constant cost per lookup at any size). */
+struct strhash {
+	char **slot;            /* open addressing, NULL empty */
+	size_t nslot, n;
+};
+const char *strhash_intern(struct strhash *h, const char *str);
+const char *strhash_find(const struct strhash *h, const char *str);
+void strhash_free(struct strhash *h);
 
 /* surface.c - the attack-surface score (issue 28, part 4): the CVE map
  * (src/cves.def) and the lists it is set beside (src/baselines.def). */

@@ -131,16 +131,6 @@ struct store_role_row {
 	const char *example_exe;
 	const char *node;       /* store_role_aggs(): @node as given */
 };
-/* @node: one node's rows ("" the local host), NULL every node's. */
-int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
-		    const char *node,
-		    int (*cb)(void *arg, const struct store_role_row *row),
-		    void *arg, char **cause);
-/* Each node's rows, node by node ("" the local host; row->node names it). */
-int store_role_aggs_nodes(pgsc_store *st, int64_t from, int64_t to,
-			  int (*cb)(void *arg,
-				    const struct store_role_row *row),
-			  void *arg, char **cause);
 /* One aggregate row with its round's label and its example process's
  * comm and title (pgsc-report --explain); every text is untrusted. */
 struct store_explain_row {
@@ -180,6 +170,29 @@ int store_status_rows(pgsc_store *st,
 		      void *sarg,
 		      int (*cb)(void *arg, const struct store_status_row *row),
 		      void *arg, char **cause);
+
+/* store_aggs.c - the aggregates of a range of rounds summed in memory in
+ * one pass (a fleet's reports: linear in the store at any node count). */
+/* @node: one node's rows ("" the local host), NULL every node's; by arch,
+ * number, role. */
+int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
+		    const char *node,
+		    int (*cb)(void *arg, const struct store_role_row *row),
+		    void *arg, char **cause);
+/* Each node's rows, node by node ("" the local host; row->node names it). */
+int store_role_aggs_nodes(pgsc_store *st, int64_t from, int64_t to,
+			  int (*cb)(void *arg,
+				    const struct store_role_row *row),
+			  void *arg, char **cause);
+/* Each node ("" the local host) and its records, by name. */
+int store_node_sums(pgsc_store *st, int64_t from, int64_t to,
+		    int (*cb)(void *arg, const char *name, uint64_t sum),
+		    void *arg, char **cause);
+/* Each syscall's first round among the server roles' rows (@v[0]) and the
+ * session roles' (@v[1]), ascending; the caller frees both. */
+int store_first_rounds(pgsc_store *st,
+		       int (*in_session)(void *arg, const char *role),
+		       void *sarg, int64_t *v[2], size_t nv[2], char **cause);
 
 /* store_args.c - the argument values (schemas/010_arg_values.sql) */
 int store_args_write(pgsc_store *st, int64_t round, const struct args_tab *tab,

@@ -154,18 +154,29 @@ int surface_baseline_names(const char *id, struct strset *out);
 struct serials_node;
 struct serials {
 	uint8_t *bits;
+	uint64_t window;            /* bits; 0: SERIAL_WINDOW */
 	uint64_t base, min, max, first;
 	uint64_t epoch;             /* 2^32 per wrap of the kernel's serial */
 	int started;
 	int boundary;               /* a new file begins: see serials_file() */
 	uint64_t gaps;
+	uint64_t untracked;         /* a node past the bound: its records */
+	uint64_t base_gaps, base_untracked; /* serials_base() */
 	struct serials_node *nodes;
-	size_t nnodes, last;
+	size_t nnodes, capnodes, last, nwindows;
+	size_t *slot, nslot;        /* the nodes by name: index + 1 */
 };
 uint64_t serials_mark(struct serials *s, uint64_t serial, const char *node,
 		      size_t nlen);
 void serials_file(struct serials *s);
 uint64_t serials_gaps(const struct serials *s, int settled);
+uint64_t serials_untracked(const struct serials *s);
+int serials_each_node(const struct serials *s, int settled,
+		      int (*cb)(void *arg, const char *name, size_t len,
+				uint64_t gaps, uint64_t untracked),
+		      void *arg);
+int serials_base(struct serials *s, const char *name, size_t len,
+		 uint64_t gaps, uint64_t untracked);
 ssize_t serials_save(const struct serials *s, int settled, uint8_t **out);
 int serials_load(struct serials *s, const uint8_t *buf, size_t len);
 void serials_free(struct serials *s);

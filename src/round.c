@@ -286,6 +286,9 @@ round_commit(struct round *rd, int finished, char **cause)
 	if (rc == 0)
 		rc = batch_tree(rd, &w, finished);
 	if (rc == 0)
+		rc = store_node_loss_write(rd->st, rd->id, &rd->ser,
+					   rd->settled, cause);
+	if (rc == 0)
 		rc = store_args_write(rd->st, rd->id, proctree_args(rd->tree),
 				      cause);
 	if (rc == 0)

@@ -85,6 +85,14 @@ int store_round_aggs(pgsc_store *st, int64_t round,
 /* Drop a round's aggregates and open counts: a live commit writes its
  * whole snapshot afresh. */
 int store_round_clear_snapshot(pgsc_store *st, int64_t round, char **cause);
+/* Each node's loss figures of a round (schemas/011_node_loss.sql). */
+int store_node_loss_write(pgsc_store *st, int64_t round,
+			  const struct serials *ser, int settled,
+			  char **cause);
+int store_node_loss_round(pgsc_store *st, int64_t round,
+			  int (*cb)(void *arg, const char *node,
+				    uint64_t gaps, uint64_t untracked),
+			  void *arg, char **cause);
 int store_round_live_update(pgsc_store *st, int64_t round,
 			    const struct store_round *r, int finished,
 			    char **cause);
@@ -117,6 +125,10 @@ struct store_totals {
 	uint64_t foreign;
 	uint64_t rejected;
 	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
+	uint64_t untracked;     /* records of nodes past the bound of serial
+				 * sequences (node_loss) */
+	int kernel_unread;      /* --node of another host: its kernel's
+				 * figures are not read (lost is 0) */
 	int64_t unfinished;
 };
 int store_totals(pgsc_store *st, int64_t from, int64_t to,
@@ -154,6 +166,11 @@ enum store_sum {
 int store_sums(pgsc_store *st, enum store_sum what, int64_t from, int64_t to,
 	       int (*cb)(void *arg, const char *name, uint64_t sum),
 	       void *arg, char **cause);
+/* Each node with loss figures over rounds @from-@to, by name. */
+int store_node_loss(pgsc_store *st, int64_t from, int64_t to,
+		    int (*cb)(void *arg, const char *node, uint64_t gaps,
+			      uint64_t untracked),
+		    void *arg, char **cause);
 /* 1 when some round holds @role or its descendants, 0 when none does. */
 int store_role_seen(pgsc_store *st, const char *role, char **cause);
 /* 1 and the first and last finished round, 0 when none is finished. */

@@ -44,7 +44,9 @@ store_totals(pgsc_store *st, int64_t from, int64_t to,
 			"coalesce(sum(serial_gaps), 0), "
 			"coalesce(sum(rotation_gaps), 0), "
 			"coalesce(sum(drain_timeouts), 0), "
-			"coalesce(sum(finished IS NULL), 0) FROM rounds "
+			"coalesce(sum(finished IS NULL), 0), "
+			"(SELECT coalesce(sum(untracked), 0) FROM node_loss "
+			"WHERE round_id BETWEEN ?1 AND ?2) FROM rounds "
 			"WHERE id BETWEEN ?1 AND ?2", from, to, &s, cause);
 	if (rc < 0)
 		return rc;
@@ -61,6 +63,7 @@ store_totals(pgsc_store *st, int64_t from, int64_t to,
 		t->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 8);
 		t->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 9);
 		t->unfinished = sqlite3_column_int64(s, 10);
+		t->untracked = (uint64_t)sqlite3_column_int64(s, 11);
 		rc = SQLITE_DONE;
 	}
 	return store_rows_end(st, s, rc, cause);
@@ -157,6 +160,31 @@ store_sums(pgsc_store *st, enum store_sum what, int64_t from, int64_t to,
 
 		rc = cb(arg, name ? name : "",
 			(uint64_t)sqlite3_column_int64(s, 1));
+		if (rc != 0)
+			break;
+	}
+	return store_rows_end(st, s, rc, cause);
+}
+
+int
+store_node_loss(pgsc_store *st, int64_t from, int64_t to,
+		int (*cb)(void *arg, const char *node, uint64_t gaps,
+			  uint64_t untracked),
+		void *arg, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc = prep_range(st, "SELECT node, sum(serial_gaps), sum(untracked) "
+			    "FROM node_loss WHERE round_id BETWEEN ?1 AND ?2 "
+			    "GROUP BY node ORDER BY node", from, to, &s, cause);
+
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *node = (const char *)sqlite3_column_text(s, 0);
+
+		rc = cb(arg, node ? node : "",
+			(uint64_t)sqlite3_column_int64(s, 1),
+			(uint64_t)sqlite3_column_int64(s, 2));
 		if (rc != 0)
 			break;
 	}

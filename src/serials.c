@@ -128,12 +128,15 @@ seq_slide(struct serials *s, uint64_t serial)
 
 	if (serial > s->max + w / 2) {
 		/* more than the window missing at once (a rotated file
-		 * not given, a long overflow): every one of them */
-		s->gaps += serials_zeros(s, s->min, s->max + 1) +
-			   (serial - s->max - 1);
-		memset(s->bits, 0, w / 8);
+		 * not given, a long overflow): every one of them, those
+		 * below the new window now, the window's own as holes in it
+		 * (the serials just below may still come, out of order) */
+		s->gaps += serials_zeros(s, s->min, s->max + 1);
 		s->base = serial - w / 4;
-		s->min = s->max = serial;
+		s->gaps += s->base - s->max - 1;
+		memset(s->bits, 0, w / 8);
+		s->min = s->base;
+		s->max = serial;
 		return;
 	}
 	if (s->min < nb)

@@ -231,6 +231,8 @@ struct pgsc_import_stats {
 	uint64_t outside;            /* SECCOMP records outside --since/
 				      * --until, not counted */
 	uint64_t serial_gaps;        /* serials missing across the files */
+	uint64_t serials_untracked;  /* lines of nodes past the bound of
+				      * serial sequences: their gaps unknown */
 	double seen_first, seen_last; /* the times of every SECCOMP record
 				      * read, inside the window or not */
 	int store_has_data;          /* earlier rounds hold records */

@@ -529,6 +529,13 @@ import_report(const struct pgsc_import_opts *io,
 				"overflow, a rotated file not given); the round "
 				"is not complete (pgsc-report --check-complete)\n",
 				(unsigned long long)stats->serial_gaps);
+		if (stats->serials_untracked > 0 && !io->quiet)
+			fprintf(stderr, "pgsc-collect: warning: %llu lines of "
+				"nodes past the bound of serial sequences "
+				"(docs/fleet.md): their serial gaps are not "
+				"known; the round is not complete (pgsc-report "
+				"--check-complete)\n",
+				(unsigned long long)stats->serials_untracked);
 		if (unattributed > 0)
 			fprintf(stderr, "pgsc-collect: warning: %llu records "
 				"could not be attributed to a server (no "

@@ -17,7 +17,7 @@
 #     no gap; each node past them has all its lines (2 + its SECCOMP
 #     records) untracked and is not complete;
 #   - the top-level loss: the sum of the tracked nodes' gaps, and of the
-#     untracked lines;
+#     untracked lines, which pgsc-collect's summary warns of;
 #   - --check-complete --node: exit 1 naming the node's own gaps, or its
 #     untracked records, exit 0 for a node without either;
 #   - a follow of a 300-node log (more than the 256 nodes that had a
@@ -85,6 +85,10 @@ for i, name in enumerate(order):
         untracked += recs + 2
     if loss != want:
         bad.append("%s: loss %s, the generator's %s" % (name, loss, want))
+imp = open(t + "/import.out").read()
+if untracked and "warning: %d lines of nodes past the bound" % untracked not in imp:
+    bad.append("pgsc-collect did not warn of %d untracked lines: %r"
+               % (untracked, imp[-400:]))
 top = doc["loss"]
 if top.get("serial_gaps") != gaps or top.get("serials_untracked", 0) != untracked:
     bad.append("top-level loss %s: the generator left %d gaps, %d lines "

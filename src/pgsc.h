@@ -314,6 +314,7 @@ struct pgsc_live_stats {
 	uint64_t records;
 	uint64_t lost;               /* kernel lost counter delta */
 	uint64_t serial_gaps;
+	uint64_t serials_untracked;  /* lines of nodes past the bound */
 	int has_exit_status;
 	int exit_status;             /* wrap mode: the command's */
 	int store_has_data;          /* no records: earlier rounds hold

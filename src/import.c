@@ -448,6 +448,7 @@ write_round(struct importer *im, struct pgsc_import_stats *stats,
 	stats->foreign = r->foreign;
 	stats->rejected = r->rejected;
 	stats->serial_gaps = r->serial_gaps;
+	stats->serials_untracked = serials_untracked(&im->rd.ser);
 	return 0;
 }
 

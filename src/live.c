@@ -701,6 +701,7 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	rc = live_loop(&ru);
 	stats->records = lv->rd.base_records + lv->rd.records;
 	stats->serial_gaps = serials_gaps(&lv->rd.ser, 0);
+	stats->serials_untracked = serials_untracked(&lv->rd.ser);
 	stats->lost = lv->rd.r.has_lost ?
 		      lv->rd.r.kernel_lost_end - lv->rd.r.kernel_lost_start : 0;
 	if (ru.child_done) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* pgsc-int.h - internal declarations the collector core shares: util,
- * strbuf, strset, serials, logsrc, decode, audit rules, utf8. */
+ * strbuf, strset, strhash, serials, logsrc, decode, audit rules, utf8. */
 /*
  * A concept that a few files use has a header of its own, included by
  * the files that use it: syscalls.h (names across arches), filter.h (the
@@ -113,6 +113,16 @@ const char *strset_intern(struct strset *s, const char *str);
 int strset_del(struct strset *s, const char *str);
 void strset_free(struct strset *s);
 
+/* strhash.c - interned strings in a hash table (a fleet's node names:
+ * constant cost per lookup at any size). */
+struct strhash {
+	char **slot;            /* open addressing, NULL empty */
+	size_t nslot, n;
+};
+const char *strhash_intern(struct strhash *h, const char *str);
+const char *strhash_find(const struct strhash *h, const char *str);
+void strhash_free(struct strhash *h);
+
 /* surface.c - the attack-surface score (issue 28, part 4): the CVE map
  * (src/cves.def) and the lists it is set beside (src/baselines.def). */
 struct surface_cve {
@@ -176,18 +186,29 @@ int surface_reachable_rules(const struct strset *names, surface_rule_fn fn,
 struct serials_node;
 struct serials {
 	uint8_t *bits;
+	uint64_t window;            /* bits; 0: SERIAL_WINDOW */
 	uint64_t base, min, max, first;
 	uint64_t epoch;             /* 2^32 per wrap of the kernel's serial */
 	int started;
 	int boundary;               /* a new file begins: see serials_file() */
 	uint64_t gaps;
+	uint64_t untracked;         /* a node past the bound: its records */
+	uint64_t base_gaps, base_untracked; /* serials_base() */
 	struct serials_node *nodes;
-	size_t nnodes, last;
+	size_t nnodes, capnodes, last, nwindows;
+	size_t *slot, nslot;        /* the nodes by name: index + 1 */
 };
 uint64_t serials_mark(struct serials *s, uint64_t serial, const char *node,
 		      size_t nlen);
 void serials_file(struct serials *s);
 uint64_t serials_gaps(const struct serials *s, int settled);
+uint64_t serials_untracked(const struct serials *s);
+int serials_each_node(const struct serials *s, int settled,
+		      int (*cb)(void *arg, const char *name, size_t len,
+				uint64_t gaps, uint64_t untracked),
+		      void *arg);
+int serials_base(struct serials *s, const char *name, size_t len,
+		 uint64_t gaps, uint64_t untracked);
 ssize_t serials_save(const struct serials *s, int settled, uint8_t **out);
 int serials_load(struct serials *s, const uint8_t *buf, size_t len);
 void serials_free(struct serials *s);

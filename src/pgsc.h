@@ -231,6 +231,8 @@ struct pgsc_import_stats {
 	uint64_t outside;            /* SECCOMP records outside --since/
 				      * --until, not counted */
 	uint64_t serial_gaps;        /* serials missing across the files */
+	uint64_t serials_untracked;  /* lines of nodes past the bound of
+				      * serial sequences: their gaps unknown */
 	double seen_first, seen_last; /* the times of every SECCOMP record
 				      * read, inside the window or not */
 	int store_has_data;          /* earlier rounds hold records */
@@ -312,6 +314,7 @@ struct pgsc_live_stats {
 	uint64_t records;
 	uint64_t lost;               /* kernel lost counter delta */
 	uint64_t serial_gaps;
+	uint64_t serials_untracked;  /* lines of nodes past the bound */
 	int has_exit_status;
 	int exit_status;             /* wrap mode: the command's */
 	int store_has_data;          /* no records: earlier rounds hold

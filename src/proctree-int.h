@@ -110,7 +110,7 @@ struct proctree {
 
 	struct strset roles;        /* interned role names */
 	struct strset exes;         /* interned example_exe of aggregates */
-	struct strset nodes;        /* interned node= names */
+	struct strhash nodes;       /* interned node= names (a fleet: 100,000 and more) */
 
 	struct role_agg *aggs;          /* open addressing */
 	size_t aggcap, aggn;

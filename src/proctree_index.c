@@ -166,7 +166,7 @@ pt_node_intern(struct proctree *t, const char *name)
 
 	if (name == NULL || *name == '\0')
 		return NULL;
-	n = strset_intern(&t->nodes, name);
+	n = strhash_intern(&t->nodes, name);
 	if (n == NULL)
 		t->oom = 1;
 	return n;
@@ -590,7 +590,7 @@ proctree_free(struct proctree *t)
 	pt_ev_clear(&t->ev);
 	strset_free(&t->roles);
 	strset_free(&t->exes);
-	strset_free(&t->nodes);
+	strhash_free(&t->nodes);
 	args_tab_free(&t->args);
 	void *owned[] = { t->all, t->map, t->fifo, t->aggs, t };
 

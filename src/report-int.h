@@ -42,6 +42,7 @@ struct entry {
 struct rep_node {
 	char *name;
 	uint64_t records;
+	uint64_t serial_gaps, untracked; /* its own (node_loss) */
 };
 
 struct rep {
@@ -50,6 +51,8 @@ struct rep {
 	const char *node;       /* --node: that node's rows; NULL every node's */
 	struct rep_node *nodes; /* the nodes of the rounds, by name */
 	size_t nnodes;
+	uint64_t unsplit;       /* serial gaps of rounds without node_loss
+				 * rows (before schema 11): every node's */
 	struct store_round tally; /* the loaded rows by role (--node) */
 	struct entry *e;
 	size_t n, cap;
@@ -163,6 +166,11 @@ void report_needs_startup_note(FILE *out, const struct lists *L,
 
 /* report_nodes.c */
 int report_nodes_load(struct rep *r);
+/* The loss figures of node @n (a report of one node) from @parent's
+ * nodes: its serial gaps and untracked records, the rounds' rotation
+ * gaps and drain timeouts, the kernel's figures only for the local host
+ * (the kernel read is the collecting host's). */
+void report_node_loss(struct rep *n, const struct rep *parent);
 /* Does @r hold another host's records (node=)?  Only then do the header
  * and the JSON name the nodes: a single host's output stays as it was. */
 int report_fleet(const struct rep *r);

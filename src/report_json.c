@@ -85,6 +85,10 @@ json_node(struct rep *n, void *arg)
 		report_json_str(w->out, n->node);
 		fputs(": {", w->out);
 		json_tallies(w->out, n, ", ");
+		fputs(", \"loss\": {", w->out);
+		report_loss_write(w->out, n, 1);
+		fprintf(w->out, ", \"complete\": %s}",
+			report_missing(n) ? "false" : "true");
 		fputs(", \"global\": ", w->out);
 		report_json_list(w->out, &L.l[0]);
 		fprintf(w->out, ", \"session\": ");

@@ -281,6 +281,7 @@ walk_begin(struct node_walk *w, const char *node)
 	w->n.to = p->to;
 	w->n.node = w->node;
 	w->n.t = w->n.t_rounds = p->t_rounds;
+	report_node_loss(&w->n, p);
 	round_tally_reset(&w->n.tally);
 	for (size_t i = 0; i < p->session.n; i++)
 		if (strset_add(&w->n.session, p->session.v[i]) < 0)

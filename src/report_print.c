@@ -57,7 +57,7 @@ int
 report_missing(const struct rep *r)
 {
 	return r->t.lost || r->t.serial_gaps || r->t.rotation_gaps ||
-	       r->t.drain_timeouts;
+	       r->t.drain_timeouts || r->t.untracked;
 }
 
 /* The loss figures of @r, in the one order every format gives them:
@@ -75,10 +75,21 @@ report_loss_write(FILE *out, const struct rep *r, int json)
 		{ "drain_timeouts", "drain timeouts", r->t.drain_timeouts },
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-		fprintf(out, json ? "%s\"%s\": %llu" : "%s%s %llu",
-			i ? ", " : "", json ? t[i].key : t[i].text,
-			(unsigned long long)t[i].v);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		fprintf(out, json ? "%s\"%s\": " : "%s%s ", i ? ", " : "",
+			json ? t[i].key : t[i].text);
+		/* another host's kernel is not read: not known, not 0 */
+		if (i == 0 && r->t.kernel_unread)
+			fputs(json ? "null" : "-", out);
+		else
+			fprintf(out, "%llu", (unsigned long long)t[i].v);
+	}
+	/* only a fleet past the bound of serial sequences has them: other
+	 * outputs stay as they were */
+	if (r->t.untracked > 0)
+		fprintf(out, json ? ", \"serials_untracked\": %llu" :
+			", serials untracked %llu",
+			(unsigned long long)r->t.untracked);
 }
 
 /* The "# pgsc: ..." header and its warnings, first in the text formats. */

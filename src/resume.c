@@ -135,6 +135,15 @@ base_compact(struct live *lv)
 	lv->rd.nbase = k;
 }
 
+/* A node's loss figures that earlier runs committed, as its base. */
+static int
+loss_base(void *arg, const char *node, uint64_t gaps, uint64_t untracked)
+{
+	struct live *lv = arg;
+
+	return serials_base(&lv->rd.ser, node, strlen(node), gaps, untracked);
+}
+
 /* Continue round lv->rd.id, which an earlier run left unfinished. */
 int
 resume_round(struct live *lv)
@@ -148,6 +157,9 @@ resume_round(struct live *lv)
 	if (rc == 0)
 		rc = store_open_state(lv->st, lv->rd.id, open_add, seed_cb, lv,
 				      cause);
+	if (rc == 0)
+		rc = store_node_loss_round(lv->st, lv->rd.id, loss_base, lv,
+					   cause);
 	if (rc < 0)
 		return rc;
 	/* what went back to the processes is no longer base */

@@ -285,6 +285,9 @@ round_commit(struct round *rd, int finished, char **cause)
 		rc = store_batch_new(rd->st, rd->id, &w.b, cause);
 	if (rc == 0)
 		rc = batch_tree(rd, &w, finished);
+	if (rc == 0)
+		rc = store_node_loss_write(rd->st, rd->id, &rd->ser,
+					   rd->settled, cause);
 	if (rc == 0 && rd->live && finished) {
 		/* the open processes' values too: a live round's are never
 		 * folded (docs/args.md, "Live collection") */

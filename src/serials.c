@@ -37,19 +37,36 @@
 #include "pgsc-int.h"
 #include "live.h"
 
-/* Nodes with a sequence of their own, at most: each costs a window of
- * SERIAL_WINDOW bits (128 KiB).  node= names are written by the central
- * auditd from its clients' configuration, but a log can hold any: the
- * serials of further nodes are not counted (docs/fleet.md). */
-#define SERIALS_NODES_MAX 256
+/*
+ * Every node= name gets a sequence of its own, with a window of
+ * SERIAL_NODE_WINDOW bits (2 KiB: a serial up to 8,192 below the node's
+ * highest is still placed, twice SERIAL_SLACK; the local host's keeps
+ * SERIAL_WINDOW, 128 KiB).  The windows of all nodes are bounded by
+ * SERIAL_NODES_BYTES (64 MiB: 32,768 nodes).  node= names are written by
+ * the central auditd from its clients' configuration, but a log can hold
+ * any: a node past the bound keeps only its name and counters, and its
+ * records are counted as untracked (serials_untracked()), a loss figure
+ * of its own: the gaps of such a node cannot be known, and the round is
+ * not complete (docs/fleet.md).
+ */
+#define SERIAL_NODE_WINDOW (1u << 14)
+#define SERIAL_NODES_BYTES ((size_t)64 << 20)
+#define SERIALS_NODES_MAX (SERIAL_NODES_BYTES / (SERIAL_NODE_WINDOW / 8))
 #define SERIAL_SLACK 4096
 #define SERIAL_WRAP (UINT64_C(1) << 32)
 
 struct serials_node {
-	char name[PGSC_NODE_MAX + 1];
+	char *name;                 /* not terminated: len bytes */
 	size_t len;
-	struct serials seq;
+	struct serials seq;         /* seq.bits NULL: past the bound */
 };
+
+/* The window of @s in bits. */
+static uint64_t
+seq_window(const struct serials *s)
+{
+	return s->window ? s->window : SERIAL_WINDOW;
+}
 
 static uint64_t
 serials_zeros(const struct serials *s, uint64_t from, uint64_t to)
@@ -71,8 +88,8 @@ seq_start(struct serials *s, uint64_t serial)
 {
 	if (s->started)
 		s->gaps += serials_zeros(s, s->min, s->max + 1);
-	memset(s->bits, 0, SERIAL_WINDOW / 8);
-	s->base = serial > SERIAL_WINDOW / 4 ? serial - SERIAL_WINDOW / 4 : 0;
+	memset(s->bits, 0, seq_window(s) / 8);
+	s->base = serial > seq_window(s) / 4 ? serial - seq_window(s) / 4 : 0;
 	s->min = s->max = s->first = serial;
 	s->started = 1;
 }
@@ -107,27 +124,30 @@ seq_unwrap(struct serials *s, uint64_t serial)
 static void
 seq_slide(struct serials *s, uint64_t serial)
 {
-	uint64_t nb = serial - SERIAL_WINDOW / 2, keep;
+	uint64_t w = seq_window(s), nb = serial - w / 2, keep;
 
-	if (serial > s->max + SERIAL_WINDOW / 2) {
+	if (serial > s->max + w / 2) {
 		/* more than the window missing at once (a rotated file
-		 * not given, a long overflow): every one of them */
-		s->gaps += serials_zeros(s, s->min, s->max + 1) +
-			   (serial - s->max - 1);
-		memset(s->bits, 0, SERIAL_WINDOW / 8);
-		s->base = serial - SERIAL_WINDOW / 4;
-		s->min = s->max = serial;
+		 * not given, a long overflow): every one of them, those
+		 * below the new window now, the window's own as holes in it
+		 * (the serials just below may still come, out of order) */
+		s->gaps += serials_zeros(s, s->min, s->max + 1);
+		s->base = serial - w / 4;
+		s->gaps += s->base - s->max - 1;
+		memset(s->bits, 0, w / 8);
+		s->min = s->base;
+		s->max = serial;
 		return;
 	}
 	if (s->min < nb)
 		s->gaps += serials_zeros(s, s->min, nb);
-	if (nb - s->base < SERIAL_WINDOW) {
+	if (nb - s->base < w) {
 		uint64_t shift = nb - s->base;
-		uint8_t *nbits = calloc(SERIAL_WINDOW / 8, 1);
+		uint8_t *nbits = calloc(w / 8, 1);
 
 		if (nbits == NULL)
 			return;
-		keep = SERIAL_WINDOW - shift;
+		keep = w - shift;
 		for (uint64_t k = 0; k < keep; k++) {
 			uint64_t src = k + shift;
 
@@ -137,7 +157,7 @@ seq_slide(struct serials *s, uint64_t serial)
 		free(s->bits);
 		s->bits = nbits;
 	} else {
-		memset(s->bits, 0, SERIAL_WINDOW / 8);
+		memset(s->bits, 0, w / 8);
 	}
 	s->base = nb;
 	if (s->min < nb)
@@ -170,9 +190,9 @@ seq_mark(struct serials *s, uint64_t serial)
 	s->boundary = 0;
 	if (serial < s->base || serial < s->first)
 		return hole; /* far too late to place, or before this run */
-	if (serial >= s->base + SERIAL_WINDOW) {
+	if (serial >= s->base + seq_window(s)) {
 		seq_slide(s, serial);
-		if (serial >= s->base + SERIAL_WINDOW)
+		if (serial >= s->base + seq_window(s))
 			return hole;
 	}
 	i = serial - s->base;
@@ -205,39 +225,102 @@ seq_total(const struct serials *s, int settled)
 	return s->gaps + serials_zeros(s, s->min, seq_from(s, settled));
 }
 
-/* The sequence of node @name (@len bytes), made on its first serial;
- * NULL past SERIALS_NODES_MAX nodes or out of memory. */
-static struct serials *
-node_seq(struct serials *s, const char *name, size_t len)
+static size_t
+node_hash(const char *name, size_t len)
+{
+	return (size_t)util_hash(name, len, 0);
+}
+
+/* The slot of node @name in s->slot: its own, or the empty one. */
+static size_t
+node_slot(const struct serials *s, const char *name, size_t len)
+{
+	size_t i = node_hash(name, len) & (s->nslot - 1);
+
+	while (s->slot[i] != 0) {
+		const struct serials_node *n = &s->nodes[s->slot[i] - 1];
+
+		if (n->len == len && memcmp(n->name, name, len) == 0)
+			break;
+		i = (i + 1) & (s->nslot - 1);
+	}
+	return i;
+}
+
+/* Room for one more node in the index (at most half full). */
+static int
+node_index_grow(struct serials *s)
+{
+	size_t nslot, *slot;
+
+	if (2 * (s->nnodes + 1) <= s->nslot)
+		return 0;
+	nslot = s->nslot ? s->nslot * 2 : 64;
+	if ((slot = calloc(nslot, sizeof(*slot))) == NULL)
+		return -ENOMEM;
+	free(s->slot);
+	s->slot = slot;
+	s->nslot = nslot;
+	for (size_t k = 0; k < s->nnodes; k++)
+		s->slot[node_slot(s, s->nodes[k].name, s->nodes[k].len)] = k + 1;
+	return 0;
+}
+
+/* The node @name (@len bytes), made on its first serial, with a window
+ * while SERIALS_NODES_MAX nodes have none; NULL out of memory. */
+static struct serials_node *
+node_get(struct serials *s, const char *name, size_t len)
 {
 	struct serials_node *n;
+	size_t i;
 
 	if (len > PGSC_NODE_MAX)
 		len = PGSC_NODE_MAX;    /* as decode.c cuts it */
 	if (s->last < s->nnodes && s->nodes[s->last].len == len &&
 	    memcmp(s->nodes[s->last].name, name, len) == 0)
-		return &s->nodes[s->last].seq;
-	for (size_t i = 0; i < s->nnodes; i++) {
-		if (s->nodes[i].len == len &&
-		    memcmp(s->nodes[i].name, name, len) == 0) {
-			s->last = i;
-			return &s->nodes[i].seq;
-		}
+		return &s->nodes[s->last];
+	if (node_index_grow(s) < 0)
+		return NULL;
+	i = node_slot(s, name, len);
+	if (s->slot[i] != 0) {
+		s->last = s->slot[i] - 1;
+		return &s->nodes[s->last];
 	}
-	if (s->nnodes == SERIALS_NODES_MAX)
+	if (util_grow_array(&s->nodes, &s->capnodes, s->nnodes,
+			    sizeof(*s->nodes), 16) < 0)
 		return NULL;
-	n = realloc(s->nodes, (s->nnodes + 1) * sizeof(*n));
-	if (n == NULL)
-		return NULL;
-	s->nodes = n;
-	n = &n[s->nnodes];
+	n = &s->nodes[s->nnodes];
 	memset(n, 0, sizeof(*n));
+	if ((n->name = malloc(len ? len : 1)) == NULL)
+		return NULL;
 	memcpy(n->name, name, len);
 	n->len = len;
-	n->seq.bits = calloc(SERIAL_WINDOW / 8, 1);
-	if (n->seq.bits == NULL)
+	n->seq.window = SERIAL_NODE_WINDOW;
+	if (s->nwindows < SERIALS_NODES_MAX) {
+		if ((n->seq.bits = calloc(SERIAL_NODE_WINDOW / 8, 1)) == NULL) {
+			free(n->name);
+			return NULL;
+		}
+		s->nwindows++;
+	}
+	s->slot[i] = ++s->nnodes;
+	s->last = s->nnodes - 1;
+	return n;
+}
+
+/* The sequence of node @name, NULL past the bound or out of memory
+ * (a node past the bound counts the record as untracked). */
+static struct serials *
+node_seq(struct serials *s, const char *name, size_t len)
+{
+	struct serials_node *n = node_get(s, name, len);
+
+	if (n == NULL)
 		return NULL;
-	s->last = s->nnodes++;
+	if (n->seq.bits == NULL) {
+		n->seq.untracked++;
+		return NULL;
+	}
 	return &n->seq;
 }
 
@@ -280,6 +363,65 @@ serials_gaps(const struct serials *s, int settled)
 	for (size_t i = 0; i < s->nnodes; i++)
 		t += seq_total(&s->nodes[i].seq, settled);
 	return t;
+}
+
+/* The records of nodes past the bound, whose serials no sequence took. */
+uint64_t
+serials_untracked(const struct serials *s)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < s->nnodes; i++)
+		t += s->nodes[i].seq.untracked;
+	return t;
+}
+
+/**
+ * Each sequence's loss to @cb: the local host's first ("" when it started
+ * or has a base), then every node in the order first seen, with the base
+ * serials_base() gave it added; @settled as serials_gaps().  Returns 0 or
+ * the first non-zero @cb returned.
+ */
+int
+serials_each_node(const struct serials *s, int settled,
+		  int (*cb)(void *arg, const char *name, size_t len,
+			    uint64_t gaps, uint64_t untracked),
+		  void *arg)
+{
+	int rc = 0;
+
+	if (s->started || s->base_gaps || s->base_untracked)
+		rc = cb(arg, "", 0, s->base_gaps + seq_total(s, settled),
+			s->base_untracked);
+	for (size_t i = 0; rc == 0 && i < s->nnodes; i++) {
+		const struct serials *q = &s->nodes[i].seq;
+
+		rc = cb(arg, s->nodes[i].name, s->nodes[i].len,
+			q->base_gaps + seq_total(q, settled),
+			q->base_untracked + q->untracked);
+	}
+	return rc;
+}
+
+/* What a continued round's earlier runs committed for node @name (@len
+ * bytes, 0 the local host): added to its figures by serials_each_node(),
+ * not by serials_gaps() (the round keeps its own base). */
+int
+serials_base(struct serials *s, const char *name, size_t len, uint64_t gaps,
+	     uint64_t untracked)
+{
+	struct serials_node *n;
+
+	if (len == 0) {
+		s->base_gaps = gaps;
+		s->base_untracked = untracked;
+		return 0;
+	}
+	if ((n = node_get(s, name, len)) == NULL)
+		return -ENOMEM;
+	n->seq.base_gaps = gaps;
+	n->seq.base_untracked = untracked;
+	return 0;
 }
 
 /*
@@ -354,7 +496,7 @@ serials_save(const struct serials *s, int settled, uint8_t **out)
 	if (s->bits == NULL)
 		return 0;
 	/* a sequence: at most 1 + 255 + 24 + SAVE_SPAN_MAX / 8 + 1 */
-	cap += (1 + s->nnodes) * (1 + PGSC_NODE_MAX + 24 + SAVE_SPAN_MAX / 8 + 1);
+	cap += (1 + s->nwindows) * (1 + PGSC_NODE_MAX + 24 + SAVE_SPAN_MAX / 8 + 1);
 	b = malloc(cap);
 	if (b == NULL)
 		return -ENOMEM;
@@ -381,9 +523,9 @@ seq_load(struct serials *s, uint64_t epoch, uint64_t from, uint64_t max,
 {
 	uint64_t span = max + 1 - from;
 
-	memset(s->bits, 0, SERIAL_WINDOW / 8);
+	memset(s->bits, 0, seq_window(s) / 8);
 	s->epoch = epoch;
-	s->base = from > SERIAL_WINDOW / 4 ? from - SERIAL_WINDOW / 4 : 0;
+	s->base = from > seq_window(s) / 4 ? from - seq_window(s) / 4 : 0;
 	s->first = s->min = from;
 	s->max = max;
 	s->gaps = 0;
@@ -457,9 +599,11 @@ serials_load(struct serials *s, const uint8_t *buf, size_t len)
 
 		k = entry_at(buf, len, n, &e);
 		if (e.name != NULL) {
-			q = node_seq(s, e.name, e.nlen);
-			if (q == NULL && s->nnodes < SERIALS_NODES_MAX)
+			struct serials_node *nd = node_get(s, e.name, e.nlen);
+
+			if (nd == NULL)
 				return -ENOMEM;
+			q = nd->seq.bits != NULL ? &nd->seq : NULL;
 		}
 		if (q != NULL && !q->started)
 			seq_load(q, e.epoch, e.from, e.max, e.bits);
@@ -470,11 +614,15 @@ serials_load(struct serials *s, const uint8_t *buf, size_t len)
 void
 serials_free(struct serials *s)
 {
-	for (size_t i = 0; i < s->nnodes; i++)
+	for (size_t i = 0; i < s->nnodes; i++) {
 		free(s->nodes[i].seq.bits);
+		free(s->nodes[i].name);
+	}
 	free(s->nodes);
+	free(s->slot);
 	free(s->bits);
 	s->nodes = NULL;
+	s->slot = NULL;
 	s->bits = NULL;
-	s->nnodes = 0;
+	s->nnodes = s->capnodes = s->nslot = s->nwindows = 0;
 }

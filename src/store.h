@@ -85,6 +85,14 @@ int store_round_aggs(pgsc_store *st, int64_t round,
 /* Drop a round's aggregates and open counts: a live commit writes its
  * whole snapshot afresh. */
 int store_round_clear_snapshot(pgsc_store *st, int64_t round, char **cause);
+/* Each node's loss figures of a round (schemas/011_node_loss.sql). */
+int store_node_loss_write(pgsc_store *st, int64_t round,
+			  const struct serials *ser, int settled,
+			  char **cause);
+int store_node_loss_round(pgsc_store *st, int64_t round,
+			  int (*cb)(void *arg, const char *node,
+				    uint64_t gaps, uint64_t untracked),
+			  void *arg, char **cause);
 int store_round_live_update(pgsc_store *st, int64_t round,
 			    const struct store_round *r, int finished,
 			    char **cause);
@@ -117,6 +125,10 @@ struct store_totals {
 	uint64_t foreign;
 	uint64_t rejected;
 	uint64_t lost, serial_gaps, rotation_gaps, drain_timeouts;
+	uint64_t untracked;     /* records of nodes past the bound of serial
+				 * sequences (node_loss) */
+	int kernel_unread;      /* --node of another host: its kernel's
+				 * figures are not read (lost is 0) */
 	int64_t unfinished;
 };
 int store_totals(pgsc_store *st, int64_t from, int64_t to,
@@ -131,16 +143,6 @@ struct store_role_row {
 	const char *example_exe;
 	const char *node;       /* store_role_aggs(): @node as given */
 };
-/* @node: one node's rows ("" the local host), NULL every node's. */
-int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
-		    const char *node,
-		    int (*cb)(void *arg, const struct store_role_row *row),
-		    void *arg, char **cause);
-/* Each node's rows, node by node ("" the local host; row->node names it). */
-int store_role_aggs_nodes(pgsc_store *st, int64_t from, int64_t to,
-			  int (*cb)(void *arg,
-				    const struct store_role_row *row),
-			  void *arg, char **cause);
 /* One aggregate row with its round's label and its example process's
  * comm and title (pgsc-report --explain); every text is untrusted. */
 struct store_explain_row {
@@ -164,6 +166,11 @@ enum store_sum {
 int store_sums(pgsc_store *st, enum store_sum what, int64_t from, int64_t to,
 	       int (*cb)(void *arg, const char *name, uint64_t sum),
 	       void *arg, char **cause);
+/* Each node with loss figures over rounds @from-@to, by name. */
+int store_node_loss(pgsc_store *st, int64_t from, int64_t to,
+		    int (*cb)(void *arg, const char *node, uint64_t gaps,
+			      uint64_t untracked),
+		    void *arg, char **cause);
 /* 1 when some round holds @role or its descendants, 0 when none does. */
 int store_role_seen(pgsc_store *st, const char *role, char **cause);
 /* 1 and the first and last finished round, 0 when none is finished. */
@@ -180,6 +187,29 @@ int store_status_rows(pgsc_store *st,
 		      void *sarg,
 		      int (*cb)(void *arg, const struct store_status_row *row),
 		      void *arg, char **cause);
+
+/* store_aggs.c - the aggregates of a range of rounds summed in memory in
+ * one pass (a fleet's reports: linear in the store at any node count). */
+/* @node: one node's rows ("" the local host), NULL every node's; by arch,
+ * number, role. */
+int store_role_aggs(pgsc_store *st, int64_t from, int64_t to,
+		    const char *node,
+		    int (*cb)(void *arg, const struct store_role_row *row),
+		    void *arg, char **cause);
+/* Each node's rows, node by node ("" the local host; row->node names it). */
+int store_role_aggs_nodes(pgsc_store *st, int64_t from, int64_t to,
+			  int (*cb)(void *arg,
+				    const struct store_role_row *row),
+			  void *arg, char **cause);
+/* Each node ("" the local host) and its records, by name. */
+int store_node_sums(pgsc_store *st, int64_t from, int64_t to,
+		    int (*cb)(void *arg, const char *name, uint64_t sum),
+		    void *arg, char **cause);
+/* Each syscall's first round among the server roles' rows (@v[0]) and the
+ * session roles' (@v[1]), ascending; the caller frees both. */
+int store_first_rounds(pgsc_store *st,
+		       int (*in_session)(void *arg, const char *role),
+		       void *sarg, int64_t *v[2], size_t nv[2], char **cause);
 
 /* store_args.c - the argument values (schemas/010_arg_values.sql) */
 int store_args_write(pgsc_store *st, int64_t round, const struct args_tab *tab,

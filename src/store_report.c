@@ -44,7 +44,9 @@ store_totals(pgsc_store *st, int64_t from, int64_t to,
 			"coalesce(sum(serial_gaps), 0), "
 			"coalesce(sum(rotation_gaps), 0), "
 			"coalesce(sum(drain_timeouts), 0), "
-			"coalesce(sum(finished IS NULL), 0) FROM rounds "
+			"coalesce(sum(finished IS NULL), 0), "
+			"(SELECT coalesce(sum(untracked), 0) FROM node_loss "
+			"WHERE round_id BETWEEN ?1 AND ?2) FROM rounds "
 			"WHERE id BETWEEN ?1 AND ?2", from, to, &s, cause);
 	if (rc < 0)
 		return rc;
@@ -61,61 +63,10 @@ store_totals(pgsc_store *st, int64_t from, int64_t to,
 		t->rotation_gaps = (uint64_t)sqlite3_column_int64(s, 8);
 		t->drain_timeouts = (uint64_t)sqlite3_column_int64(s, 9);
 		t->unfinished = sqlite3_column_int64(s, 10);
+		t->untracked = (uint64_t)sqlite3_column_int64(s, 11);
 		rc = SQLITE_DONE;
 	}
 	return store_rows_end(st, s, rc, cause);
-}
-
-/* The two reads of the aggregates per role: summed over the nodes or of
- * one node (?3), and every node's by node (as STORE_SUM_NODES orders them,
- * then as the first orders its rows). */
-static const char *const role_aggs_sql[] = {
-	"SELECT role, arch, nr, sum(count), min(round_id), min(example_pid), "
-	"min(example_exe), ?3 FROM aggregates "
-	"WHERE round_id BETWEEN ?1 AND ?2 AND (?3 IS NULL OR node = ?3) "
-	"GROUP BY role, arch, nr ORDER BY arch, nr, role",
-	"SELECT role, arch, nr, sum(count), min(round_id), min(example_pid), "
-	"min(example_exe), node FROM aggregates "
-	"WHERE round_id BETWEEN ?1 AND ?2 "
-	"GROUP BY node, role, arch, nr ORDER BY node, arch, nr, role",
-};
-
-static int
-role_aggs(pgsc_store *st, int by_node, int64_t from, int64_t to,
-	  const char *node,
-	  int (*cb)(void *arg, const struct store_role_row *row), void *arg,
-	  char **cause)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = prep_range(st, role_aggs_sql[by_node], from, to, &s, cause);
-	if (rc < 0)
-		return rc;
-	if (!by_node)
-		store_bind_text(s, 3, node);
-	return store_rows_each(st, s, STORE_ROW_ROLE,
-			       (union store_row_cb){ .role = cb }, arg, cause);
-}
-
-/* The aggregates of a range of rounds summed over their nodes, or of one
- * node (@node, "" the local host: schemas/006_node_aggregates.sql). */
-int
-store_role_aggs(pgsc_store *st, int64_t from, int64_t to, const char *node,
-		int (*cb)(void *arg, const struct store_role_row *row),
-		void *arg, char **cause)
-{
-	return role_aggs(st, 0, from, to, node, cb, arg, cause);
-}
-
-/* Every node's aggregates of a range of rounds in one pass, node by node:
- * a fleet's report reads N nodes in one scan, not N scans. */
-int
-store_role_aggs_nodes(pgsc_store *st, int64_t from, int64_t to,
-		      int (*cb)(void *arg, const struct store_role_row *row),
-		      void *arg, char **cause)
-{
-	return role_aggs(st, 1, from, to, NULL, cb, arg, cause);
 }
 
 /* The example process is the processes row of the aggregate's round,
@@ -190,9 +141,6 @@ store_sums(pgsc_store *st, enum store_sum what, int64_t from, int64_t to,
 	   char **cause)
 {
 	static const char *const sql[] = {
-		[STORE_SUM_NODES] = "SELECT node, sum(count) FROM aggregates "
-			"WHERE round_id BETWEEN ?1 AND ?2 "
-			"GROUP BY node ORDER BY node",
 		[STORE_SUM_REJECTS] = "SELECT reason, sum(count) FROM rejects "
 			"WHERE round_id BETWEEN ?1 AND ?2 "
 			"GROUP BY reason ORDER BY reason",
@@ -200,7 +148,9 @@ store_sums(pgsc_store *st, enum store_sum what, int64_t from, int64_t to,
 	sqlite3_stmt *s;
 	int rc;
 
-	if ((size_t)what >= ARRAY_SIZE(sql))
+	if (what == STORE_SUM_NODES)
+		return store_node_sums(st, from, to, cb, arg, cause);
+	if ((size_t)what >= ARRAY_SIZE(sql) || sql[what] == NULL)
 		return -EINVAL;
 	rc = prep_range(st, sql[what], from, to, &s, cause);
 	if (rc < 0)
@@ -210,6 +160,31 @@ store_sums(pgsc_store *st, enum store_sum what, int64_t from, int64_t to,
 
 		rc = cb(arg, name ? name : "",
 			(uint64_t)sqlite3_column_int64(s, 1));
+		if (rc != 0)
+			break;
+	}
+	return store_rows_end(st, s, rc, cause);
+}
+
+int
+store_node_loss(pgsc_store *st, int64_t from, int64_t to,
+		int (*cb)(void *arg, const char *node, uint64_t gaps,
+			  uint64_t untracked),
+		void *arg, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc = prep_range(st, "SELECT node, sum(serial_gaps), sum(untracked) "
+			    "FROM node_loss WHERE round_id BETWEEN ?1 AND ?2 "
+			    "GROUP BY node ORDER BY node", from, to, &s, cause);
+
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *node = (const char *)sqlite3_column_text(s, 0);
+
+		rc = cb(arg, node ? node : "",
+			(uint64_t)sqlite3_column_int64(s, 1),
+			(uint64_t)sqlite3_column_int64(s, 2));
 		if (rc != 0)
 			break;
 	}
@@ -242,55 +217,6 @@ store_finished_range(pgsc_store *st, int64_t *lo, int64_t *hi, char **cause)
 /* ---------------------------------------------------------------- */
 /* The rows of --status                                              */
 
-struct role_fn {
-	int (*in_session)(void *arg, const char *role);
-	void *arg;
-};
-
-/* SQL function pgsc_in_server(role): is @role one of the server's? */
-static void
-sql_in_server(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
-	sqlite3_result_int(ctx, pgsc_role_in_server(
-		(const char *)sqlite3_value_text(argv[0])));
-}
-
-/* SQL function pgsc_in_session(role): is @role in the session list's
- * roles?  A syscall new to the session list is a new need even when the
- * server made it before in another role: the session filter logs it. */
-static void
-sql_in_session(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const struct role_fn *f = sqlite3_user_data(ctx);
-	const unsigned char *role;
-
-	(void)argc;
-	role = sqlite3_value_text(argv[0]);
-	sqlite3_result_int(ctx, role != NULL &&
-			   f->in_session(f->arg, (const char *)role));
-}
-
-static int
-status_functions(pgsc_store *st, struct role_fn *f, int on, char **cause)
-{
-	if (!on) {
-		sqlite3_create_function(st->db, "pgsc_in_session", 1,
-					SQLITE_UTF8, NULL, NULL, NULL, NULL);
-		sqlite3_create_function(st->db, "pgsc_in_server", 1,
-					SQLITE_UTF8, NULL, NULL, NULL, NULL);
-		return 0;
-	}
-	if (sqlite3_create_function(st->db, "pgsc_in_session", 1,
-				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, f,
-				    sql_in_session, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_create_function(st->db, "pgsc_in_server", 1,
-				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-				    sql_in_server, NULL, NULL) != SQLITE_OK)
-		return store_sql_error(st, cause);
-	return 0;
-}
-
 /* The rounds' rows of --status; "new" is counted by first_rounds(). */
 static const char status_sql[] =
 	"SELECT r.id, coalesce(r.label, ''), r.mode, "
@@ -300,47 +226,6 @@ static const char status_sql[] =
 	"max(coalesce(r.kernel_lost_end, 0) - coalesce(r.kernel_lost_start, 0), 0)"
 	" + r.serial_gaps + r.rotation_gaps + r.drain_timeouts "
 	"FROM rounds r ORDER BY r.id";
-
-/* new = syscalls of the server tree (or of the session roles) first seen
- * in that round: the round each (arch, number) was first made in by such
- * a role, in one pass over the aggregates (a query per round and row was
- * quadratic in a fleet's nodes). */
-static const char *const first_sql[] = {
-	"SELECT min(round_id) FROM aggregates WHERE pgsc_in_server(role) "
-	"GROUP BY arch, nr ORDER BY 1",
-	"SELECT min(round_id) FROM aggregates WHERE pgsc_in_session(role) "
-	"GROUP BY arch, nr ORDER BY 1",
-};
-
-/* Each syscall's first round by first_sql[@k], ascending, in *@v. */
-static int
-first_rounds(pgsc_store *st, int k, int64_t **v, size_t *n, char **cause)
-{
-	sqlite3_stmt *s;
-	size_t cap = 0;
-	int rc;
-
-	*v = NULL;
-	*n = 0;
-	rc = store_prep(st, first_sql[k], &s, cause);
-	if (rc < 0)
-		return rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			int64_t *nv = realloc(*v, ncap * sizeof(*nv));
-
-			if (nv == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			*v = nv;
-			cap = ncap;
-		}
-		(*v)[(*n)++] = sqlite3_column_int64(s, 0);
-	}
-	return store_rows_end(st, s, rc, cause);
-}
 
 /* How many of the ascending @v[*pos..] are @round, *pos moved past them. */
 static int64_t
@@ -361,17 +246,15 @@ store_status_rows(pgsc_store *st,
 		  int (*cb)(void *arg, const struct store_status_row *row),
 		  void *arg, char **cause)
 {
-	struct role_fn f = { in_session, sarg };
 	sqlite3_stmt *s = NULL;
 	int64_t *first[2] = { NULL, NULL };
 	size_t nfirst[2] = { 0, 0 }, pos[2] = { 0, 0 };
 	int rc;
 
-	rc = status_functions(st, &f, 1, cause);
-	if (rc < 0)
-		return rc;
-	for (int k = 0; rc == 0 && k < 2; k++)
-		rc = first_rounds(st, k, &first[k], &nfirst[k], cause);
+	/* new = syscalls of the server tree (or of the session roles)
+	 * first seen in that round, from each one's first round in one pass
+	 * (a query per round and row was quadratic in a fleet's nodes) */
+	rc = store_first_rounds(st, in_session, sarg, first, nfirst, cause);
 	if (rc == 0)
 		rc = store_prep(st, status_sql, &s, cause);
 	if (rc < 0)
@@ -401,6 +284,5 @@ store_status_rows(pgsc_store *st,
 out:
 	free(first[0]);
 	free(first[1]);
-	status_functions(st, &f, 0, NULL);
 	return rc;
 }

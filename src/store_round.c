@@ -532,7 +532,76 @@ store_round_clear_snapshot(pgsc_store *st, int64_t round, char **cause)
 	if (rc == 0)
 		rc = store_exec_round(st, "DELETE FROM open_counts WHERE "
 				      "round_id = ?1", round, cause);
+	if (rc == 0)
+		rc = store_exec_round(st, "DELETE FROM node_loss WHERE "
+				      "round_id = ?1", round, cause);
 	return rc;
+}
+
+/* node_loss_write()'s statement. */
+struct loss_put {
+	pgsc_store *st;
+	sqlite3_stmt *s;
+	char **cause;
+};
+
+static int
+loss_put(void *arg, const char *name, size_t len, uint64_t gaps,
+	 uint64_t untracked)
+{
+	struct loss_put *p = arg;
+
+	if (gaps == 0 && untracked == 0)
+		return 0;
+	sqlite3_bind_text(p->s, 2, name, (int)len, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(p->s, 3, (int64_t)gaps);
+	sqlite3_bind_int64(p->s, 4, (int64_t)untracked);
+	return store_step_done(p->st, p->s, p->cause);
+}
+
+/* The loss figures of each node of @ser that has one (schemas/
+ * 011_node_loss.sql), @settled as serials_gaps() takes it. */
+int
+store_node_loss_write(pgsc_store *st, int64_t round, const struct serials *ser,
+		      int settled, char **cause)
+{
+	struct loss_put p = { .st = st, .cause = cause };
+	int rc = store_prep_round(st, "INSERT OR REPLACE INTO node_loss "
+				  "(round_id, node, serial_gaps, untracked) "
+				  "VALUES (?1, ?2, ?3, ?4)", round, &p.s,
+				  cause);
+
+	if (rc < 0)
+		return rc;
+	rc = serials_each_node(ser, settled, loss_put, &p);
+	sqlite3_finalize(p.s);
+	return rc;
+}
+
+/* The node loss rows of @round, for a run that continues it. */
+int
+store_node_loss_round(pgsc_store *st, int64_t round,
+		      int (*cb)(void *arg, const char *node, uint64_t gaps,
+				uint64_t untracked),
+		      void *arg, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc = store_prep_round(st, "SELECT node, serial_gaps, untracked "
+				  "FROM node_loss WHERE round_id = ?1", round,
+				  &s, cause);
+
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *node = (const char *)sqlite3_column_text(s, 0);
+
+		rc = cb(arg, node ? node : "",
+			(uint64_t)sqlite3_column_int64(s, 1),
+			(uint64_t)sqlite3_column_int64(s, 2));
+		if (rc != 0)
+			break;
+	}
+	return store_rows_end(st, s, rc, cause);
 }
 
 /* Counters of a live round; attributed/unrelated/... are the tallies of

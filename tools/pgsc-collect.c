@@ -396,12 +396,18 @@ run_live(struct args *a)
 		/* a store with planted SQL: refused like a usage error */
 		return rc == -EUCLEAN ? 2 : 1;
 	}
-	if (!a->io.quiet)
+	if (!a->io.quiet) {
 		fprintf(stderr, "pgsc-collect: round %lld: %llu SECCOMP "
-			"records, kernel lost %llu, serial gaps %llu\n",
+			"records, kernel lost %llu, serial gaps %llu",
 			(long long)ls.round, (unsigned long long)ls.records,
 			(unsigned long long)ls.lost,
 			(unsigned long long)ls.serial_gaps);
+		/* only a fleet past the bound of serial sequences */
+		if (ls.serials_untracked > 0)
+			fprintf(stderr, ", serials untracked %llu",
+				(unsigned long long)ls.serials_untracked);
+		fputc('\n', stderr);
+	}
 	if (ls.has_exit_status && ls.exit_status != 0)
 		return ls.exit_status;
 	if (ls.records == 0 && !ls.store_has_data) {
@@ -529,6 +535,13 @@ import_report(const struct pgsc_import_opts *io,
 				"overflow, a rotated file not given); the round "
 				"is not complete (pgsc-report --check-complete)\n",
 				(unsigned long long)stats->serial_gaps);
+		if (stats->serials_untracked > 0 && !io->quiet)
+			fprintf(stderr, "pgsc-collect: warning: %llu lines of "
+				"nodes past the bound of serial sequences "
+				"(docs/fleet.md): their serial gaps are not "
+				"known; the round is not complete (pgsc-report "
+				"--check-complete)\n",
+				(unsigned long long)stats->serials_untracked);
 		if (unattributed > 0)
 			fprintf(stderr, "pgsc-collect: warning: %llu records "
 				"could not be attributed to a server (no "

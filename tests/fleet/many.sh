@@ -6,20 +6,26 @@
 #   bash tests/fleet/many.sh BUILDDIR SRCDIR [NODES]
 #
 # The log is tests/fleet/many-nodes.awk's: each node a postmaster and a
-# child with four SECCOMP records.  No root, no audit state.
+# child with 2 to 5 SECCOMP records.  No root, no audit state.
 #
-# The independent side: the log itself, read by python3, the numbers
-# named by ausyscall (audit's own table, not libseccomp's), and a few
-# nodes' lines imported on their own without node= (the single-host path
-# the golden tests check).  Asserts:
-#   - the JSON has every node, each with its 4 records, a session list
-#     that is the names of its pid 1001's records, and a global list that
-#     holds the names of all its records;
+# The independent side: the generator's own tallies of each node's
+# records (many-nodes.awk -v TALLY=), the log itself, read by python3, the
+# numbers named by ausyscall (audit's own table, not libseccomp's), and a
+# few nodes' lines imported on their own without node= (the single-host
+# path the golden tests check).  Asserts:
+#   - the JSON has every node, each with the records the generator made
+#     for it (all attributed), a session list that is the names of its pid
+#     1001's records, and a global list that holds the names of all its
+#     records;
+#   - the GUC and table headers name every node with those records;
 #   - five nodes' JSON lists (first, last, and three inside) equal the
 #     lists of the same node's lines imported into a store of its own;
 #   - --status counts as new in the round exactly the distinct numbers of
 #     the log (server) and of pid 1001's records (session);
-#   - --format=html, table, guc, --check-complete and --node end well.
+#   - --node NAME of those five: its header's records are the generator's;
+#   - the GUC global list holds every name of the log;
+#   - --format=html, systemd, oci, spo, effective and --check-complete
+#     end well.
 # Before the reports read the store in one pass, the JSON of 10,000 nodes
 # took many minutes (one scan of the aggregates per node) and --status
 # and the HTML page as long (a subquery per aggregate row): the ctest
@@ -39,7 +45,8 @@ need_progs python3 ausyscall
 T=$T_WORK
 
 # the central log: node=nNNNNNN prefixes, records in node order
-awk -v N="$N" -f "$(dirname "${BASH_SOURCE[0]}")/many-nodes.awk" >"$T/central.log"
+awk -v N="$N" -v TALLY="$T/tally" \
+	-f "$(dirname "${BASH_SOURCE[0]}")/many-nodes.awk" >"$T/central.log"
 
 "$COLLECT" --db "$T/s.db" --import "$T/central.log" >"$T/import.out" 2>&1 ||
 	{ cat "$T/import.out" >&2; fail "the import of $N nodes failed"; }
@@ -51,6 +58,11 @@ awk -v N="$N" -f "$(dirname "${BASH_SOURCE[0]}")/many-nodes.awk" >"$T/central.lo
 rc=$?
 [ "$rc" = 1 ] || { cat "$T/status.err" >&2; fail "--status exited $rc, not 1"; }
 ausyscall x86_64 --dump >"$T/names" || fail "ausyscall --dump failed"
+for f in guc table html systemd oci spo effective; do
+	"$REPORT" --db "$T/s.db" --format=$f >"$T/all.$f" 2>"$T/$f.err" ||
+		{ cat "$T/$f.err" >&2; fail "pgsc-report --format=$f failed"; }
+	[ -s "$T/all.$f" ] || fail "pgsc-report --format=$f printed nothing"
+done
 
 # five nodes, each alone in a store of its own, its lines without node=
 picks=(1 "$N" $((N / 2)) $((N / 3)) $((N * 2 / 3 + 1)))
@@ -62,6 +74,8 @@ for p in "${picks[@]}"; do
 		>"$T/$name.out" 2>&1 || fail "the import of $name alone failed"
 	"$REPORT" --db "$T/$name.db" --format=json >"$T/$name.json" \
 		2>/dev/null || fail "pgsc-report of $name alone failed"
+	"$REPORT" --db "$T/s.db" --node "$name" >"$T/$name.node.guc" \
+		2>/dev/null || fail "pgsc-report --node $name failed"
 done
 
 python3 - "$T" "$N" "${picks[@]}" <<'EOF' || fail "the reports of $N nodes are wrong (above)"
@@ -73,6 +87,10 @@ for line in open(t + "/names"):
     f = line.split()
     if len(f) == 2 and f[0].isdigit():
         names[int(f[0])] = f[1]
+tally = {}   # node -> records, as the generator made them
+for line in open(t + "/tally"):
+    f = line.split()
+    tally[f[0]] = int(f[1])
 rec = {}     # node -> {"all": set, "s": set}
 allnr, sessnr = set(), set()
 for line in open(t + "/central.log"):
@@ -90,16 +108,16 @@ for line in open(t + "/central.log"):
 doc = json.load(open(t + "/all.json"))
 bad = []
 nodes = doc.get("nodes", {})
-if len(nodes) != n or len(rec) != n:
-    bad.append("%d nodes in the JSON, %d in the log, %d asked"
-               % (len(nodes), len(rec), n))
+if len(nodes) != n or len(rec) != n or len(tally) != n:
+    bad.append("%d nodes in the JSON, %d in the log, %d tallied, %d asked"
+               % (len(nodes), len(rec), len(tally), n))
 for node, r in rec.items():
     j = nodes.get(node)
     if j is None:
         bad.append(node + ": not in the JSON")
-    elif j["records"] != 4 or j["attributed"] != 4:
-        bad.append("%s: %d records, %d attributed (4 in the log)"
-                   % (node, j["records"], j["attributed"]))
+    elif j["records"] != tally.get(node) or j["attributed"] != j["records"]:
+        bad.append("%s: %d records, %d attributed (the generator made %s)"
+                   % (node, j["records"], j["attributed"], tally.get(node)))
     elif set(j["session"]) != r["s"]:
         bad.append("%s: session %s, the log's pid 1001 made %s"
                    % (node, sorted(j["session"]), sorted(r["s"])))
@@ -113,6 +131,24 @@ for p in picks:
         if nodes.get(node, {}).get(k) != alone[k]:
             bad.append("%s: %s list %s, alone %s" % (node, k,
                        nodes.get(node, {}).get(k), alone[k]))
+    hdr = open("%s/%s.node.guc" % (t, node)).readline()
+    m = re.match(r"# pgsc: (\d+) records", hdr)
+    if not m or int(m.group(1)) != tally[node]:
+        bad.append("--node %s: header %r, the generator made %d records"
+                   % (node, hdr.strip(), tally[node]))
+for fmt in ("guc", "table"):
+    heads = [l for l in open("%s/all.%s" % (t, fmt)) if l.startswith("# nodes: ")]
+    got = dict((a, int(b)) for a, b in
+               re.findall(r"(n\d{6}): (\d+) records", heads[0] if heads else ""))
+    if got != tally:
+        bad.append("%s: the # nodes: line names %d nodes, %d differ from "
+                   "the generator's" % (fmt, len(got), sum(
+                       1 for k in tally if got.get(k) != tally[k])))
+gl = [l for l in open(t + "/all.guc") if l.startswith("global_syscall_allow")]
+glist = set(gl[0].split("'")[1].split(",")) if gl else set()
+alln = set(names[x] for x in allnr)
+if not alln <= glist:
+    bad.append("guc: the global list lacks %s" % sorted(alln - glist))
 st = json.load(open(t + "/status.json"))
 r1 = st["rounds"][0]
 if (r1["new"], r1["new_session"]) != (len(allnr), len(sessnr)):
@@ -128,14 +164,8 @@ print("fleet-many: %d nodes: every node's records and lists exact; "
       % (n, len(picks), len(allnr), len(sessnr)))
 EOF
 
-for f in html table guc; do
-	"$REPORT" --db "$T/s.db" --format=$f >"$T/all.$f" 2>"$T/$f.err" ||
-		{ cat "$T/$f.err" >&2; fail "pgsc-report --format=$f failed"; }
-done
-grep -q "n$(printf '%06d' "$N"): 4 records" "$T/all.table" ||
-	fail "the table's header does not name node n$(printf '%06d' "$N")"
 "$REPORT" --db "$T/s.db" --check-complete >/dev/null 2>&1 ||
 	fail "--check-complete failed on a complete log"
 "$REPORT" --db "$T/s.db" --node "n$(printf '%06d' $((N / 2)))" \
-	--format=guc >"$T/one.guc" 2>/dev/null || fail "--node failed"
-echo "fleet-many: ok ($N nodes; json, status, html, table, guc, --node)"
+	--check-complete >/dev/null 2>&1 || fail "--node --check-complete failed"
+echo "fleet-many: ok ($N nodes; json, status, guc, table, html, systemd, oci, spo, effective, --node, --check-complete)"

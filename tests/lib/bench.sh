@@ -49,7 +49,8 @@ bench_best() {
 		"$prep"
 		/usr/bin/time -f '%e %U %S %M' -o "$T_WORK/bench.time" "$@" \
 			>/dev/null 2>"$T_WORK/bench.err" || rc=$?
-		read -r w u s r <"$T_WORK/bench.time"
+		# the last line: a failed run's file starts "Command exited..."
+		read -r w u s r < <(tail -n 1 "$T_WORK/bench.time")
 		if [ -z "$BEST_WALL" ] || [ "$(echo "$w < $BEST_WALL" | bc)" = 1 ]; then
 			# shellcheck disable=SC2034 # for the benchmark
 			BEST_WALL=$w BEST_RSS=$r

@@ -16,7 +16,7 @@ W=$T_WORK
 SC=(python3 "$SRCROOT/tests/lib/schema-check.py" "$SRCROOT/schemas")
 
 # real documents: a report (every optional member its options give), a
-# status, a pgsc-diff, a --candidates view and a scan document (written
+# fleet's report (nodes with their loss) and one node's, a status, a pgsc-diff, a --candidates view and a scan document (written
 # here: pgsc-scan's own are checked by scan/tiny on a real scan)
 zcat "$SRCROOT/tests/golden/raw.log.gz" >"$W/raw.log"
 "$BINDIR/pgsc-collect" --db "$W/a.db" --label schemas --import "$W/raw.log" 2>/dev/null ||
@@ -41,7 +41,15 @@ cat >"$W/scan.json" <<'JSON'
 JSON
 "${R[@]}" --candidates "$W/scan.json" --format json >"$W/candidates.json" ||
 	fail "pgsc-report --candidates"
-docs=(report portable status diff scan candidates)
+# a fleet's report: the same log as node h1's, with its nodes' loss
+sed 's/^/node=h1 /' "$W/raw.log" >"$W/fleet.log"
+"$BINDIR/pgsc-collect" --db "$W/f.db" --import "$W/fleet.log" 2>/dev/null ||
+	fail "pgsc-collect could not import the golden raw log as node h1"
+"$BINDIR/pgsc-report" --db "$W/f.db" --format json >"$W/fleet.json" ||
+	fail "report of a fleet"
+"$BINDIR/pgsc-report" --db "$W/f.db" --node h1 --format json \
+	>"$W/fleetnode.json" || fail "report --node h1"
+docs=(report portable status diff scan candidates fleet fleetnode)
 for d in "${docs[@]}"; do
 	"${SC[@]}" "$W/$d.json" >"$W/$d.out" 2>&1
 	check "$d: the real document is valid" $?
@@ -77,6 +85,9 @@ mutate report-nested report 'd["syscalls"][0]["total"] = 1' "syscalls/0: Additio
 mutate report-explain report 'next(iter(d["explain"].values()))["why"] = ""' "explain/.*Additional properties"
 mutate report-types report 'next(iter(d["types"].values())).pop("lacks")' "'lacks' is a required property"
 mutate report-loss report 'd.pop("loss")' "'loss' is a required property"
+mutate fleet-loss fleet 'd["nodes"]["h1"].pop("loss")' "'loss' is a required property"
+mutate fleet-lost fleet 'd["nodes"]["h1"]["loss"]["kernel_lost"] = "x"' "kernel_lost"
+mutate fleet-untracked fleet 'd["nodes"]["h1"]["loss"]["serials_untracked"] = -1' "serials_untracked"
 mutate report-count report 'd["syscalls"][0]["count"] = -1' "syscalls/0/count"
 mutate report-args report 'd["args"] = {"global": {"ioctl": 3}}' "args/global/ioctl"
 mutate report-closed report 'd["surface"]["session"]["closed"] = ["CVE-2016-8655"]' "'reachable_after' is a dependency"

@@ -9,9 +9,9 @@
 #   bash tests/store/migrate.sh BINDIR SRCDIR
 #
 # Logs and versions:
-#   raw       (local host, no node=)            V = 1..5
-#   stripped  (node.log with node= taken off)   V = 1..5
-#   node      (node.log as recorded)            V = 5: a schema 5 store
+#   raw       (local host, no node=)            V = 1..6, 10
+#   stripped  (node.log with node= taken off)   V = 1..6, 10
+#   node      (node.log as recorded)            V = 5, 6, 10: a schema 5 store
 #             held processes.node = the name and aggregates without a
 #             node; 006 makes those aggregates the local host's (''), and
 #             007 gives them the node of the round's processes (all one
@@ -115,6 +115,11 @@ print(json.dumps(d, indent=1, sort_keys=True))' >"$out.statusjson" 2>>"$out.err"
 	grep -v '^# nodes: ' "$out.guc" >"$out.gucnn"
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("nodes", None); print(json.dumps(d, indent=1, sort_keys=True))' \
 		"$out.json" >"$out.nonodes" 2>>"$out.err" || echo "json-parse 1" >>"$out.rc"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+for n in d.get("nodes", {}).values():
+	n.pop("loss")
+print(json.dumps(d, indent=1, sort_keys=True))' \
+		"$out.json" >"$out.noloss" 2>>"$out.err" || echo "json-parse 1" >>"$out.rc"
 }
 
 # same NAME A B KINDS: the reports of A and B are equal
@@ -143,7 +148,7 @@ sound() {
 }
 
 for log in raw stripped node; do
-	if [ $log = node ]; then versions="5 6"; else versions="1 2 3 4 5 6"; fi
+	if [ $log = node ]; then versions="5 6 10"; else versions="1 2 3 4 5 6 10"; fi
 	"$BIN/pgsc-collect" --db "$T/$log-cur.db" --import "$T/$log.log" 2>"$T/err" ||
 		{ bad "$log: import into a current store"; cat "$T/err"; continue; }
 	reports "$T/$log-cur.db" "$T/$log-cur"
@@ -239,7 +244,25 @@ PY
 			{ bad "$name: second import into the migrated store"; cat "$T/err"; }
 		sound "$name+1" "$old"
 		reports "$old" "$T/$log-v$v-m2"
-		same "$name+1" "$T/$log-v$v-m2" "${ref}2" rc guc json status statusjson complete
+		if [ $log = node ]; then
+			# a round from before 11 did not split its serial gaps by
+			# node: they count for every node (schemas/011_node_loss.sql),
+			# so the local host of the next round shows its own and
+			# pgsc-golden's; nothing else differs, and no node shows less
+			# loss than in the current store
+			same "$name+1" "$T/$log-v$v-m2" "${ref}2" rc guc noloss status statusjson complete
+			python3 - "$T/$log-v$v-m2.json" "${ref}2.json" <<'PY' && ok || bad "$name+1: a node's loss below the current store's"
+import json, sys
+m = json.load(open(sys.argv[1]))["nodes"]
+c = json.load(open(sys.argv[2]))["nodes"]
+assert set(m) == set(c), (sorted(m), sorted(c))
+for k in c:
+    assert m[k]["loss"]["serial_gaps"] >= c[k]["loss"]["serial_gaps"], (k, m[k]["loss"], c[k]["loss"])
+assert m[""]["loss"]["serial_gaps"] == 2 and c[""]["loss"]["serial_gaps"] == 1, (m[""], c[""])
+PY
+		else
+			same "$name+1" "$T/$log-v$v-m2" "${ref}2" rc guc json status statusjson complete
+		fi
 	done
 done
 
@@ -303,5 +326,5 @@ for dmg in "5 aggregates 5" "5 processes 5" "5 open_counts 5" "4 processes 4" "3
 		{ bad "v$v store without $t: pgsc-report exits $rc"; head -3 "$T/err"; }
 done
 
-echo "migrate: $T_PASS checks passed, schema $CUR, from versions 1-6 (raw, node= stripped) and 5-6 (node=)"
+echo "migrate: $T_PASS checks passed, schema $CUR, from versions 1-6 and 10 (raw, node= stripped) and 5, 6, 10 (node=)"
 t_done

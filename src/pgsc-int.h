@@ -212,6 +212,11 @@ int decode_is_seccomp(const char *line, size_t len);
 /* pgsc_record_decode() of a line the feed has checked: no newline, no NUL
  * byte, at most PGSC_LINE_MAX bytes. */
 int decode_line(const char *line, size_t len, struct pgsc_record *rec);
+#ifdef PGSC_UNITTEST
+/* decode_line() without the SECCOMP fast reader (seccomp_fast()) */
+int decode_line_general(const char *line, size_t len,
+			struct pgsc_record *rec);
+#endif
 long decode_node(const char *line, size_t len, const char **node,
 		 size_t *nlen);
 

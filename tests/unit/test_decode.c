@@ -734,6 +734,63 @@ test_seccomp_fast_same(void **state)
 	}
 }
 
+/* The header's "S.M:N)" read in one pass (stamp_fast()) or, past 19
+ * digits, the way it was before: the same numbers and refusals. */
+static void
+test_header_stamp(void **state)
+{
+	static const struct {
+		const char *stamp;
+		int ok;
+		int64_t sec;
+		int msec;
+		uint64_t serial;
+	} c[] = {
+		{ "1796277282.415:61", 1, 1796277282, 415, 61 },
+		{ "0001796277282.0415:0061", 1, 1796277282, 415, 61 },
+		{ "1796277282.415:18446744073709551615", 1, 1796277282, 415,
+		  UINT64_MAX },
+		{ "1796277282.415:18446744073709551616", 0, 0, 0, 0 },
+		{ "9223372036854775807.0:1", 1, INT64_MAX, 0, 1 },
+		{ "9223372036854775808.0:1", 0, 0, 0, 0 },
+		{ "1796277282.1000:61", 0, 0, 0, 0 },
+		{ "1796277282.415:61 ", 0, 0, 0, 0 },
+		{ ".415:61", 0, 0, 0, 0 },
+		{ "1796277282.:61", 0, 0, 0, 0 },
+		{ "1796277282.415:", 0, 0, 0, 0 },
+		{ "1796277282:415.61", 0, 0, 0, 0 },
+		{ "17962x7282.415:61", 0, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		char line[160];
+		int type_num, rc;
+		const char *tn;
+		size_t tl;
+		int64_t sec = -1;
+		int msec = -1;
+		uint64_t serial = 0;
+
+		snprintf(line, sizeof(line), "type=SYSCALL msg=audit(%s): "
+			 "pid=1", c[i].stamp);
+		rc = decode_header(line, strlen(line), &type_num, &tn, &tl,
+				   &sec, &msec, &serial);
+		if (!c[i].ok) {
+			if (rc >= 0)
+				fail_msg("%s: accepted", c[i].stamp);
+			continue;
+		}
+		if (rc == -PGSC_REJ_BAD_TIME)
+			continue; /* past PGSC_SEC_MAX: read, then refused */
+		if (rc != PGSC_REC_SYSCALL || sec != c[i].sec ||
+		    msec != c[i].msec || serial != c[i].serial)
+			fail_msg("%s: %d %lld.%d:%llu", c[i].stamp, rc,
+				 (long long)sec, msec,
+				 (unsigned long long)serial);
+	}
+}
+
 static void
 test_reject_names(void **state)
 {
@@ -780,6 +837,7 @@ main(void)
 		cmocka_unit_test(test_execve_split_arg),
 		cmocka_unit_test(test_reject_names),
 		cmocka_unit_test(test_seccomp_fast_same),
+		cmocka_unit_test(test_header_stamp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,8 +20,9 @@
  *
  * Only SYSCALL, EXECVE and PROCTITLE records are kept (by their text,
  * decoded when handed over, as auparse's callback did): the default path
- * drops every other record, which therefore only ends an event it joins
- * (an event of other records alone is nothing to the process tree).
+ * drops every other record, which therefore only starts or ends an event
+ * (an event of other records alone is held as auparse holds it, and
+ * handed over as nothing).
  *
  * Unlike auparse, a complete event is handed over at once, not when the
  * next line is fed; and what is held is bounded: at most ASM_OPEN_MAX
@@ -90,10 +91,14 @@ assemble_free(struct assemble *a)
 	free(a);
 }
 
+/* Is a record held that has not been handed over? */
 int
 assemble_busy(const struct assemble *a)
 {
-	return a->nopen > 0;
+	for (size_t i = 0; i < a->nopen; i++)
+		if (a->ev[i].nrec > 0)
+			return 1;
+	return 0;
 }
 
 /* auparse_timestamp_compare(): time, then serial. */
@@ -296,8 +301,9 @@ ev_keep(struct assemble *a, struct asm_event *e, const struct assemble_key *k,
  * One line with a valid header: its key @k, its decoded type @t
  * (enum pgsc_rec_type), the number and name of its type.  SYSCALL, EXECVE
  * and PROCTITLE records are kept in their event; any record ends the
- * event it joins when its type ends events.  Returns 0 or -ENOMEM (the
- * record is then lost, the events held are not).
+ * event it joins when its type ends events.  Returns 1 when the record is
+ * in an event as it would be in auparse's, 0 for a lone EOE (auparse drops
+ * it), or -ENOMEM (the record is then lost, the events held are not).
  */
 int
 assemble_line(struct assemble *a, const struct assemble_key *k, int t,
@@ -307,6 +313,7 @@ assemble_line(struct assemble *a, const struct assemble_key *k, int t,
 	struct asm_event *e;
 	int keep = t == PGSC_REC_SYSCALL || t == PGSC_REC_EXECVE ||
 		   t == PGSC_REC_PROCTITLE;
+	int ends;
 
 	assemble_tick(a, k->sec);
 	e = ev_find(a, k);
@@ -316,10 +323,16 @@ assemble_line(struct assemble *a, const struct assemble_key *k, int t,
 		ev_deliver(a, (size_t)(e - a->ev));
 		e = NULL;
 	}
+	ends = type_ends_event(type_number(type_num, tname, tlen));
 	if (e == NULL) {
-		if (!keep)
-			return 0; /* nothing of it is kept: no event */
-		e = ev_open(a, k, len);
+		if (t == PGSC_REC_EOE)
+			return 0; /* a lone EOE: auparse drops it */
+		if (!keep && ends)
+			return 1; /* a one-record event of nothing kept */
+		/* an event a record not kept starts is held too: a record
+		 * of it may come later, and the record ends it as auparse's
+		 * event would end (a lone EOE is dropped only then) */
+		e = ev_open(a, k, keep ? len : 0);
 		if (e == NULL)
 			return -ENOMEM;
 	}
@@ -329,7 +342,7 @@ assemble_line(struct assemble *a, const struct assemble_key *k, int t,
 		ev_deliver(a, (size_t)(e - a->ev));
 		return -ENOMEM;
 	}
-	if (type_ends_event(type_number(type_num, tname, tlen)))
+	if (ends)
 		ev_deliver(a, (size_t)(e - a->ev));
-	return 0;
+	return 1;
 }

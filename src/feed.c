@@ -296,7 +296,7 @@ do_line(struct feed *f, const char *line, size_t len)
 {
 	int type_num, t;
 	const char *tname;
-	size_t tlen;
+	size_t tlen, msg;
 	int64_t sec;
 	int msec;
 	uint64_t serial;
@@ -325,9 +325,15 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, PGSC_REJ_BINARY, line, len);
 		return;
 	}
-	if (decode_is_seccomp(line, len) && !f->no_fast_path) {
+	msg = decode_is_seccomp(line, len);
+	if (msg > 0 && !f->no_fast_path) {
 		int rc = decode_line(line, len, &f->rec);
 
+		if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&
+		    !decode_auparse_reads(line, len, msg)) {
+			reject_line(f, PGSC_REJ_NO_HEADER, line, len);
+			return;
+		}
 		if (rc != 0) {
 			reject_line(f, rc, line, len);
 			/* it came, and is counted as rejected: its serial is
@@ -356,6 +362,10 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, -t, line, len);
 		return;
 	}
+	if (!decode_auparse_reads(line, len, (size_t)(tname + tlen + 1 - line))) {
+		reject_line(f, PGSC_REJ_NO_HEADER, line, len);
+		return;
+	}
 	if (f->ops->line)
 		f->ops->line(f->arg, line, len);
 	/* auditd numbers its own DAEMON_* records with a separate counter */
@@ -365,10 +375,26 @@ do_line(struct feed *f, const char *line, size_t len)
 		struct feed_loc loc = { f->src, f->line, f->offset };
 		struct assemble_key k = { sec, msec, serial, NULL, 0 };
 
+		const char *sep;
+		int rc;
+
 		(void)decode_node(line, len, &k.node, &k.nlen);
-		if (assemble_line(f->as, &k, t, type_num, tname, tlen, line,
-				  len, &loc) < 0)
+		rc = assemble_line(f->as, &k, t, type_num, tname, tlen, line,
+				   len, &loc);
+		if (rc < 0) {
 			f->oom = 1; /* feed_bytes() says so */
+			return;
+		}
+		/* auparse hands a record over cut at \x1d, and au_callback()
+		 * rejects one cut inside its header (node= or type= names);
+		 * a record the assembler keeps is decoded cut when handed
+		 * over, one it does not is rejected here */
+		if (rc > 0 && t != PGSC_REC_SYSCALL && t != PGSC_REC_EXECVE &&
+		    t != PGSC_REC_PROCTITLE &&
+		    (sep = memchr(line, '\x1d', len)) != NULL &&
+		    decode_header(line, (size_t)(sep - line), &type_num,
+				  &tname, &tlen, &sec, &msec, &serial) < 0)
+			reject_line(f, PGSC_REJ_NO_HEADER, line, len);
 		return;
 	}
 	to_auparse(f, line, len, serial);

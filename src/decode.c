@@ -169,12 +169,12 @@ decode_node(const char *line, size_t len, const char **node, size_t *nlen)
 static int
 digits_to(const char **pp, const char *end, char stop, uint64_t *out)
 {
-	const char *p = *pp, *s = p;
+	const char *p = *pp, *s = p, *lim = end - p > 19 ? p + 19 : end;
 	uint64_t v = 0;
+	unsigned d;
 
-	while (p < end && p - s < 19 &&
-	       (unsigned)((unsigned char)*p - '0') <= 9) {
-		v = v * 10 + (unsigned)((unsigned char)*p - '0');
+	while (p < lim && (d = (unsigned)((unsigned char)*p - '0')) <= 9) {
+		v = v * 10 + d;
 		p++;
 	}
 	if (p == s || p >= end || *p != stop)
@@ -328,6 +328,7 @@ decode_is_seccomp(const char *line, size_t len)
  * both paths (no-header, counted): the default path no longer hands any
  * line to auparse, and the two must count alike (fuzz_paths).  Real
  * headers are 28 bytes and more ("msg=audit(1796252190.770:3):").
+ * @line's header is valid (decode_header()).
  */
 int
 decode_auparse_reads(const char *line, size_t len, size_t msg)
@@ -338,7 +339,14 @@ decode_auparse_reads(const char *line, size_t len, size_t msg)
 		return 0;
 	if (win > len)
 		win = len;
-	return msg + 19 <= win && memchr(line + msg, ' ', 19) == NULL;
+	if (msg + 19 > win)
+		return 0;
+	/* a valid header's token has no space before "):", so at or after
+	 * its 15th byte ("msg=audit(0.0:0):" is 17) */
+	for (size_t i = 14; i < 19; i++)
+		if (line[msg + i] == ' ')
+			return 0;
+	return 1;
 }
 
 /* The value of each byte as a hex digit, -1 for the others: one load

@@ -1,21 +1,25 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* feed.c - split bytes into lines and assemble events through libauparse. */
+/* feed.c - split bytes into lines, decode SECCOMP lines at once and the
+ * other records by events (pgsc's assembler, or libauparse). */
 /*
  * libauparse 3.0.9 is quadratic on SECCOMP-only streams: a SECCOMP record
  * is a one-record event with no EOE, not one of auparse's "last record"
  * types, so it stays open for end_of_event_timeout and every new record
- * scans all open events (105k records took 104 s: docs/design.md §4.1).  Two ways
- * out, both here:
+ * scans all open events (105k records took 104 s: docs/design.md §4.1).  Two
+ * paths, both here:
  *
- *  - the default fast path decodes a standalone SECCOMP line directly and
- *    never hands it to auparse; every other record (SYSCALL, EXECVE,
- *    PROCTITLE, ...) is assembled by auparse;
- *  - with no_fast_path, a SECCOMP line goes to auparse followed by a
- *    synthetic EOE line with the same timestamp and serial, which closes
- *    the event at once.
+ *  - the default fast path decodes a standalone SECCOMP line directly,
+ *    and groups the SYSCALL, EXECVE and PROCTITLE records into events with
+ *    pgsc's own assembler (src/assemble.c), which groups as auparse does:
+ *    auparse cost 22,000 instructions per line handed to it, more than
+ *    half of an import (docs/internals.md, "Where an import's time goes");
+ *  - with no_fast_path, every line goes to libauparse, the reference: a
+ *    SECCOMP line followed by a synthetic EOE line with the same
+ *    timestamp and serial, which closes the event at once.
  *
  * tests/golden runs every fixture both ways and requires identical
- * output, which is what keeps the fast path honest.
+ * output, and fuzz_paths the same records and rejects, which is what
+ * keeps the fast path honest.
  *
  * A SECCOMP record can share its serial with the SYSCALL record of the
  * same syscall when an audit rule also matches it (clone is both logged by
@@ -23,9 +27,10 @@
  * event early only splits it from that SYSCALL record; pgsc interprets
  * records one by one, so nothing is lost.
  *
- * Events held by auparse.  auparse hands over an event only when a later
- * line arrives, and SECCOMP lines on the fast path never reach it: a fork's
- * SYSCALL+PROCTITLE can wait there for thousands of lines.  feed_busy()
+ * Events held.  auparse hands over an event only when a later line
+ * arrives; the assembler hands over a complete one at once, but an event
+ * whose PROCTITLE has not come waits (a writer paused mid-event), at most
+ * end_of_event_timeout seconds of log time.  feed_busy()
  * tells a live collector that committing the file position now would put
  * it past such an event, which a crash would then lose for good
  * (tests/hardening/crash-live-auditd); the collector waits, then hands the
@@ -54,7 +59,8 @@ struct ring_ent {
 };
 
 struct feed {
-	auparse_state_t *au;
+	auparse_state_t *au;        /* the reference path only */
+	struct assemble *as;        /* the default path */
 	const struct feed_ops *ops;
 	void *arg;
 	int no_fast_path;
@@ -70,6 +76,7 @@ struct feed {
 	size_t tail_len;
 	int tail_on;
 	int long_nul;               /* the too-long line holds NUL bytes */
+	int oom;                    /* a record was lost for memory */
 
 	const char *src;
 	uint64_t line;              /* lines completed so far */
@@ -83,6 +90,7 @@ struct feed {
 	int held_overflow;          /* more than HELD_MAX: busy until flush */
 
 	struct pgsc_record rec;     /* scratch, big: kept out of the stack */
+	struct pgsc_record erec;    /* the assembler's events' */
 };
 
 static uint64_t
@@ -159,14 +167,50 @@ au_callback(auparse_state_t *au, auparse_cb_event_t type, void *arg)
 		f->ops->event_end(f->arg);
 }
 
+/* A complete event from the assembler: decoded and handed over as
+ * au_callback() does. */
+static void
+as_event(void *arg, const char *buf, const struct asm_rec *recs, size_t n)
+{
+	struct feed *f = arg;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *text = buf + recs[i].off;
+		int rc = decode_line(text, recs[i].len, &f->erec);
+
+		if (rc != 0) {
+			f->ops->reject(f->arg, rc, &recs[i].loc,
+				       recs[i].serial, text, recs[i].len);
+			continue;
+		}
+		f->ops->record(f->arg, &f->erec);
+	}
+	if (f->ops->event_end)
+		f->ops->event_end(f->arg);
+}
+
 int
 feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
 	 struct feed **out, char **cause)
 {
 	struct feed *f = calloc(1, sizeof(*f));
+	int rc;
 
 	if (f == NULL)
 		return -ENOMEM;
+	f->ops = ops;
+	f->arg = arg;
+	f->no_fast_path = no_fast_path;
+	f->src = "-";
+	if (!no_fast_path) {
+		rc = assemble_new(as_event, f, &f->as);
+		if (rc < 0) {
+			free(f);
+			return rc;
+		}
+		*out = f;
+		return 0;
+	}
 	f->au = auparse_init(AUSOURCE_FEED, NULL);
 	if (f->au == NULL) {
 		int e = errno ? errno : ENOMEM;
@@ -175,10 +219,6 @@ feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
 		free(f);
 		return -e;
 	}
-	f->ops = ops;
-	f->arg = arg;
-	f->no_fast_path = no_fast_path;
-	f->src = "-";
 	auparse_add_callback(f->au, au_callback, f, NULL);
 	*out = f;
 	return 0;
@@ -189,7 +229,9 @@ feed_free(struct feed *f)
 {
 	if (f == NULL)
 		return;
-	auparse_destroy(f->au);
+	if (f->au != NULL)
+		auparse_destroy(f->au);
+	assemble_free(f->as);
 	free(f->part);
 	free(f->tail);
 	free(f);
@@ -254,7 +296,7 @@ do_line(struct feed *f, const char *line, size_t len)
 {
 	int type_num, t;
 	const char *tname;
-	size_t tlen;
+	size_t tlen, msg;
 	int64_t sec;
 	int msec;
 	uint64_t serial;
@@ -283,9 +325,15 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, PGSC_REJ_BINARY, line, len);
 		return;
 	}
-	if (decode_is_seccomp(line, len) && !f->no_fast_path) {
+	msg = decode_is_seccomp(line, len);
+	if (msg > 0 && !f->no_fast_path) {
 		int rc = decode_line(line, len, &f->rec);
 
+		if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&
+		    !decode_auparse_reads(line, len, msg)) {
+			reject_line(f, PGSC_REJ_NO_HEADER, line, len);
+			return;
+		}
 		if (rc != 0) {
 			reject_line(f, rc, line, len);
 			/* it came, and is counted as rejected: its serial is
@@ -300,6 +348,9 @@ do_line(struct feed *f, const char *line, size_t len)
 		if (f->ops->serial)
 			feed_serial(f, f->rec.serial, f->rec.type_num, line,
 				    len);
+		/* events this line leaves behind go first, as auparse
+		 * would hand them over */
+		assemble_tick(f->as, f->rec.sec);
 		f->ops->record(f->arg, &f->rec);
 		if (f->ops->event_end)
 			f->ops->event_end(f->arg);
@@ -311,11 +362,41 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, -t, line, len);
 		return;
 	}
+	if (!decode_auparse_reads(line, len, (size_t)(tname + tlen + 1 - line))) {
+		reject_line(f, PGSC_REJ_NO_HEADER, line, len);
+		return;
+	}
 	if (f->ops->line)
 		f->ops->line(f->arg, line, len);
 	/* auditd numbers its own DAEMON_* records with a separate counter */
 	if (f->ops->serial && !(tlen > 7 && memcmp(tname, "DAEMON_", 7) == 0))
 		feed_serial(f, serial, type_num, line, len);
+	if (!f->no_fast_path) {
+		struct feed_loc loc = { f->src, f->line, f->offset };
+		struct assemble_key k = { sec, msec, serial, NULL, 0 };
+
+		const char *sep;
+		int rc;
+
+		(void)decode_node(line, len, &k.node, &k.nlen);
+		rc = assemble_line(f->as, &k, t, type_num, tname, tlen, line,
+				   len, &loc);
+		if (rc < 0) {
+			f->oom = 1; /* feed_bytes() says so */
+			return;
+		}
+		/* auparse hands a record over cut at \x1d, and au_callback()
+		 * rejects one cut inside its header (node= or type= names);
+		 * a record the assembler keeps is decoded cut when handed
+		 * over, one it does not is rejected here */
+		if (rc > 0 && t != PGSC_REC_SYSCALL && t != PGSC_REC_EXECVE &&
+		    t != PGSC_REC_PROCTITLE &&
+		    (sep = memchr(line, '\x1d', len)) != NULL &&
+		    decode_header(line, (size_t)(sep - line), &type_num,
+				  &tname, &tlen, &sec, &msec, &serial) < 0)
+			reject_line(f, PGSC_REJ_NO_HEADER, line, len);
+		return;
+	}
 	to_auparse(f, line, len, serial);
 	if (t == PGSC_REC_SECCOMP) {
 		char eoe[96];
@@ -407,8 +488,8 @@ tail_line(struct feed *f)
 		do_line(f, f->tail, len);
 }
 
-int
-feed_bytes(struct feed *f, const char *data, size_t len)
+static int
+split_lines(struct feed *f, const char *data, size_t len)
 {
 	const char *p = data, *end = data + len;
 
@@ -474,6 +555,17 @@ feed_bytes(struct feed *f, const char *data, size_t len)
 	return 0;
 }
 
+int
+feed_bytes(struct feed *f, const char *data, size_t len)
+{
+	int rc = split_lines(f, data, len);
+
+	if (rc == 0 && f->oom)
+		rc = -ENOMEM;
+	f->oom = 0;
+	return rc;
+}
+
 /*
  * Does auparse hold records of an event that is not closed yet?  Then
  * feed_offset() is past records not counted: a live collector waits with
@@ -483,13 +575,19 @@ feed_bytes(struct feed *f, const char *data, size_t len)
 int
 feed_busy(const struct feed *f)
 {
+	if (f->as != NULL)
+		return assemble_busy(f->as);
 	return f->nheld > 0 || f->held_overflow;
 }
 
-/* Make auparse hand over every event it holds, as complete. */
+/* Hand over every event held, as complete. */
 void
 feed_flush_events(struct feed *f)
 {
+	if (f->as != NULL) {
+		assemble_flush(f->as);
+		return;
+	}
 	auparse_flush_feed(f->au);
 	f->nheld = 0;
 	f->held_overflow = 0;
@@ -514,8 +612,6 @@ int
 feed_flush(struct feed *f)
 {
 	feed_end_source(f);
-	auparse_flush_feed(f->au);
-	f->nheld = 0;
-	f->held_overflow = 0;
+	feed_flush_events(f);
 	return 0;
 }

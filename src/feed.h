@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* feed.h - bytes to decoded records (feed.c). */
+/* feed.h - bytes to decoded records (feed.c, assemble.c). */
 #ifndef PGSC_FEED_H
 #define PGSC_FEED_H
 
@@ -47,5 +47,32 @@ uint64_t feed_offset(const struct feed *f);
 size_t feed_pending(const struct feed *f);
 int feed_busy(const struct feed *f);
 void feed_flush_events(struct feed *f);
+
+/* assemble.c - the default path's event assembler: SYSCALL, EXECVE and
+ * PROCTITLE records grouped into events as libauparse groups them. */
+struct assemble;
+struct asm_rec {
+	size_t off, len;        /* the record's text in the event's buffer */
+	struct feed_loc loc;    /* where its line was */
+	uint64_t serial;
+};
+struct assemble_key {
+	int64_t sec;
+	int msec;
+	uint64_t serial;
+	const char *node;       /* NULL: no node= prefix */
+	size_t nlen;
+};
+/* A complete event: its @n records (n >= 1), their text in @buf. */
+typedef void (*assemble_fn)(void *arg, const char *buf,
+			    const struct asm_rec *recs, size_t n);
+int assemble_new(assemble_fn deliver, void *arg, struct assemble **out);
+void assemble_free(struct assemble *a);
+int assemble_line(struct assemble *a, const struct assemble_key *k, int t,
+		  int type_num, const char *tname, size_t tlen,
+		  const char *line, size_t len, const struct feed_loc *loc);
+void assemble_tick(struct assemble *a, int64_t sec);
+void assemble_flush(struct assemble *a);
+int assemble_busy(const struct assemble *a);
 
 #endif

@@ -261,10 +261,16 @@ int logsrc_log_name(const char *name, size_t *base_len, int *cls,
 int decode_header(const char *line, size_t len, int *type_num,
 		  const char **type_name, size_t *type_name_len,
 		  int64_t *sec, int *msec, uint64_t *serial);
-int decode_is_seccomp(const char *line, size_t len);
+size_t decode_is_seccomp(const char *line, size_t len);
+int decode_auparse_reads(const char *line, size_t len, size_t msg);
 /* pgsc_record_decode() of a line the feed has checked: no newline, no NUL
  * byte, at most PGSC_LINE_MAX bytes. */
 int decode_line(const char *line, size_t len, struct pgsc_record *rec);
+#ifdef PGSC_UNITTEST
+/* decode_line() without the SECCOMP fast reader (seccomp_fast()) */
+int decode_line_general(const char *line, size_t len,
+			struct pgsc_record *rec);
+#endif
 long decode_node(const char *line, size_t len, const char **node,
 		 size_t *nlen);
 

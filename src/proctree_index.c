@@ -573,6 +573,12 @@ pt_forget(struct proctree *t, struct proc *p)
 void
 pt_ev_clear(struct event *e)
 {
+	/* the end of every SECCOMP record's event finds nothing to clear:
+	 * every field is set only with has_syscall, or is one of the four
+	 * strings */
+	if (!e->has_syscall && e->exe == NULL && e->comm == NULL &&
+	    e->title == NULL && e->argv == NULL)
+		return;
 	free(e->exe);
 	free(e->comm);
 	free(e->title);

@@ -1,12 +1,39 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* fuzz_decode.c - libFuzzer harness for pgsc_record_decode(). */
+/* fuzz_decode.c - libFuzzer harness for pgsc_record_decode(), and for the
+ * SECCOMP fast reader against the general loop (same record, same
+ * reject). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "pgsc.h"
+#include "pgsc-int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* decode_line() and decode_line_general() agree on @line. */
+static void
+both_ways(const char *line, size_t len)
+{
+	static struct pgsc_record a, b;
+	int ra, rb;
+
+	if (len > PGSC_LINE_MAX || memchr(line, '\0', len) != NULL)
+		return;
+	ra = decode_line(line, len, &a);
+	rb = decode_line_general(line, len, &b);
+	if (ra != rb)
+		__builtin_trap();
+	if (ra != 0)
+		return;
+	if (a.type != b.type || a.sec != b.sec || a.msec != b.msec ||
+	    a.serial != b.serial || a.pid != b.pid || a.uid != b.uid ||
+	    a.arch != b.arch || a.has_arch != b.has_arch ||
+	    a.syscall != b.syscall || a.compat != b.compat ||
+	    a.code != b.code || a.ppid != b.ppid || a.exit != b.exit ||
+	    strcmp(a.comm, b.comm) != 0 || strcmp(a.exe, b.exe) != 0 ||
+	    strcmp(a.title, b.title) != 0 || strcmp(a.node, b.node) != 0)
+		__builtin_trap();
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -26,5 +53,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (rc < 0 || rc >= PGSC_REJ__COUNT) {
 		__builtin_trap();
 	}
+	both_ways((const char *)data,
+		  size > 0 && data[size - 1] == '\n' ? size - 1 : size);
 	return 0;
 }

@@ -607,6 +607,190 @@ test_execve_split_arg(void **state)
 	assert_string_equal(rec.title, "sh abcdefghijklmnop end");
 }
 
+/* Two decodes of @line agree: seccomp_fast()'s and the general loop's. */
+static void
+same_both_ways(const char *line)
+{
+	static struct pgsc_record a, b;
+	size_t len = strlen(line);
+	int ra, rb;
+
+	memset(&a, 0xa5, sizeof(a));
+	memset(&b, 0x5a, sizeof(b));
+	ra = decode_line(line, len, &a);
+	rb = decode_line_general(line, len, &b);
+	if (ra != rb)
+		fail_msg("%s: fast %s, general %s", line, pgsc_reject_name(ra),
+			 pgsc_reject_name(rb));
+	if (ra != 0)
+		return;
+	assert_int_equal(a.type, b.type);
+	assert_int_equal(a.type_num, b.type_num);
+	assert_int_equal(a.sec, b.sec);
+	assert_int_equal(a.msec, b.msec);
+	assert_int_equal(a.serial, b.serial);
+	assert_int_equal(a.has_node, b.has_node);
+	assert_string_equal(a.node, b.node);
+	assert_int_equal(a.pid, b.pid);
+	assert_int_equal(a.ppid, b.ppid);
+	assert_int_equal(a.uid, b.uid);
+	assert_int_equal(a.arch, b.arch);
+	assert_int_equal(a.has_arch, b.has_arch);
+	assert_int_equal(a.syscall, b.syscall);
+	assert_int_equal(a.compat, b.compat);
+	assert_int_equal(a.code, b.code);
+	assert_int_equal(a.success, b.success);
+	assert_int_equal(a.exit, b.exit);
+	assert_int_equal(a.has_exit, b.has_exit);
+	assert_int_equal(a.a0, b.a0);
+	assert_int_equal(a.a1, b.a1);
+	assert_int_equal(a.a2, b.a2);
+	assert_int_equal(a.a3, b.a3);
+	assert_int_equal(a.argc, b.argc);
+	assert_string_equal(a.comm, b.comm);
+	assert_string_equal(a.exe, b.exe);
+	assert_string_equal(a.title, b.title);
+}
+
+#define SC_HEAD "type=SECCOMP msg=audit(1796277282.415:61): "
+#define SC_AUID "auid=4294967295 uid=101 gid=104 ses=4294967295 "
+#define SC_TAIL "sig=0 arch=c000003e syscall=12 compat=0 " \
+	"ip=0x7fd618601c47 code=0x7ffc0000"
+
+/* The SECCOMP fast reader (the kernel's field order) and the general
+ * loop give the same record or the same reject, on the kernel's layout
+ * and on every way a line can leave it. */
+static void
+test_seccomp_fast_same(void **state)
+{
+	static const char *const lines[] = {
+		SECCOMP_RAW,
+		SECCOMP_RAW ENRICH_TAIL,
+		"node=host1 " SECCOMP_RAW ENRICH_TAIL,
+		SC_HEAD SC_AUID "subj=unconfined pid=5 comm=\"a\" exe=\"/b\" "
+		SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=6120620A exe=2F62 " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=(null) exe=(null) " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=abc exe=\"/b c\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=40000003 syscall=122 compat=1 ip=0x1 code=0x7ffc0000",
+		/* numbers at and past their bounds */
+		SC_HEAD "auid=1 uid=4294967295 gid=1 ses=1 pid=5 comm=\"a\" "
+		"exe=\"/b\" " SC_TAIL,
+		SC_HEAD "auid=1 uid=4294967296 gid=1 ses=1 pid=5 comm=\"a\" "
+		"exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid=-5 comm=\"a\" exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid=99999999999999999999 comm=\"a\" exe=\"/b\" "
+		SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=0xc000003e syscall=12 compat=0 ip=0x1 code=0x7ffc0000",
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=1c000003e syscall=12 compat=0 ip=0x1 code=0x7ffc0000",
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=c000003e syscall=12 compat=2 ip=0x1 code=0x7ffc0000",
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=c000003e syscall=12 compat=0 ip=0x1 code=0X7ffc0000",
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=c000003e syscall=12 compat=0 ip=0x1 code=0x",
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=c000003e syscall=12 compat=0 ip=0x1 code=0x1ffffffff",
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=c000003e syscall=99999 compat=0 ip=0x1 code=0x7ffc0000",
+		/* layouts the kernel does not write */
+		SECCOMP_RAW " ",
+		SECCOMP_RAW " uid=5",
+		SECCOMP_RAW " x",
+		SC_HEAD SC_AUID "pid=5  comm=\"a\" exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=\"a\"exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm='a b' exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=\"a exe=/b " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=\"a" GS "b\" exe=\"/b\" " SC_TAIL,
+		SC_HEAD "auid=\"x y\" uid=101 gid=104 ses=1 pid=5 comm=\"a\" "
+		"exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "comm=\"a\" pid=5 exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=c000003e syscall=12 compat=0 ip=0x1",
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=c000003e syscall=12 compat=0 code=0x7ffc0000 "
+		"ip=0x1",
+		SC_HEAD SC_AUID "pid=5 pid=6 comm=\"a\" exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid= comm=\"a\" exe=\"/b\" " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm= exe= " SC_TAIL,
+		SC_HEAD SC_AUID "pid=5 comm=\"a\" exe=\"/b\" sig=0 "
+		"arch=c000003e syscall=12 compat=0 ip=0x1 code=0x7ffc0000"
+		" code=0x0",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		same_both_ways(lines[i]);
+	/* every prefix of the kernel's line, cut anywhere */
+	for (size_t n = 0; n <= strlen(SECCOMP_RAW); n++) {
+		char buf[sizeof(SECCOMP_RAW)];
+
+		memcpy(buf, SECCOMP_RAW, n);
+		buf[n] = '\0';
+		same_both_ways(buf);
+	}
+}
+
+/* The header's "S.M:N)" read in one pass (stamp_fast()) or, past 19
+ * digits, the way it was before: the same numbers and refusals. */
+static void
+test_header_stamp(void **state)
+{
+	static const struct {
+		const char *stamp;
+		int ok;
+		int64_t sec;
+		int msec;
+		uint64_t serial;
+	} c[] = {
+		{ "1796277282.415:61", 1, 1796277282, 415, 61 },
+		{ "0001796277282.0415:0061", 1, 1796277282, 415, 61 },
+		{ "1796277282.415:18446744073709551615", 1, 1796277282, 415,
+		  UINT64_MAX },
+		{ "1796277282.415:18446744073709551616", 0, 0, 0, 0 },
+		{ "9223372036854775807.0:1", 1, INT64_MAX, 0, 1 },
+		{ "9223372036854775808.0:1", 0, 0, 0, 0 },
+		{ "1796277282.1000:61", 0, 0, 0, 0 },
+		{ "1796277282.415:61 ", 0, 0, 0, 0 },
+		{ ".415:61", 0, 0, 0, 0 },
+		{ "1796277282.:61", 0, 0, 0, 0 },
+		{ "1796277282.415:", 0, 0, 0, 0 },
+		{ "1796277282:415.61", 0, 0, 0, 0 },
+		{ "17962x7282.415:61", 0, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		char line[160];
+		int type_num, rc;
+		const char *tn;
+		size_t tl;
+		int64_t sec = -1;
+		int msec = -1;
+		uint64_t serial = 0;
+
+		snprintf(line, sizeof(line), "type=SYSCALL msg=audit(%s): "
+			 "pid=1", c[i].stamp);
+		rc = decode_header(line, strlen(line), &type_num, &tn, &tl,
+				   &sec, &msec, &serial);
+		if (!c[i].ok) {
+			if (rc >= 0)
+				fail_msg("%s: accepted", c[i].stamp);
+			continue;
+		}
+		if (rc == -PGSC_REJ_BAD_TIME)
+			continue; /* past PGSC_SEC_MAX: read, then refused */
+		if (rc != PGSC_REC_SYSCALL || sec != c[i].sec ||
+		    msec != c[i].msec || serial != c[i].serial)
+			fail_msg("%s: %d %lld.%d:%llu", c[i].stamp, rc,
+				 (long long)sec, msec,
+				 (unsigned long long)serial);
+	}
+}
+
 static void
 test_reject_names(void **state)
 {
@@ -652,6 +836,8 @@ main(void)
 		cmocka_unit_test(test_execve),
 		cmocka_unit_test(test_execve_split_arg),
 		cmocka_unit_test(test_reject_names),
+		cmocka_unit_test(test_seccomp_fast_same),
+		cmocka_unit_test(test_header_stamp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -202,6 +202,38 @@ test_bad_time(void **state)
 	}
 }
 
+/* Headers libauparse would drop without a word (a msg=audit(...) token
+ * it sees shorter than 19 bytes or past its 80-byte window, an empty
+ * node=), and a record cut inside its header at \x1d (auparse hands it
+ * over cut): refused and counted, alike on both paths, whatever the type
+ * and whether the assembler keeps the record. */
+static void
+test_auparse_headers(void **state)
+{
+	static const char *const bad[] = {
+		"type=SECCOMP msg=audit(1.0:1): pid=3514 arch=c000003e "
+		"syscall=39 compat=0 code=0x7ffc0000\n",
+		"type=SYSCALL msg=audit(1.3:56): arch=c000003e syscall=56 "
+		"pid=1 exit=3\n",
+		"type=PATH msg=audit(1.2:3): item=0\n",
+		"type=A_TYPE_NAME_LONG_ENOUGH_TO_PUSH_THE_MSG_TOKEN_OUT_OF_"
+		"AUPARSE_S_WINDOW msg=audit(1796252190.770:7): pid=1\n",
+		"node= type=SECCOMP msg=audit(1796252190.770:8): pid=3514 "
+		"arch=c000003e syscall=39 compat=0 code=0x7ffc0000\n",
+		"type=SEC\x1dOMP msg=audit(1796252190.770:9): pid=1\n",
+		"node=a\x1d" "b type=SYSCALL msg=audit(1796252190.770:10): "
+		"arch=c000003e syscall=56 pid=1 exit=3\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char buf[512];
+		int n = snprintf(buf, sizeof(buf), "%s%s", bad[i], REC(2));
+
+		check_both(buf, (size_t)n, 1, 2, PGSC_REJ_NO_HEADER, 1, 1);
+	}
+}
+
 int
 main(void)
 {
@@ -210,6 +242,7 @@ main(void)
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_pending),
 		cmocka_unit_test(test_bad_time),
+		cmocka_unit_test(test_auparse_headers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

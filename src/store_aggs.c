@@ -233,7 +233,8 @@ agg_sorted(const struct agg_sum *a, struct agg_group ***out)
 		return -ENOMEM;
 	for (size_t i = 0; i < a->n; i++)
 		(*out)[i] = &a->g[i];
-	qsort(*out, a->n, sizeof(**out), agg_cmp);
+	if (a->n > 0)
+		qsort(*out, a->n, sizeof(**out), agg_cmp);
 	return 0;
 }
 
@@ -352,7 +353,8 @@ first_rounds_of(struct agg_first *f, size_t n, int64_t **v, size_t *nv)
 		if (i == 0 || f[i].arch != f[i - 1].arch ||
 		    f[i].nr != f[i - 1].nr)
 			(*v)[(*nv)++] = f[i].round;
-	qsort(*v, *nv, sizeof(**v), i64_cmp);
+	if (*nv > 0)
+		qsort(*v, *nv, sizeof(**v), i64_cmp);
 	return 0;
 }
 
@@ -386,7 +388,8 @@ store_first_rounds(pgsc_store *st,
 					 sizeof(e), 64);
 	}
 	for (int k = 0; rc == 0 && k < 2; k++) {
-		qsort(f[k], nf[k], sizeof(*f[k]), first_cmp);
+		if (nf[k] > 0) /* qsort(NULL, 0, ...) is undefined (UBSan) */
+			qsort(f[k], nf[k], sizeof(*f[k]), first_cmp);
 		rc = first_rounds_of(f[k], nf[k], &v[k], &nv[k]);
 	}
 	free(f[0]);

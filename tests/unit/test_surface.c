@@ -297,6 +297,18 @@ test_after(void **state)
 	/* CLONE_NEWUSER: clone's mask has it at 0 -> closed; at 1 -> open */
 	assert_false(open_by("CVE-2023-3390", &s, &tcp));
 	assert_true(open_by("CVE-2023-3390", &s, &ulp));
+	/* the kernel reads the low 32 bits of socket's domain: a recorded
+	 * AF_VSOCK with a high bit set is AF_VSOCK */
+	{
+		struct rules hi = { { "socket(a0=0x100000028)", NULL } };
+		struct rules lo = { { "socket(a0=0x100000001)", NULL } };
+		struct strset so = { 0 };
+
+		assert_true(strset_add(&so, "socket") >= 0);
+		assert_true(open_by("CVE-2025-21756", &so, &hi));
+		assert_false(open_by("CVE-2025-21756", &so, &lo));
+		strset_free(&so);
+	}
 	/* clone3's flags cannot be read: open whatever clone's rule */
 	assert_true(strset_add(&s, "clone3") >= 0);
 	assert_true(open_by("CVE-2023-3390", &s, &tcp));

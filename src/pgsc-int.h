@@ -178,6 +178,41 @@ int surface_cve_open(const struct surface_cve *c, const struct strset *names,
 int surface_reachable_rules(const struct strset *names, surface_rule_fn fn,
 			    void *arg, size_t *n, struct strset *closed);
 
+/* surface_baseline.c - a baseline's own argument rules (baselines.def
+ * BASELINE_ARGS) and the CVEs still reachable under them. */
+struct surface_barg {
+	const char *id, *name, *args;   /* one rule: "a0:GT:40 ..." */
+};
+enum surface_op {
+	SURFACE_EQ, SURFACE_NE, SURFACE_LT, SURFACE_LE, SURFACE_GT,
+	SURFACE_GE, SURFACE_MASKED_EQ,
+};
+#define SURFACE_BTERMS_MAX 6
+/* One rule parsed: its terms, ANDed; @v2 MASKED_EQ's value (@v its mask). */
+struct surface_balt {
+	size_t n;
+	struct surface_bterm {
+		unsigned char arg;
+		enum surface_op op;
+		uint64_t v, v2;
+	} t[SURFACE_BTERMS_MAX];
+};
+/* The BASELINE_ARGS lines of baselines.def. */
+size_t surface_bargs(const struct surface_barg **v);
+/* A rule's text parsed into @a: 0 or -EINVAL. */
+int surface_barg_parse(const char *args, struct surface_balt *a);
+/* Does rule @a admit any call condition @cr needs?  1 unless provably not. */
+int surface_balt_admits(const struct surface_balt *a, const struct argrule *cr);
+/* Does CVE @c stay reachable by @names under baseline @id's rules in @v? */
+int surface_barg_cve_open(const struct surface_barg *v, size_t n,
+			  const char *id, const struct surface_cve *c,
+			  const struct strset *names);
+/* The CVEs @names reaches under baseline @id's rules in @v into *@after,
+ * the ones they close added to @closed (NULL: not kept).  0 or -ENOMEM. */
+int surface_barg_reachable(const struct surface_barg *v, size_t n,
+			   const char *id, const struct strset *names,
+			   size_t *after, struct strset *closed);
+
 /* serials.c - serial gaps: kernel serials of a stream should leave no
  * holes; one sequence per node.  The fields are the local host's
  * sequence (records without node=); @nodes the other nodes'.  Shared by

@@ -453,7 +453,8 @@ surface(FILE *out, const struct html_page *p)
 	else
 		fputs("After argument rules (pgsc-report --args): a CVE stays "
 		      "reachable unless a rule excludes the argument it needs "
-		      "(src/cve_conds.def); the baselines carry no rules here."
+		      "(src/cve_conds.def); the baselines under their own "
+		      "rules (Docker's args; @system-service has none)."
 		      "</p>\n<table>\n<tr><th class=\"n\">list</th><th>names"
 		      "</th><th>reachable CVEs</th><th>after argument rules</th>"
 		      "</tr>\n", out);
@@ -476,9 +477,10 @@ surface(FILE *out, const struct html_page *p)
 
 		if (s->closed == NULL || s->closed->n == 0)
 			continue;
-		fputs("<p>Closed by the ", out);
+		fputs(s->baseline ? "<p>Closed by " : "<p>Closed by the ", out);
 		html_text(out, s->label);
-		fputs(" list's argument rules:", out);
+		fputs(s->baseline ? "'s own argument rules:" :
+		      " list's argument rules:", out);
 		for (size_t k = 0; k < s->closed->n; k++) {
 			fputs(k ? ", " : " ", out);
 			html_text(out, s->closed->v[k]);

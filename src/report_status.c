@@ -302,7 +302,7 @@ html_surface_rows(const struct rep_out *w, struct surface_rows *s,
 			.names = s->v[i].names, .reachable = s->v[i].reachable,
 			.baseline = s->v[i].kind == SURFACE_BASELINE,
 			.rules = s->v[i].rules, .after = s->v[i].after,
-			.closed = s->v[i].kind == SURFACE_LIST &&
+			.closed = s->v[i].kind != SURFACE_TYPE &&
 				  s->v[i].rules ? &s->v[i].closed : NULL,
 		};
 	return 0;

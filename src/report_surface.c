@@ -12,7 +12,9 @@
  * says how many stay reachable after them and which the rules close
  * (surface_args.c: only what a rule provably excludes).  The per-type
  * lists are printed without rules, so their "after" is their "before".
- * Without --args every output is what it was.  Type names and the
+ * The baselines' "after" is under their own rules (surface_baseline.c):
+ * Docker's "args"; @system-service has none, so its "after" is its
+ * "before".  Without --args every output is what it was.  Type names and the
  * baselines' sources are escaped like every other text.
  */
 #include <errno.h>
@@ -76,12 +78,21 @@ row_of(struct surface_rows *s, const struct rep_out *w, int l,
 	struct rules_of ro = { w->A, l };
 	int rc;
 
-	if (w->A != NULL && kind != SURFACE_BASELINE) {
+	if (w->A != NULL) {
+		const struct surface_barg *b;
+		size_t nb = surface_bargs(&b);
+
 		row.rules = 1;
 		row.after = row.reachable;
-		if (l >= 0 && (rc = surface_reachable_rules(names, rule_cb, &ro,
-							    &row.after,
-							    &row.closed)) < 0) {
+		if (kind == SURFACE_BASELINE)
+			rc = surface_barg_reachable(b, nb, id, names,
+						    &row.after, &row.closed);
+		else if (l >= 0)
+			rc = surface_reachable_rules(names, rule_cb, &ro,
+						     &row.after, &row.closed);
+		else
+			rc = 0;
+		if (rc < 0) {
 			strset_free(&row.closed);
 			return rc;
 		}
@@ -138,7 +149,7 @@ json_row(FILE *out, const struct surface_row *row)
 		row->reachable);
 	if (row->rules)
 		fprintf(out, ", \"reachable_after\": %zu", row->after);
-	if (row->rules && row->kind == SURFACE_LIST) {
+	if (row->rules && row->kind != SURFACE_TYPE) {
 		fputs(", \"closed\": ", out);
 		report_json_list(out, &row->closed);
 	}
@@ -214,7 +225,8 @@ report_surface_table(const struct rep_out *w)
 		fputs("# after: the CVEs still reachable under the argument "
 		      "rules of --args, closed only where a rule excludes the "
 		      "argument the CVE needs (src/cve_conds.def); the per-type "
-		      "lists and the baselines carry no rules here\n", out);
+		      "lists carry no rules here, the baselines their own "
+		      "(Docker's args; @system-service has none)\n", out);
 	if (w->A == NULL)
 		fprintf(out, "%6s %10s  %s\n", "names", "reachable", "list");
 	else
@@ -241,9 +253,10 @@ report_surface_table(const struct rep_out *w)
 		fputc('\n', out);
 	}
 	for (size_t i = 0; w->A != NULL && i < s.n; i++)
-		if (s.v[i].kind == SURFACE_LIST && s.v[i].closed.n > 0) {
-			fprintf(out, "# closed by the %s list's rules: ",
-				s.v[i].title);
+		if (s.v[i].kind != SURFACE_TYPE && s.v[i].closed.n > 0) {
+			fprintf(out, s.v[i].kind == SURFACE_LIST ?
+				"# closed by the %s list's rules: " :
+				"# closed by %s's own rules: ", s.v[i].title);
 			report_print_joined(out, &s.v[i].closed, ",");
 			fputc('\n', out);
 		}

@@ -24,7 +24,9 @@ static const struct surface_cve cves[] = {
 static const struct surface_baseline baselines[] = {
 #define BASELINE(id, title, source) { #id, title, source },
 #define BASELINE_NAME(id, name)
+#define BASELINE_ARGS(id, name, args)
 #include "baselines.def"
+#undef BASELINE_ARGS
 #undef BASELINE_NAME
 #undef BASELINE
 };
@@ -34,7 +36,9 @@ static const struct {
 } baseline_names[] = {
 #define BASELINE(id, title, source)
 #define BASELINE_NAME(id, name) { #id, name },
+#define BASELINE_ARGS(id, name, args)
 #include "baselines.def"
+#undef BASELINE_ARGS
 #undef BASELINE_NAME
 #undef BASELINE
 };

@@ -141,7 +141,9 @@ cond_mask(const struct argrule *r, unsigned k)
  * Does alternative @alt of the list's rule @l admit a call that
  * alternative @c of condition @cr needs?  Each compares masked
  * arguments with values; the two fix the same bit of one argument to
- * different values only when no call satisfies both.
+ * different values only when no call satisfies both.  Only the low 32
+ * bits are compared: the kernel reads an int argument's low 32 (a
+ * recorded socket(0x100000028, ...) is AF_VSOCK), surface_baseline.c.
  */
 static int
 alts_meet(const struct surface_rule *l, size_t alt, const struct argrule *cr,
@@ -155,7 +157,7 @@ alts_meet(const struct surface_rule *l, size_t alt, const struct argrule *cr,
 
 			if (cr->arg[k] != l->arg[j])
 				continue;
-			m = cond_mask(cr, k) & l->mask[j];
+			m = cond_mask(cr, k) & l->mask[j] & 0xffffffffU;
 			if (((cr->val[c][k] ^ lv[j]) & m) != 0)
 				return 0;
 		}

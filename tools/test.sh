@@ -27,7 +27,10 @@ ROOTS=$!
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGSC_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
-(cd build && ctest --output-on-failure)
+# two at a time (nproc): a test that takes the audit lock, starts servers
+# under log filters or kills at chosen moments is RUN_SERIAL
+# (tests/CMakeLists.txt) and runs alone; the others pair up
+(cd build && ctest --output-on-failure -j"$(nproc)")
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPGSC_SANITIZE=ON \
 	-DPGSC_WERROR=ON -DPGSC_LIVE_TESTS=OFF >/dev/null

@@ -108,7 +108,7 @@ for shape in first later; do
 		sec=$(sqlite3 "$T/b.db" "SELECT sum(records) FROM rounds")
 		vals=$(sqlite3 "$T/b.db" "SELECT count(*) FROM arg_values")
 		printf '%-14s %10s %10s %10s %10s %7s %19s %7s %7s %7s\n' "$k" "$(fmt_int "${LINES[$k]}")" \
-			"$(fmt_int "$sys")" "$(fmt_int "${ARGREC[$k]}")" "$(fmt_int "$sec")" "$vals" "${TPS[$k]}" \
+			"$(fmt_int "$sys")" "$(fmt_int "${ARGREC[$k]}")" "$(fmt_int "$sec")" "$vals" "${TPS[$k]} (${TPS[$k.1]%.*}/${TPS[$k.2]%.*})" \
 			"${CPU[$k]}" "${WALL[$k]}" "$BEST_RSS"
 		if [ "$m" = with ] && [ "$vals" = 0 ]; then
 			bench_wrong "the --args log ($shape) gave no argument values"

@@ -28,7 +28,12 @@
 #      (pg17-debian13-x86_64.guc, pg18-sid-x86_64.guc), proves it as
 #      shipped on the same steps in the root (pgsc-check-world prove: the
 #      file byte for byte the include, under error, per-test results
-#      identical to a baseline, no SECCOMP record of the servers).
+#      identical to a baseline, no SECCOMP record of the servers);
+#   6. on 18, the same steps again with io_method = io_uring (a real
+#      recording of the rings): converged, proven under error, the
+#      negative control; pgsc-report's io_uring warning (stderr, the GUC
+#      header, JSON io_method), io_uring_setup in the global list and in
+#      no type's, and pgsc-diff from the worker store adding it.
 # Missing dependencies (debootstrap, the mirror) are failures.
 set -e
 # shellcheck source=../lib/common.sh
@@ -141,5 +146,54 @@ if [ -f "$SRCROOT/examples/lists/$SHIPPED" ]; then
 	note "examples/lists/$SHIPPED: proven as shipped on $STEPS"
 else
 	note "no examples/lists/$SHIPPED yet: nothing shipped to prove for PostgreSQL $PGV"
+fi
+# 6. PostgreSQL 18 under io_method = io_uring, a real recording: the same
+# steps collected, converged and proven under error with the rings in use
+# (the postmaster makes one per process, its children enter them:
+# docs/io_uring.md), the negative control; then pgsc-report's warning on
+# the real store, io_uring_setup in the global list only, and the drift
+# from the worker store above in the direction the source gives.
+if [ "$PGV" -ge 18 ]; then
+	U=/var/tmp/pgsc-versions-iouring
+	rm -rf "${ROOT:?}$U"
+	rc=0
+	bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep --settings "io_method = io_uring" -- \
+		full --dir "$U" --suites "$STEPS" --max-rounds 4 >"$OUT" 2>&1 || rc=$?
+	if [ "$rc" != 0 ] || ! grep -q 'PROOF PASSED' "$OUT" || ! grep -q 'NEGATIVE CONTROL OK' "$OUT"; then
+		tail -n 60 "$OUT" >&2
+		fail "io_method = io_uring: pgsc-world-root full exit $rc (0, PROOF PASSED and NEGATIVE CONTROL OK expected)"
+	fi
+	grep -q "^io_method = io_uring\$" "$ROOT$U/c/data/postgresql.conf" ||
+		fail "the io_uring run's cluster has no io_method = io_uring line"
+	ureport() { chroot "$ROOT" /var/tmp/pgsc-build/pgsc-report --db "$U/lists.db" "$@"; }
+	ureport --format=guc >"$OUT" 2>"$OUT.err" || fail "pgsc-report on the io_uring store failed: $(cat "$OUT.err")"
+	t_cleanup rm -f "$OUT.err"
+	grep -q '^pgsc-report: warning: the rounds saw io_uring_setup' "$OUT.err" ||
+		fail "no io_uring warning on the io_uring store: $(cat "$OUT.err")"
+	grep -q 'io_method: io_uring (the postmaster made a ring' "$OUT.err" ||
+		fail "the warning does not say io_method io_uring: $(cat "$OUT.err")"
+	grep -q '^# warning: .*io_uring' "$OUT" || fail "the GUC header has no io_uring warning"
+	ULISTS=$(grep -E '_syscall_allow = ' "$OUT")
+	grep -E '^global_syscall_allow = ' <<<"$ULISTS" | grep -qE "['=,]io_uring_setup[,']" ||
+		fail "io_uring_setup is not in the io_uring store's global list"
+	listed io_uring_enter "$ULISTS" || fail "io_uring_enter is in no list of the io_uring store"
+	UJSON=$(ureport --format=json 2>/dev/null) || fail "pgsc-report --format=json on the io_uring store failed"
+	grep -q '"io_method": "io_uring"' <<<"$UJSON" || fail "the io_uring store's JSON does not say io_method io_uring"
+	grep -q '"setup_outside_postmaster": 0,' <<<"$UJSON" ||
+		fail "the io_uring store's JSON has rings made outside the postmaster: $(grep -o '"io_uring": {[^}]*}' <<<"$UJSON")"
+	# per type: the rings are the postmaster's alone
+	PT=$(ureport --per-type 2>/dev/null) || fail "pgsc-report --per-type on the io_uring store failed"
+	grep -qE '^client_backend_syscall_allow = ' <<<"$PT" || fail "pgsc-report --per-type printed no client backend list"
+	! grep -E '^[a-z_]+_syscall_allow = ' <<<"$PT" | grep -vE '^(global|session)_' | grep -qE "['=,]io_uring_setup[,']" ||
+		fail "io_uring_setup is in a backend type's list: $(grep io_uring_setup <<<"$PT" | cut -c1-200)"
+	# the worker store (above) has no ring, the io_uring one has them
+	for c in io_uring_setup io_uring_enter; do
+		! listed "$c" "$LISTS" || fail "$c is in the io_method = worker lists: the worker store saw a ring"
+	done
+	DIFF=$(chroot "$ROOT" /var/tmp/pgsc-build/pgsc-diff "$D/lists.db" "$U/lists.db" 2>&1) && drc=0 || drc=$?
+	[ "$drc" = 1 ] || [ "$drc" = 3 ] || fail "pgsc-diff worker -> io_uring: exit $drc (1 or 3 expected): $DIFF"
+	grep -qx '+io_uring_setup' <<<"$DIFF" || fail "pgsc-diff worker -> io_uring does not add io_uring_setup: $DIFF"
+	note "io_method = io_uring: proven under error on $STEPS, the negative control failed as it must; worker -> io_uring (pgsc-diff exit $drc): $(grep -E '^([+-][a-z]|[a-z]+:$)' <<<"$DIFF" | tr '\n' ' ' | cut -c1-400)"
+	echo "$DIFF" >&2
 fi
 note "PASS: $(grep -c . <<<"$TABLE") table lines; $(($(date +%s) - T0)) s in all"

@@ -50,28 +50,37 @@ void
 decode_copy_value(char *dst, size_t cap, const char *v, size_t n, int quoted,
 	   int nul_sep)
 {
-	size_t o = 0, i;
+	size_t o = 0, i, lim = cap - 1;
 	int hex = !quoted && n > 0 && (n % 2) == 0;
 
 	if (!quoted && n == 6 && memcmp(v, "(null)", 6) == 0) {
 		dst[0] = '\0';
 		return;
 	}
-	for (i = 0; hex && i < n; i++)
-		if (hexval(v[i]) < 0)
-			hex = 0;
-	if (hex) {
-		for (i = 0; i + 1 < n && o + 1 < cap; i += 2) {
-			char c = (char)(hexval(v[i]) << 4 | hexval(v[i + 1]));
+	/* one pass, decoding while checking (PROCTITLE's hex was read twice):
+	 * past @cap or a NUL that ends the value only checked; a byte that is
+	 * no hex digit makes it a plain value, copied below */
+	for (i = 0; hex && i < n; i += 2) {
+		int hi = hexval(v[i]), lo = hexval(v[i + 1]);
+		char c;
 
-			if (c == '\0') {
-				if (!nul_sep)
-					break;
-				c = ' ';
-			}
-			dst[o++] = c;
+		if ((hi | lo) < 0) {
+			hex = 0;
+			break;
 		}
-	} else {
+		if (o >= lim)
+			continue;
+		c = (char)(hi << 4 | lo);
+		if (c == '\0') {
+			if (!nul_sep) {
+				lim = o;
+				continue;
+			}
+			c = ' ';
+		}
+		dst[o++] = c;
+	}
+	if (!hex) {
 		o = n < cap - 1 ? n : cap - 1;
 		memcpy(dst, v, o);
 	}

@@ -165,8 +165,10 @@ decode_node(const char *line, size_t len, const char **node, size_t *nlen)
  * 1 to 19 decimal digits at *@pp, then @stop: *@pp moved past @stop.
  * -1 otherwise (no digit, another byte, more digits), and the caller
  * parses the way it did before: on what this accepts both agree.
+ * Inlined in stamp_fast(): three calls a header were 1.5% of an import's
+ * instructions (eight bytes at a time cost more: numbers are short).
  */
-static int
+static inline __attribute__((always_inline)) int
 digits_to(const char **pp, const char *end, char stop, uint64_t *out)
 {
 	const char *p = *pp, *s = p, *lim = end - p > 19 ? p + 19 : end;
@@ -349,75 +351,6 @@ decode_auparse_reads(const char *line, size_t len, size_t msg)
 	return 1;
 }
 
-/* The value of each byte as a hex digit, -1 for the others: one load
- * instead of three range tests (comm=, exe= and PROCTITLE's hex). */
-static const signed char hex_digit[256] = {
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1, -1, -1, -1, -1,
-	-1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-};
-
-static int
-hexval(char c)
-{
-	return hex_digit[(unsigned char)c];
-}
-
-/*
- * Copy an audit string value into dst (capacity cap including the NUL).
- * Quoted values are copied as is; unquoted values made only of an even
- * number of hex digits are decoded (the kernel hex-encodes values with
- * spaces, quotes or control bytes); "(null)" is empty.  @nul_sep replaces
- * NUL bytes with spaces (argv in PROCTITLE) instead of ending the value.
- */
-static void
-copy_value(char *dst, size_t cap, const char *v, size_t n, int quoted,
-	   int nul_sep)
-{
-	size_t o = 0, i;
-	int hex = !quoted && n > 0 && (n % 2) == 0;
-
-	if (!quoted && n == 6 && memcmp(v, "(null)", 6) == 0) {
-		dst[0] = '\0';
-		return;
-	}
-	for (i = 0; hex && i < n; i++)
-		if (hexval(v[i]) < 0)
-			hex = 0;
-	if (hex) {
-		for (i = 0; i + 1 < n && o + 1 < cap; i += 2) {
-			char c = (char)(hexval(v[i]) << 4 | hexval(v[i + 1]));
-
-			if (c == '\0') {
-				if (!nul_sep)
-					break;
-				c = ' ';
-			}
-			dst[o++] = c;
-		}
-	} else {
-		o = n < cap - 1 ? n : cap - 1;
-		memcpy(dst, v, o);
-	}
-	if (nul_sep)
-		while (o > 0 && dst[o - 1] == ' ')
-			o--;
-	dst[o] = '\0';
-}
-
 enum field_bit {
 	F_PID = 1 << 0, F_PPID = 1 << 1, F_ARCH = 1 << 2, F_SYSCALL = 1 << 3,
 	F_COMPAT = 1 << 4, F_CODE = 1 << 5, F_SUCCESS = 1 << 6, F_EXIT = 1 << 7,
@@ -523,7 +456,7 @@ next_field(const char **pp, const char *end, struct field *f)
 	f->quoted = 0;
 	if (v < end && (*v == '"' || *v == '\'')) {
 		/* msg='...' of user records may contain spaces; only "..."
-		 * is a quoted value (copy_value()) */
+		 * is a quoted value (decode_copy_value()) */
 		q = memchr(v + 1, *v, (size_t)(end - v - 1));
 		if (q == NULL)
 			return PGSC_REJ_TRUNCATED;
@@ -563,7 +496,7 @@ execve_join(struct pgsc_record *rec, size_t *title_len, const struct field *f)
 	const char *br = memchr(f->k, '[', f->klen);
 	size_t tl, n = *title_len;
 
-	copy_value(tmp, sizeof(tmp), f->v, f->vlen, f->quoted, 1);
+	decode_copy_value(tmp, sizeof(tmp), f->v, f->vlen, f->quoted, 1);
 	tl = strlen(tmp);
 	if (n > 0 && n < PGSC_TITLE_MAX &&
 	    (br == NULL || (f->klen - (size_t)(br - f->k) >= 3 &&
@@ -640,10 +573,12 @@ field_set(struct pgsc_record *rec, unsigned bit, const struct field *f)
 			return PGSC_REJ_BAD_FIELD;
 		break;
 	case F_COMM:
-		copy_value(rec->comm, sizeof(rec->comm), v, vlen, f->quoted, 0);
+		decode_copy_value(rec->comm, sizeof(rec->comm), v, vlen,
+				  f->quoted, 0);
 		break;
 	case F_EXE:
-		copy_value(rec->exe, sizeof(rec->exe), v, vlen, f->quoted, 0);
+		decode_copy_value(rec->exe, sizeof(rec->exe), v, vlen,
+				  f->quoted, 0);
 		break;
 	case F_ARGC:
 		if (parse_i64(v, vlen, &a) < 0 || a < 0)
@@ -651,169 +586,12 @@ field_set(struct pgsc_record *rec, unsigned bit, const struct field *f)
 		rec->argc = a > 65536 ? 65536 : (int)a;
 		break;
 	case F_TITLE:
-		copy_value(rec->title, sizeof(rec->title), v, vlen, f->quoted, 1);
+		decode_copy_value(rec->title, sizeof(rec->title), v, vlen,
+				  f->quoted, 1);
 		break;
 	}
 	return 0;
 }
-
-/*
- * The SECCOMP record as the kernel writes it, read in one pass.  The
- * kernel's fields come in one order (audit_log_task(), audit_seccomp()):
- *
- *   auid= uid= gid= ses= [subj=] pid= comm= exe= sig= arch= syscall=
- *   compat= ip= code=0x
- *
- * each once, one space apart.  seccomp_fast() reads a line laid out
- * exactly so, each number parsed where it is scanned, and gives up (-1)
- * on anything else: another order, a field more or less, a quote where a
- * number is, a value the general loop would refuse.  decode_line() then
- * reads the line again with that loop, which is the one truth: on every
- * line seccomp_fast() accepts, both fill the record alike.  The general
- * loop was half of an import's instructions once auparse was off the
- * default path (docs/internals.md, "Where an import's time goes").
- */
-#define FAST_KEY(p, end, s) \
-	((size_t)((end) - (p)) >= sizeof(s) - 1 && \
-	 memcmp(p, s, sizeof(s) - 1) == 0)
-
-/* A value not read: up to the next space; NULL for a quoted one. */
-static const char *
-fast_skip(const char *p, const char *end)
-{
-	if (p < end && (*p == '"' || *p == '\''))
-		return NULL;
-	while (p < end && *p != ' ')
-		p++;
-	return p;
-}
-
-/* 1 to 18 decimal digits up to a space or @end; NULL otherwise. */
-static const char *
-fast_dec(const char *p, const char *end, uint64_t *out)
-{
-	const char *s = p;
-	uint64_t v = 0;
-
-	while (p < end && (unsigned)((unsigned char)*p - '0') <= 9) {
-		v = v * 10 + (unsigned)((unsigned char)*p - '0');
-		p++;
-	}
-	if (p == s || p - s > 18 || (p < end && *p != ' '))
-		return NULL;
-	*out = v;
-	return p;
-}
-
-/* 1 to 16 hex digits up to a space or @end, at most @max; NULL
- * otherwise. */
-static const char *
-fast_hex(const char *p, const char *end, uint64_t max, uint64_t *out)
-{
-	const char *s = p;
-	uint64_t v = 0;
-
-	while (p < end && p - s <= 16) {
-		int d = hexval(*p);
-
-		if (d < 0)
-			break;
-		v = v << 4 | (uint64_t)d;
-		p++;
-	}
-	if (p == s || p - s > 16 || (p < end && *p != ' ') || v > max)
-		return NULL;
-	*out = v;
-	return p;
-}
-
-/* comm= or exe=: quoted, hex or (null), as copy_value() reads them. */
-static const char *
-fast_str(const char *p, const char *end, char *dst, size_t cap)
-{
-	const char *q;
-
-	if (p < end && *p == '"') {
-		q = memchr(p + 1, '"', (size_t)(end - p - 1));
-		if (q == NULL || (q + 1 < end && q[1] != ' '))
-			return NULL;
-		copy_value(dst, cap, p + 1, (size_t)(q - p - 1), 1, 0);
-		return q + 1;
-	}
-	if (p < end && *p == '\'')
-		return NULL;
-	for (q = p; q < end && *q != ' '; q++)
-		;
-	copy_value(dst, cap, p, (size_t)(q - p), 0, 0);
-	return q;
-}
-
-/* The next "KEY=" and its value, or give up. */
-#define FAST_FIELD(key, read) \
-	do { \
-		if (!FAST_KEY(p, end, key)) \
-			return -1; \
-		p += sizeof(key) - 1; \
-		if ((p = (read)) == NULL) \
-			return -1; \
-	} while (0)
-/* the one space between two fields */
-#define FAST_SP() \
-	do { \
-		if (p >= end || *p != ' ') \
-			return -1; \
-		p++; \
-	} while (0)
-
-static int
-seccomp_fast(const char *p, const char *end, struct pgsc_record *rec)
-{
-	uint64_t v;
-
-	FAST_FIELD("auid=", fast_skip(p, end));
-	FAST_SP();
-	FAST_FIELD("uid=", fast_dec(p, end, &v));
-	if (v > UINT32_MAX)
-		return -1;
-	rec->uid = (int64_t)v;
-	FAST_SP();
-	FAST_FIELD("gid=", fast_skip(p, end));
-	FAST_SP();
-	FAST_FIELD("ses=", fast_skip(p, end));
-	FAST_SP();
-	if (FAST_KEY(p, end, "subj=")) {
-		FAST_FIELD("subj=", fast_skip(p, end));
-		FAST_SP();
-	}
-	FAST_FIELD("pid=", fast_dec(p, end, &v));
-	rec->pid = (int64_t)v;
-	FAST_SP();
-	FAST_FIELD("comm=", fast_str(p, end, rec->comm, sizeof(rec->comm)));
-	FAST_SP();
-	FAST_FIELD("exe=", fast_str(p, end, rec->exe, sizeof(rec->exe)));
-	FAST_SP();
-	FAST_FIELD("sig=", fast_skip(p, end));
-	FAST_SP();
-	FAST_FIELD("arch=", fast_hex(p, end, UINT32_MAX, &v));
-	rec->arch = (uint32_t)v;
-	rec->has_arch = 1;
-	FAST_SP();
-	FAST_FIELD("syscall=", fast_dec(p, end, &v));
-	rec->syscall = (int64_t)v;
-	FAST_SP();
-	FAST_FIELD("compat=", fast_dec(p, end, &v));
-	if (v > 1)
-		return -1;
-	rec->compat = (int)v;
-	FAST_SP();
-	FAST_FIELD("ip=", fast_skip(p, end));
-	FAST_SP();
-	FAST_FIELD("code=0x", fast_hex(p, end, UINT32_MAX, &v));
-	rec->code = (uint32_t)v;
-	return p == end ? 0 : -1;
-}
-#undef FAST_FIELD
-#undef FAST_SP
 
 /* Does a record have the fields its type needs?  0, or a rejection. */
 static int
@@ -855,9 +633,11 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
 	return decode_line(line, len, rec);
 }
 
-/* decode_line(), with seccomp_fast() (@fast) or the general loop only. */
+/* decode_line(), with decode_seccomp_fast() (@fast, its cache @dc) or
+ * the general loop only. */
 static int
-decode_with(const char *line, size_t len, struct pgsc_record *rec, int fast)
+decode_with(const char *line, size_t len, struct pgsc_record *rec, int fast,
+	    struct decode_cache *dc)
 {
 	const char *p, *end, *tname;
 	size_t tname_len, title_len = 0;
@@ -893,7 +673,7 @@ decode_with(const char *line, size_t len, struct pgsc_record *rec, int fast)
 		end = line + len;
 
 	if (fast && rec->type == PGSC_REC_SECCOMP) {
-		if (seccomp_fast(p, end, rec) == 0)
+		if (decode_seccomp_fast(p, end, rec, dc) == 0)
 			return rec_check(rec, F_PID | F_ARCH | F_SYSCALL);
 		rec_reset(rec);
 	}
@@ -924,14 +704,21 @@ decode_with(const char *line, size_t len, struct pgsc_record *rec, int fast)
 int
 decode_line(const char *line, size_t len, struct pgsc_record *rec)
 {
-	return decode_with(line, len, rec, 1);
+	return decode_with(line, len, rec, 1, NULL);
+}
+
+int
+decode_line_cache(const char *line, size_t len, struct pgsc_record *rec,
+		  struct decode_cache *dc)
+{
+	return decode_with(line, len, rec, 1, dc);
 }
 
 #ifdef PGSC_UNITTEST
-/* The general loop alone: the tests hold seccomp_fast() to it. */
+/* The general loop alone: the tests hold decode_seccomp_fast() to it. */
 int
 decode_line_general(const char *line, size_t len, struct pgsc_record *rec)
 {
-	return decode_with(line, len, rec, 0);
+	return decode_with(line, len, rec, 0, NULL);
 }
 #endif

@@ -89,6 +89,7 @@ struct feed {
 	size_t nheld;
 	int held_overflow;          /* more than HELD_MAX: busy until flush */
 
+	struct decode_cache dcache; /* the SECCOMP reader's (decode_fast.c) */
 	struct pgsc_record rec;     /* scratch, big: kept out of the stack */
 	struct pgsc_record erec;    /* the assembler's events' */
 };
@@ -327,7 +328,7 @@ do_line(struct feed *f, const char *line, size_t len)
 	}
 	msg = decode_is_seccomp(line, len);
 	if (msg > 0 && !f->no_fast_path) {
-		int rc = decode_line(line, len, &f->rec);
+		int rc = decode_line_cache(line, len, &f->rec, &f->dcache);
 
 		if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&
 		    !decode_auparse_reads(line, len, msg)) {

@@ -291,6 +291,7 @@ int logsrc_log_name(const char *name, size_t *base_len, int *cls,
 #endif
 
 /* decode.c */
+struct decode_cache;
 /* The record type (>= 0), or minus a reject reason: -PGSC_REJ_NO_HEADER,
  * -PGSC_REJ_BAD_TIME. */
 int decode_header(const char *line, size_t len, int *type_num,
@@ -302,12 +303,41 @@ int decode_auparse_reads(const char *line, size_t len, size_t msg);
  * byte, at most PGSC_LINE_MAX bytes. */
 int decode_line(const char *line, size_t len, struct pgsc_record *rec);
 #ifdef PGSC_UNITTEST
-/* decode_line() without the SECCOMP fast reader (seccomp_fast()) */
+/* decode_line() without the SECCOMP fast reader (decode_seccomp_fast()) */
 int decode_line_general(const char *line, size_t len,
 			struct pgsc_record *rec);
 #endif
 long decode_node(const char *line, size_t len, const char **node,
 		 size_t *nlen);
+/* decode_line() with @dc, the SECCOMP reader's cache (decode_fast.c);
+ * the same record, read faster */
+int decode_line_cache(const char *line, size_t len, struct pgsc_record *rec,
+		      struct decode_cache *dc);
+
+/* decode_fast.c */
+#define DECODE_CACHE_N 4         /* processes whose SECCOMP bytes are kept */
+struct decode_cache_ent {
+	size_t len;                 /* bytes of auid= .. arch=X; 0: empty */
+	int64_t uid, pid;
+	uint32_t arch;
+	size_t comm_len, exe_len;
+	char bytes[384];
+	char comm[PGSC_COMM_MAX + 1];
+	char exe[384];
+};
+/* zeroed: empty */
+struct decode_cache {
+	struct decode_cache_ent ent[DECODE_CACHE_N]; /* most recent first */
+};
+/* the SECCOMP fields after the header, [@p, @end), into @rec: 0, or -1
+ * for a line not as the kernel lays it out (the general loop reads it);
+ * @dc may be NULL */
+int decode_seccomp_fast(const char *p, const char *end,
+			struct pgsc_record *rec, struct decode_cache *dc);
+/* an audit string value into @dst: quoted as is, hex decoded, "(null)"
+ * empty; @nul_sep turns NUL bytes into spaces */
+void decode_copy_value(char *dst, size_t cap, const char *v, size_t n,
+		       int quoted, int nul_sep);
 
 /* args.c - the argument values pgsc-collect --args collects (docs/args.md) */
 #define ARGS_NV 2               /* values a key takes at most */

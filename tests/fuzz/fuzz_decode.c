@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: PostgreSQL */
 /* fuzz_decode.c - libFuzzer harness for pgsc_record_decode(), and for the
- * SECCOMP fast reader against the general loop (same record, same
- * reject). */
+ * SECCOMP fast reader, with and without its cache, against the general
+ * loop (same record, same reject). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -10,12 +10,28 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* decode_line() and decode_line_general() agree on @line. */
+/* Two records of one line are the same. */
+static void
+same_rec(const struct pgsc_record *a, const struct pgsc_record *b)
+{
+	if (a->type != b->type || a->sec != b->sec || a->msec != b->msec ||
+	    a->serial != b->serial || a->pid != b->pid || a->uid != b->uid ||
+	    a->arch != b->arch || a->has_arch != b->has_arch ||
+	    a->syscall != b->syscall || a->compat != b->compat ||
+	    a->code != b->code || a->ppid != b->ppid || a->exit != b->exit ||
+	    strcmp(a->comm, b->comm) != 0 || strcmp(a->exe, b->exe) != 0 ||
+	    strcmp(a->title, b->title) != 0 || strcmp(a->node, b->node) != 0)
+		__builtin_trap();
+}
+
+/* decode_line(), decode_line_general() and decode_line_cache() with the
+ * cache the inputs before have filled agree on @line. */
 static void
 both_ways(const char *line, size_t len)
 {
-	static struct pgsc_record a, b;
-	int ra, rb;
+	static struct pgsc_record a, b, c;
+	static struct decode_cache dc;
+	int ra, rb, rc;
 
 	if (len > PGSC_LINE_MAX || memchr(line, '\0', len) != NULL)
 		return;
@@ -23,16 +39,15 @@ both_ways(const char *line, size_t len)
 	rb = decode_line_general(line, len, &b);
 	if (ra != rb)
 		__builtin_trap();
-	if (ra != 0)
-		return;
-	if (a.type != b.type || a.sec != b.sec || a.msec != b.msec ||
-	    a.serial != b.serial || a.pid != b.pid || a.uid != b.uid ||
-	    a.arch != b.arch || a.has_arch != b.has_arch ||
-	    a.syscall != b.syscall || a.compat != b.compat ||
-	    a.code != b.code || a.ppid != b.ppid || a.exit != b.exit ||
-	    strcmp(a.comm, b.comm) != 0 || strcmp(a.exe, b.exe) != 0 ||
-	    strcmp(a.title, b.title) != 0 || strcmp(a.node, b.node) != 0)
-		__builtin_trap();
+	if (ra == 0)
+		same_rec(&a, &b);
+	for (int i = 0; i < 2; i++) {
+		rc = decode_line_cache(line, len, &c, &dc);
+		if (rc != rb)
+			__builtin_trap();
+		if (rc == 0)
+			same_rec(&c, &b);
+	}
 }
 
 int

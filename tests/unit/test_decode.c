@@ -607,13 +607,50 @@ test_execve_split_arg(void **state)
 	assert_string_equal(rec.title, "sh abcdefghijklmnop end");
 }
 
-/* Two decodes of @line agree: seccomp_fast()'s and the general loop's. */
+/* Two records of one line are the same. */
+static void
+same_rec(const struct pgsc_record *a, const struct pgsc_record *b)
+{
+	assert_int_equal(a->type, b->type);
+	assert_int_equal(a->type_num, b->type_num);
+	assert_int_equal(a->sec, b->sec);
+	assert_int_equal(a->msec, b->msec);
+	assert_int_equal(a->serial, b->serial);
+	assert_int_equal(a->has_node, b->has_node);
+	assert_string_equal(a->node, b->node);
+	assert_int_equal(a->pid, b->pid);
+	assert_int_equal(a->ppid, b->ppid);
+	assert_int_equal(a->uid, b->uid);
+	assert_int_equal(a->arch, b->arch);
+	assert_int_equal(a->has_arch, b->has_arch);
+	assert_int_equal(a->syscall, b->syscall);
+	assert_int_equal(a->compat, b->compat);
+	assert_int_equal(a->code, b->code);
+	assert_int_equal(a->success, b->success);
+	assert_int_equal(a->exit, b->exit);
+	assert_int_equal(a->has_exit, b->has_exit);
+	assert_int_equal(a->a0, b->a0);
+	assert_int_equal(a->a1, b->a1);
+	assert_int_equal(a->a2, b->a2);
+	assert_int_equal(a->a3, b->a3);
+	assert_int_equal(a->argc, b->argc);
+	assert_string_equal(a->comm, b->comm);
+	assert_string_equal(a->exe, b->exe);
+	assert_string_equal(a->title, b->title);
+}
+
+/*
+ * Decodes of @line agree: decode_seccomp_fast()'s, the general loop's,
+ * and decode_seccomp_fast()'s with a cache that holds the lines before
+ * (twice: the second a hit when the first was kept).
+ */
 static void
 same_both_ways(const char *line)
 {
-	static struct pgsc_record a, b;
+	static struct pgsc_record a, b, c;
+	static struct decode_cache dc;
 	size_t len = strlen(line);
-	int ra, rb;
+	int ra, rb, rc;
 
 	memset(&a, 0xa5, sizeof(a));
 	memset(&b, 0x5a, sizeof(b));
@@ -622,34 +659,17 @@ same_both_ways(const char *line)
 	if (ra != rb)
 		fail_msg("%s: fast %s, general %s", line, pgsc_reject_name(ra),
 			 pgsc_reject_name(rb));
-	if (ra != 0)
-		return;
-	assert_int_equal(a.type, b.type);
-	assert_int_equal(a.type_num, b.type_num);
-	assert_int_equal(a.sec, b.sec);
-	assert_int_equal(a.msec, b.msec);
-	assert_int_equal(a.serial, b.serial);
-	assert_int_equal(a.has_node, b.has_node);
-	assert_string_equal(a.node, b.node);
-	assert_int_equal(a.pid, b.pid);
-	assert_int_equal(a.ppid, b.ppid);
-	assert_int_equal(a.uid, b.uid);
-	assert_int_equal(a.arch, b.arch);
-	assert_int_equal(a.has_arch, b.has_arch);
-	assert_int_equal(a.syscall, b.syscall);
-	assert_int_equal(a.compat, b.compat);
-	assert_int_equal(a.code, b.code);
-	assert_int_equal(a.success, b.success);
-	assert_int_equal(a.exit, b.exit);
-	assert_int_equal(a.has_exit, b.has_exit);
-	assert_int_equal(a.a0, b.a0);
-	assert_int_equal(a.a1, b.a1);
-	assert_int_equal(a.a2, b.a2);
-	assert_int_equal(a.a3, b.a3);
-	assert_int_equal(a.argc, b.argc);
-	assert_string_equal(a.comm, b.comm);
-	assert_string_equal(a.exe, b.exe);
-	assert_string_equal(a.title, b.title);
+	if (ra == 0)
+		same_rec(&a, &b);
+	for (int i = 0; i < 2; i++) {
+		memset(&c, 0x3c, sizeof(c));
+		rc = decode_line_cache(line, len, &c, &dc);
+		if (rc != rb)
+			fail_msg("%s: cached %s, general %s", line,
+				 pgsc_reject_name(rc), pgsc_reject_name(rb));
+		if (rc == 0)
+			same_rec(&c, &b);
+	}
 }
 
 #define SC_HEAD "type=SECCOMP msg=audit(1796277282.415:61): "
@@ -730,6 +750,19 @@ test_seccomp_fast_same(void **state)
 
 		memcpy(buf, SECCOMP_RAW, n);
 		buf[n] = '\0';
+		same_both_ways(buf);
+	}
+	/* more processes than the cache holds, in turns: hits in every
+	 * slot, evictions, the same bytes before another tail */
+	for (int k = 0; k < 40; k++) {
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), SC_HEAD SC_AUID "pid=%d "
+			 "comm=\"c%d\" exe=\"/e %d\" sig=0 arch=%s "
+			 "syscall=%d compat=0 ip=0x1 code=0x7ffc0000%s",
+			 (k * 7) % 6, k % 3, (k * 7) % 6,
+			 k % 5 ? "c000003e" : "40000003", k % 4 ? 12 : 99999,
+			 k % 9 ? "" : " x");
 		same_both_ways(buf);
 	}
 }

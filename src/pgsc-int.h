@@ -170,6 +170,13 @@ int surface_const(const char *name, size_t len, uint64_t *v);
 const char *surface_cond_rules(const char *condition);
 /* Its entry for call @name parsed: 1, 0 none, -EINVAL. */
 int surface_cond_parse(const char *rules, const char *name, struct argrule *r);
+/* 1 when call @name stays open under condition @cr (a CVE's need). */
+typedef int (*surface_call_fn)(void *arg, const char *name,
+			       const struct argrule *cr);
+/* Does a call of CVE @c's entry that @names allows stay open?  Calls
+ * with no readable condition are; @open decides the others. */
+int surface_cve_walk(const struct surface_cve *c, const struct strset *names,
+		     surface_call_fn open, void *arg);
 /* Does CVE @c stay reachable by @names under the rules of @fn? */
 int surface_cve_open(const struct surface_cve *c, const struct strset *names,
 		     surface_rule_fn fn, void *arg);

@@ -176,31 +176,18 @@ rule_admits(const struct surface_rule *l, const struct argrule *cr)
 }
 
 /*
- * Is call @name of CVE @c, allowed by the list, reachable under the
- * list's rules (@fn, @arg)?  1 unless its rule provably excludes every
- * value the condition needs.
+ * Does CVE @c stay reachable by @names: does a call of its entry that
+ * @names allows stay open?  A call whose condition pgsc cannot read (no
+ * entry in cve_conds.def for it, or one that does not parse) is open;
+ * otherwise @open(@arg, name, its condition) decides, 1 for open.  The
+ * walk the lists' rules (surface_cve_open()) and the baselines' own
+ * (surface_baseline.c) share.
  */
-static int
-call_open(const struct surface_cve *c, const char *name, surface_rule_fn fn,
-	  void *arg)
+int
+surface_cve_walk(const struct surface_cve *c, const struct strset *names,
+		 surface_call_fn open, void *arg)
 {
 	const char *rules = surface_cond_rules(c->condition);
-	struct surface_rule l;
-	struct argrule cr;
-
-	if (rules == NULL || *rules == '\0' ||
-	    surface_cond_parse(rules, name, &cr) != 1)
-		return 1;
-	memset(&l, 0, sizeof(l));
-	if (fn(arg, name, &l) != 1)
-		return 1;
-	return rule_admits(&l, &cr);
-}
-
-int
-surface_cve_open(const struct surface_cve *c, const struct strset *names,
-		 surface_rule_fn fn, void *arg)
-{
 	const char *p = c->syscalls;
 
 	while (*p != '\0') {
@@ -208,16 +195,50 @@ surface_cve_open(const struct surface_cve *c, const struct strset *names,
 		size_t n = strcspn(p, " ");
 
 		if (n > 0 && n < sizeof(name)) {
+			struct argrule cr;
+
 			memcpy(name, p, n);
 			name[n] = '\0';
-			if (strset_has(names, name) &&
-			    call_open(c, name, fn, arg))
-				return 1;
+			if (strset_has(names, name)) {
+				if (rules == NULL || *rules == '\0' ||
+				    surface_cond_parse(rules, name, &cr) != 1)
+					return 1;
+				if (open(arg, name, &cr))
+					return 1;
+			}
 		}
 		p += n;
 		p += strspn(p, " ");
 	}
 	return 0;
+}
+
+struct list_rules {
+	surface_rule_fn fn;
+	void *arg;
+};
+
+/* A call under the list's rule: open unless the rule provably excludes
+ * every value condition @cr needs. */
+static int
+list_call_open(void *arg, const char *name, const struct argrule *cr)
+{
+	struct list_rules *lr = arg;
+	struct surface_rule l;
+
+	memset(&l, 0, sizeof(l));
+	if (lr->fn(lr->arg, name, &l) != 1)
+		return 1;
+	return rule_admits(&l, cr);
+}
+
+int
+surface_cve_open(const struct surface_cve *c, const struct strset *names,
+		 surface_rule_fn fn, void *arg)
+{
+	struct list_rules lr = { fn, arg };
+
+	return surface_cve_walk(c, names, list_call_open, &lr);
 }
 
 int

@@ -184,30 +184,31 @@ surface_balt_admits(const struct surface_balt *a, const struct argrule *cr)
 	return 0;
 }
 
+struct baseline_rules {
+	const struct surface_barg *v;
+	size_t n;
+	const char *id;
+};
+
 /*
- * Is call @name of CVE @c reachable under the rules of baseline @id in
- * @v (@n lines)?  1 unless it has rules and each excludes what the
- * condition needs.
+ * A call under the rules of one baseline: open unless it has rules and
+ * each excludes what condition @cr needs.
  */
 static int
-call_open(const struct surface_barg *v, size_t n, const char *id,
-	  const struct surface_cve *c, const char *name)
+barg_call_open(void *arg, const char *name, const struct argrule *cr)
 {
-	const char *rules = surface_cond_rules(c->condition);
-	struct argrule cr;
+	const struct baseline_rules *b = arg;
 	size_t nrules = 0;
 
-	if (rules == NULL || *rules == '\0' ||
-	    surface_cond_parse(rules, name, &cr) != 1)
-		return 1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < b->n; i++) {
 		struct surface_balt a;
 
-		if (strcmp(v[i].id, id) != 0 || strcmp(v[i].name, name) != 0)
+		if (strcmp(b->v[i].id, b->id) != 0 ||
+		    strcmp(b->v[i].name, name) != 0)
 			continue;
 		nrules++;
-		if (surface_barg_parse(v[i].args, &a) < 0 ||
-		    surface_balt_admits(&a, &cr))
+		if (surface_barg_parse(b->v[i].args, &a) < 0 ||
+		    surface_balt_admits(&a, cr))
 			return 1;
 	}
 	return nrules == 0;
@@ -217,23 +218,9 @@ int
 surface_barg_cve_open(const struct surface_barg *v, size_t n, const char *id,
 		      const struct surface_cve *c, const struct strset *names)
 {
-	const char *p = c->syscalls;
+	struct baseline_rules b = { v, n, id };
 
-	while (*p != '\0') {
-		char name[64];
-		size_t len = strcspn(p, " ");
-
-		if (len > 0 && len < sizeof(name)) {
-			memcpy(name, p, len);
-			name[len] = '\0';
-			if (strset_has(names, name) &&
-			    call_open(v, n, id, c, name))
-				return 1;
-		}
-		p += len;
-		p += strspn(p, " ");
-	}
-	return 0;
+	return surface_cve_walk(c, names, barg_call_open, &b);
 }
 
 int

@@ -351,6 +351,26 @@ decode_auparse_reads(const char *line, size_t len, size_t msg)
 	return 1;
 }
 
+/*
+ * Does auparse's cut at \x1d (its parse_up_record()) fall inside the
+ * header of @line, so that the record it hands over has no header
+ * ("node=\x1d type=...")?  au_callback() rejects such a record
+ * (no-header); both paths must (fuzz_paths).
+ */
+int
+decode_cut_header(const char *line, size_t len)
+{
+	const char *sep = memchr(line, ENRICH_SEP, len), *tname;
+	size_t tlen;
+	int type_num, msec;
+	int64_t sec;
+	uint64_t serial;
+
+	return sep != NULL &&
+	       decode_header(line, (size_t)(sep - line), &type_num, &tname,
+			     &tlen, &sec, &msec, &serial) < 0;
+}
+
 enum field_bit {
 	F_PID = 1 << 0, F_PPID = 1 << 1, F_ARCH = 1 << 2, F_SYSCALL = 1 << 3,
 	F_COMPAT = 1 << 4, F_CODE = 1 << 5, F_SUCCESS = 1 << 6, F_EXIT = 1 << 7,

@@ -331,7 +331,8 @@ do_line(struct feed *f, const char *line, size_t len)
 		int rc = decode_line_cache(line, len, &f->rec, &f->dcache);
 
 		if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&
-		    !decode_auparse_reads(line, len, msg)) {
+		    (!decode_auparse_reads(line, len, msg) ||
+		     decode_cut_header(line, len))) {
 			reject_line(f, PGSC_REJ_NO_HEADER, line, len);
 			return;
 		}
@@ -375,8 +376,6 @@ do_line(struct feed *f, const char *line, size_t len)
 	if (!f->no_fast_path) {
 		struct feed_loc loc = { f->src, f->line, f->offset };
 		struct assemble_key k = { sec, msec, serial, NULL, 0 };
-
-		const char *sep;
 		int rc;
 
 		(void)decode_node(line, len, &k.node, &k.nlen);
@@ -391,10 +390,7 @@ do_line(struct feed *f, const char *line, size_t len)
 		 * a record the assembler keeps is decoded cut when handed
 		 * over, one it does not is rejected here */
 		if (rc > 0 && t != PGSC_REC_SYSCALL && t != PGSC_REC_EXECVE &&
-		    t != PGSC_REC_PROCTITLE &&
-		    (sep = memchr(line, '\x1d', len)) != NULL &&
-		    decode_header(line, (size_t)(sep - line), &type_num,
-				  &tname, &tlen, &sec, &msec, &serial) < 0)
+		    t != PGSC_REC_PROCTITLE && decode_cut_header(line, len))
 			reject_line(f, PGSC_REJ_NO_HEADER, line, len);
 		return;
 	}

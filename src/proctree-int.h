@@ -75,6 +75,18 @@ struct proc {
 	const char *rolled;         /* syscalls already folded under this */
 	uint64_t row_sig;           /* the row the last live commit wrote
 				     * (proctree_each_changed_proc()); 0: none */
+	uint64_t open_sig;          /* its open counts as the last live
+				     * commit wrote them (under open_birth):
+				     * proctree_each_changed_open(); 0: none */
+	double open_birth;
+};
+
+/* The open counts a live commit wrote for a process forgotten since:
+ * the next commit deletes them (proctree_each_changed_open()). */
+struct open_gone {
+	const char *node;
+	int64_t pid;
+	double birth;
 };
 
 struct event {
@@ -117,6 +129,11 @@ struct proctree {
 	struct args_tab args;           /* argument values by role (args.c) */
 
 	size_t nall_pruned;         /* processes in memory after the last prune */
+
+	struct open_gone *gone;     /* open counts stored, process forgotten */
+	size_t ngone, capgone;
+	int gone_lost;              /* one could not be kept: the next commit
+				     * must write every open count afresh */
 
 	/* the last exit_group applied without a title (late_title()) */
 	struct proc *exit_p;

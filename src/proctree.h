@@ -95,6 +95,18 @@ struct proc_count {
 int proctree_each_open(struct proctree *t,
 		       int (*cb)(void *arg, const struct proc_count *c),
 		       void *arg);
+/* The same, only what changed since the last commit (@all: everything,
+ * to a store that holds none): @del for the stored rows of a process that
+ * go, @put for the rows written anew.  proctree_open_committed() once the
+ * commit is in the store; proctree_open_lost(): the next commit must
+ * write all (memory ran out for the list of what to delete). */
+int proctree_each_changed_open(struct proctree *t, int all,
+			       int (*del)(void *arg, const char *node,
+					  int64_t pid, double birth),
+			       int (*put)(void *arg, const struct proc_count *c),
+			       void *arg);
+void proctree_open_committed(struct proctree *t);
+int proctree_open_lost(const struct proctree *t);
 /* Continue a crashed live round: seed a process (oldest first) with its
  * provisional role left open, then give it back its open counts; returns
  * 1 when @c was taken, 0 when it belongs to no seeded process. */

@@ -63,6 +63,26 @@ forgettable(struct proctree *t, struct proc *p)
  * processes taken as gone (forgettable()) at the prune after the one that
  * marked them.  Returns how many processes were forgotten.
  */
+/* @p, whose open counts a commit stored, is forgotten: remember to delete
+ * them. */
+static void
+gone_add(struct proctree *t, const struct proc *p)
+{
+	if (t->ngone == t->capgone) {
+		size_t cap = t->capgone ? t->capgone * 2 : 256;
+		struct open_gone *g = realloc(t->gone, cap * sizeof(*g));
+
+		if (g == NULL) {
+			t->gone_lost = 1;
+			return;
+		}
+		t->gone = g;
+		t->capgone = cap;
+	}
+	t->gone[t->ngone++] = (struct open_gone){ p->node, p->pid,
+						  p->open_birth };
+}
+
 size_t
 proctree_prune(struct proctree *t, double keep)
 {
@@ -86,6 +106,8 @@ proctree_prune(struct proctree *t, double keep)
 		}
 		if (p->nsys > 0 || p->args.n > 0)
 			pt_fold(t, p, pt_role_of(t, p, 0, 0));
+		if (p->open_sig != 0)
+			gone_add(t, p);
 		pt_forget(t, p);
 		n++;
 	}
@@ -233,6 +255,80 @@ proctree_each_open(struct proctree *t,
 		rc = open_counts(t, p, cb, arg);
 	}
 	return rc;
+}
+
+/* A signature of @p's open counts under @role and @birth: equal when a
+ * commit would write the same rows. */
+static uint64_t
+open_sig(const struct proc *p, const char *role, double birth)
+{
+	uintptr_t k[2] = { (uintptr_t)role, (uintptr_t)p->npend };
+	uint64_t h = util_hash(k, sizeof(k), (uint64_t)p->nsys);
+
+	h = util_hash(&birth, sizeof(birth), h);
+	if (p->nsys > 0)
+		h = util_hash(p->sys, p->nsys * sizeof(*p->sys), h);
+	if (p->npend > 0)
+		h = util_hash(p->pend, p->npend * sizeof(*p->pend), h);
+	return h != 0 ? h : 1;
+}
+
+/*
+ * The open counts that differ from what the last commit stored: @del for
+ * each process whose stored rows go (forgotten since, folded, or about to
+ * be written anew), then @put for each row of a process whose counts or
+ * role changed.  With @all, @put gets every open count (the store holds
+ * none: a commit that cleared them).  After a commit that was rolled back,
+ * proctree_rows_unwritten() and a commit with @all.
+ */
+int
+proctree_each_changed_open(struct proctree *t, int all,
+			   int (*del)(void *arg, const char *node, int64_t pid,
+				      double birth),
+			   int (*put)(void *arg, const struct proc_count *c),
+			   void *arg)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && !all && i < t->ngone; i++)
+		rc = del(arg, t->gone[i].node, t->gone[i].pid, t->gone[i].birth);
+	for (size_t i = 0; rc == 0 && i < t->nall; i++) {
+		struct proc *p = t->all[i];
+		uint64_t sig = 0;
+		double birth = pt_proc_birth(p);
+
+		if (p->nsys > 0 || p->npend > 0) {
+			sig = open_sig(p, pt_role_of(t, p, 0, 0), birth);
+			if (!all && sig == p->open_sig)
+				continue;
+		} else if (p->open_sig == 0) {
+			continue;
+		}
+		if (!all && p->open_sig != 0)
+			rc = del(arg, p->node, p->pid, p->open_birth);
+		if (rc == 0 && sig != 0)
+			rc = open_counts(t, p, put, arg);
+		if (rc != 0)
+			break;
+		p->open_sig = sig;
+		p->open_birth = birth;
+	}
+	return rc;
+}
+
+/* The commit that proctree_each_changed_open() fed is in the store. */
+void
+proctree_open_committed(struct proctree *t)
+{
+	t->ngone = 0;
+	t->gone_lost = 0;
+}
+
+/* Must the next commit write every open count afresh? */
+int
+proctree_open_lost(const struct proctree *t)
+{
+	return t->gone_lost;
 }
 
 const struct args_tab *
@@ -383,5 +479,5 @@ void
 proctree_rows_unwritten(struct proctree *t)
 {
 	for (size_t i = 0; i < t->nall; i++)
-		t->all[i]->row_sig = 0;
+		t->all[i]->row_sig = t->all[i]->open_sig = 0;
 }

@@ -597,6 +597,7 @@ proctree_free(struct proctree *t)
 	strset_free(&t->roles);
 	strset_free(&t->exes);
 	strhash_free(&t->nodes);
+	free(t->gone);
 	args_tab_free(&t->args);
 	void *owned[] = { t->all, t->map, t->fifo, t->aggs, t };
 

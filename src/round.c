@@ -159,6 +159,7 @@ round_free(struct round *rd)
 		free((char *)(uintptr_t)rd->base[i].example_exe);
 	free(rd->base);
 	strset_free(&rd->base_roles);
+	aggdiff_free(&rd->snap);
 }
 
 /* ---------------------------------------------------------------- */
@@ -168,6 +169,7 @@ round_free(struct round *rd)
 struct round_batch {
 	struct store_batch *b;
 	struct store_round *r;
+	struct aggdiff *snap;       /* a live commit's aggregates */
 	char **cause;
 };
 
@@ -180,6 +182,45 @@ batch_agg(void *arg, const struct role_agg *a)
 
 	round_tally(w->r, a);
 	return store_batch_agg(w->b, a, w->cause);
+}
+
+/* A live commit's aggregate row: tallied, summed with the others of its
+ * key (aggdiff.c), written if it changed. */
+static int
+snap_agg(void *arg, const struct role_agg *a)
+{
+	struct round_batch *w = arg;
+
+	round_tally(w->r, a);
+	if (aggdiff_add(w->snap, a) < 0) {
+		util_cause(w->cause, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+snap_put(void *arg, const struct role_agg *a)
+{
+	struct round_batch *w = arg;
+
+	return store_batch_agg_set(w->b, a, w->cause);
+}
+
+static int
+snap_del(void *arg, const struct role_agg *a)
+{
+	struct round_batch *w = arg;
+
+	return store_batch_agg_del(w->b, a, w->cause);
+}
+
+static int
+open_del(void *arg, const char *node, int64_t pid, double birth)
+{
+	struct round_batch *w = arg;
+
+	return store_batch_open_del(w->b, node, pid, birth, w->cause);
 }
 
 static int
@@ -222,10 +263,12 @@ batch_rejects(struct round_batch *w, const uint64_t rejects[PGSC_REJ__COUNT],
  * snapshot of the running tree on top of what its earlier runs committed
  * (the base), with the open counts while it is not finished (a finished
  * round is never continued) and only the process rows that changed; an
- * import's are its finished tree's.
+ * import's are its finished tree's.  A live commit writes the aggregate
+ * rows and open counts that differ from the last commit's (all of them,
+ * into tables it cleared, with @all).
  */
 static int
-batch_tree(struct round *rd, struct round_batch *w, int finished)
+batch_tree(struct round *rd, struct round_batch *w, int finished, int all)
 {
 	int rc = 0;
 
@@ -235,12 +278,19 @@ batch_tree(struct round *rd, struct round_batch *w, int finished)
 			rc = proctree_each_proc(rd->tree, batch_proc, w);
 		return rc;
 	}
+	w->snap = &rd->snap;
+	aggdiff_begin(&rd->snap);
+	if (all)
+		aggdiff_forget(&rd->snap);
 	for (size_t i = 0; rc == 0 && i < rd->nbase; i++)
-		rc = batch_agg(w, &rd->base[i]);
+		rc = snap_agg(w, &rd->base[i]);
 	if (rc == 0)
-		rc = proctree_snapshot(rd->tree, batch_agg, w);
+		rc = proctree_snapshot(rd->tree, snap_agg, w);
+	if (rc == 0)
+		rc = aggdiff_each_change(&rd->snap, all, snap_put, snap_del, w);
 	if (rc == 0 && !finished)
-		rc = proctree_each_open(rd->tree, batch_open, w);
+		rc = proctree_each_changed_open(rd->tree, all, open_del,
+						batch_open, w);
 	if (rc == 0)
 		rc = proctree_each_changed_proc(rd->tree, batch_proc, w);
 	return rc;
@@ -260,6 +310,8 @@ round_commit(struct round *rd, int finished, char **cause)
 {
 	struct round_batch w = { .r = &rd->r, .cause = cause };
 	uint64_t rej = 0;
+	int all = !rd->incremental || finished ||
+		  proctree_open_lost(rd->tree);
 	int rc;
 
 	rd->r.records = rd->base_records + rd->records;
@@ -277,14 +329,14 @@ round_commit(struct round *rd, int finished, char **cause)
 	if (rc < 0)
 		return rc;
 	if (rd->live)
-		rc = store_round_clear_snapshot(rd->st, rd->id, cause);
+		rc = store_round_clear_snapshot(rd->st, rd->id, all, cause);
 	else
 		rc = store_round_new(rd->st, rd->label, "import", util_now(),
 				     &rd->id, cause);
 	if (rc == 0)
 		rc = store_batch_new(rd->st, rd->id, &w.b, cause);
 	if (rc == 0)
-		rc = batch_tree(rd, &w, finished);
+		rc = batch_tree(rd, &w, finished, all);
 	if (rc == 0)
 		rc = store_node_loss_write(rd->st, rd->id, &rd->ser,
 					   rd->settled, cause);
@@ -322,9 +374,16 @@ round_commit(struct round *rd, int finished, char **cause)
 	if (rc < 0) {
 		store_rollback(rd->st);
 		rd->rolled_back = 1;
-		/* the rows it wrote are not in the store */
+		/* the rows it wrote are not in the store: the next commit
+		 * writes them all */
 		proctree_rows_unwritten(rd->tree);
+		rd->incremental = 0;
 		return rc;
+	}
+	if (rd->live) {
+		aggdiff_committed(&rd->snap);
+		proctree_open_committed(rd->tree);
+		rd->incremental = !finished;
 	}
 	/* rejects are added, not replaced: start counting afresh */
 	rd->base_rejected = rd->r.rejected;

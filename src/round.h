@@ -20,6 +20,7 @@
 #include "feed.h"
 #include "proctree.h"
 #include "store.h"
+#include "aggdiff.h"
 
 struct round;
 
@@ -61,6 +62,12 @@ struct round {
 	size_t nbase, capbase;
 	struct strset base_roles;   /* the keys of base rows */
 	int rolled_back;            /* the last commit failed after BEGIN */
+	/* A live round's aggregates as its last commit wrote them; with
+	 * @incremental the next commit writes only what changed (rows of
+	 * aggregates and open counts), else it clears and writes them all
+	 * (a run's first commit, the last, the one after a rollback). */
+	struct aggdiff snap;
+	int incremental;
 	int settled;                /* the commit under way counts only the
 				     * settled serial gaps (not finished):
 				     * what serials_save() is given */

@@ -82,9 +82,17 @@ int store_round_get(pgsc_store *st, int64_t round, struct store_round *r,
 int store_round_aggs(pgsc_store *st, int64_t round,
 		     int (*cb)(void *arg, const struct role_agg *a), void *arg,
 		     char **cause);
-/* Drop a round's aggregates and open counts: a live commit writes its
- * whole snapshot afresh. */
-int store_round_clear_snapshot(pgsc_store *st, int64_t round, char **cause);
+/* Drop a round's node loss figures, and with @all its aggregates and open
+ * counts: a live commit writes them afresh (or, without @all, writes
+ * what changed: store_batch_agg_set(), _agg_del(), _open_del()). */
+int store_round_clear_snapshot(pgsc_store *st, int64_t round, int all,
+			       char **cause);
+int store_batch_agg_set(struct store_batch *b, const struct role_agg *a,
+			char **cause);
+int store_batch_agg_del(struct store_batch *b, const struct role_agg *a,
+			char **cause);
+int store_batch_open_del(struct store_batch *b, const char *node,
+			 int64_t pid, double birth, char **cause);
 /* Each node's loss figures of a round (schemas/011_node_loss.sql). */
 int store_node_loss_write(pgsc_store *st, int64_t round,
 			  const struct serials *ser, int settled,

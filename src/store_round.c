@@ -212,6 +212,8 @@ struct store_batch {
 	pgsc_store *st;
 	int64_t round;
 	sqlite3_stmt *agg, *proc, *rej, *sample, *open;
+	sqlite3_stmt *agg_set, *agg_del, *open_del; /* a live commit's
+						     * changes (lazily) */
 };
 
 int
@@ -261,7 +263,8 @@ store_batch_free(struct store_batch *b)
 {
 	if (b == NULL)
 		return;
-	sqlite3_stmt *owned[] = { b->agg, b->proc, b->rej, b->sample, b->open };
+	sqlite3_stmt *owned[] = { b->agg, b->proc, b->rej, b->sample, b->open,
+				  b->agg_set, b->agg_del, b->open_del };
 
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		sqlite3_finalize(owned[i]);
@@ -274,6 +277,54 @@ store_batch_agg(struct store_batch *b, const struct role_agg *a, char **cause)
 	sqlite3_bind_int64(b->agg, 1, b->round);
 	store_bind_row(b->agg, 2, STORE_ROW_AGG, a, sizeof(*a));
 	return store_step_done(b->st, b->agg, cause);
+}
+
+/* An aggregate row as it is now (a live commit's changed row: its values
+ * replace the stored ones). */
+int
+store_batch_agg_set(struct store_batch *b, const struct role_agg *a,
+		    char **cause)
+{
+	int rc;
+
+	if (b->agg_set == NULL) {
+		rc = store_prep(b->st, "INSERT INTO aggregates (round_id, role, "
+				"arch, nr, count, first_seen, last_seen, "
+				"example_pid, example_exe, node) VALUES (?1, ?2, "
+				"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT "
+				"(round_id, node, role, arch, nr) DO UPDATE SET "
+				"count = ?5, first_seen = ?6, last_seen = ?7, "
+				"example_pid = ?8, example_exe = ?9",
+				&b->agg_set, cause);
+		if (rc < 0)
+			return rc;
+	}
+	sqlite3_bind_int64(b->agg_set, 1, b->round);
+	store_bind_row(b->agg_set, 2, STORE_ROW_AGG, a, sizeof(*a));
+	return store_step_done(b->st, b->agg_set, cause);
+}
+
+/* The aggregate row of @a's key goes (a live commit's snapshot no longer
+ * has it). */
+int
+store_batch_agg_del(struct store_batch *b, const struct role_agg *a,
+		    char **cause)
+{
+	int rc;
+
+	if (b->agg_del == NULL) {
+		rc = store_prep(b->st, "DELETE FROM aggregates WHERE round_id = "
+				"?1 AND node = ?2 AND role = ?3 AND arch = ?4 "
+				"AND nr = ?5", &b->agg_del, cause);
+		if (rc < 0)
+			return rc;
+	}
+	sqlite3_bind_int64(b->agg_del, 1, b->round);
+	store_bind_text(b->agg_del, 2, a->node != NULL ? a->node : "");
+	store_bind_text(b->agg_del, 3, a->role);
+	sqlite3_bind_int64(b->agg_del, 4, a->arch);
+	sqlite3_bind_int64(b->agg_del, 5, a->nr);
+	return store_step_done(b->st, b->agg_del, cause);
 }
 
 int
@@ -371,6 +422,28 @@ store_batch_open(struct store_batch *b, const struct proc_count *c,
 	sqlite3_bind_int64(b->open, 1, b->round);
 	store_bind_row(b->open, 2, STORE_ROW_COUNT, c, sizeof(*c));
 	return store_step_done(b->st, b->open, cause);
+}
+
+/* The open counts of one process go (a live commit: folded, forgotten,
+ * or written anew). */
+int
+store_batch_open_del(struct store_batch *b, const char *node, int64_t pid,
+		     double birth, char **cause)
+{
+	int rc;
+
+	if (b->open_del == NULL) {
+		rc = store_prep(b->st, "DELETE FROM open_counts WHERE round_id = "
+				"?1 AND node = ?2 AND pid = ?3 AND birth = ?4",
+				&b->open_del, cause);
+		if (rc < 0)
+			return rc;
+	}
+	sqlite3_bind_int64(b->open_del, 1, b->round);
+	store_bind_text(b->open_del, 2, node != NULL ? node : "");
+	sqlite3_bind_int64(b->open_del, 3, pid);
+	sqlite3_bind_double(b->open_del, 4, birth);
+	return store_step_done(b->st, b->open_del, cause);
 }
 
 /*
@@ -521,15 +594,18 @@ store_round_aggs(pgsc_store *st, int64_t round,
 				arg, cause);
 }
 
-/* Drop a round's aggregates and open counts before a live commit writes
- * its whole snapshot afresh. */
+/* Drop a round's node loss figures, and with @all its aggregates and open
+ * counts, before a live commit writes them afresh. */
 int
-store_round_clear_snapshot(pgsc_store *st, int64_t round, char **cause)
+store_round_clear_snapshot(pgsc_store *st, int64_t round, int all,
+			   char **cause)
 {
-	int rc = store_exec_round(st, "DELETE FROM aggregates WHERE round_id = ?1",
-				  round, cause);
+	int rc = 0;
 
-	if (rc == 0)
+	if (all)
+		rc = store_exec_round(st, "DELETE FROM aggregates WHERE "
+				      "round_id = ?1", round, cause);
+	if (rc == 0 && all)
 		rc = store_exec_round(st, "DELETE FROM open_counts WHERE "
 				      "round_id = ?1", round, cause);
 	if (rc == 0)

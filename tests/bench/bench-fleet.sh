@@ -34,10 +34,11 @@
 # (pgsc-report --format json, "nodes"), against the feeder's own counts.
 #
 # Environment:
-#   FLEET_NODES="1 10 50"  FLEET_RATE=100000  FLEET_SECONDS=60
-#       the target runs (10 nodes x 10k records/s for 60 s, and RSS against
-#       the node count at the same total rate);
-#   FLEET_SEARCH_NODES=10  FLEET_SEARCH_RATES="200000 400000 800000"
+#   FLEET_NODES="1 10 50 100"  FLEET_RATE=200000  FLEET_SECONDS=60
+#       the target runs (100 nodes x 2k records/s for 60 s, and lines per
+#       CPU second and RSS against the node count at the same total rate:
+#       the "target:" lines compare the last run with the first);
+#   FLEET_SEARCH_NODES=10  FLEET_SEARCH_RATES="400000 800000"
 #   FLEET_SEARCH_SECONDS=15
 #       then higher rates, stopping at the first one not sustained
 #       (FLEET_SEARCH_RATES= skips this);
@@ -64,11 +65,11 @@ FEED=$BUILD/tests/fleet_feed
 need_exec "$COLLECT" "$REPORT" "$FEED"
 need_progs sqlite3 python3
 
-NODES=${FLEET_NODES-1 10 50}
-RATE=${FLEET_RATE:-100000}
+NODES=${FLEET_NODES-1 10 50 100}
+RATE=${FLEET_RATE:-200000}
 SECS=${FLEET_SECONDS:-60}
 SNODES=${FLEET_SEARCH_NODES:-10}
-SRATES=${FLEET_SEARCH_RATES-200000 400000 800000}
+SRATES=${FLEET_SEARCH_RATES-400000 800000}
 SSECS=${FLEET_SEARCH_SECONDS:-15}
 COMMIT=${FLEET_COMMIT:-2}
 RNODES=${FLEET_REPORT_NODES-1000 10000 100000}
@@ -170,18 +171,37 @@ for k, v in json.load(open(sys.argv[1])).get("nodes", {}).items():
 	[ "$catchup" != timeout ] && [ "$lost" = 0 ] && [ "$rejected" = 0 ] &&
 		awk -v c="$catchup" -v f="$floor" -v m="$COMMIT" 'BEGIN { exit !(c <= 2 * m + 2 && f <= m + 1) }' && ok=yes
 	[ $ok = yes ] && SUSTAINED=1 || SUSTAINED=0
+	LPC=$(awk -v w="$written" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", w / c; else print "-" }')
 	printf '%-5s %8s %8s %10s %10s %4s %4s %8s %7s %7s %9s %5s %6sM %6sM %6s %11s %s\n' \
 		"$n" "$r" "$fed" "$seccomp" "$stored" "$lost" "$rejected" "$behind" "$bmax" "$floor" "$catchup" "$ok" \
-		"$((rss / 1024))" "$((${hwm:-0} / 1024))" "$cpu" \
-		"$(awk -v w="$written" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", w / c; else print "-" }')" "$pernode"
+		"$((rss / 1024))" "$((${hwm:-0} / 1024))" "$cpu" "$LPC" "$pernode"
+	RUNS+=("$n $LPC $(((rss > ${hwm:-0} ? rss : ${hwm:-0}) / 1024)) $ok $lost $pernode")
 	awk '$1 == "total" && $13 > 0.5 { print "  note: the feeder itself was up to " $13 " s behind its schedule" }' "$d/feed.out"
 	grep -E 'FAIL|error|fatal' "$d/collect.out" | head -3
 	rm -rf "$d"
 }
 
+RUNS=()
 for n in $NODES; do
 	run "$n" "$RATE" "$SECS"
 done
+# The targets of issue 30 against the first run (the fewest nodes) at the
+# same total rate: lines per CPU second within 15%, RSS within 10%, and
+# the largest node count's run sustained with nothing lost and exact
+# per-node counts.
+if [ ${#RUNS[@]} -ge 2 ]; then
+	read -r n0 l0 r0 _ <<<"${RUNS[0]}"
+	read -r n1 l1 r1 ok1 lost1 pn1 <<<"${RUNS[${#RUNS[@]} - 1]}"
+	awk -v a="$l0" -v b="$l1" -v n0="$n0" -v n1="$n1" 'BEGIN {
+		r = b / a; printf "target: lines per CPU second at %d nodes within 15%% of %d node(s): %d against %d, %.2f: %s\n",
+			n1, n0, b, a, r, (r >= 0.85 ? "PASS" : "FAIL") }'
+	awk -v a="$r0" -v b="$r1" -v n0="$n0" -v n1="$n1" 'BEGIN {
+		r = b / a; printf "target: RSS flat within 10%% from %d to %d nodes: %d MB against %d MB, %.2f: %s\n",
+			n0, n1, b, a, r, (r <= 1.10 && r >= 0.90 ? "PASS" : "FAIL") }'
+	t=FAIL
+	[ "$ok1" = yes ] && [ "$lost1" = 0 ] && [ "$pn1" = "exact($n1)" ] && t=PASS
+	echo "target: $n1 nodes x $((RATE / n1)) records/s for $SECS s, 0 lost, per-node counts exact: sustained $ok1, lost $lost1, $pn1: $t"
+fi
 best=
 for r in $SRATES; do
 	run "$SNODES" "$r" "$SSECS"

@@ -279,26 +279,31 @@ store_batch_agg(struct store_batch *b, const struct role_agg *a, char **cause)
 	return store_step_done(b->st, b->agg, cause);
 }
 
+/* *@s, prepared on first use: the statements a live commit may not need. */
+static int
+batch_stmt(struct store_batch *b, sqlite3_stmt **s, const char *sql,
+	   char **cause)
+{
+	return *s != NULL ? 0 : store_prep(b->st, sql, s, cause);
+}
+
 /* An aggregate row as it is now (a live commit's changed row: its values
  * replace the stored ones). */
 int
 store_batch_agg_set(struct store_batch *b, const struct role_agg *a,
 		    char **cause)
 {
-	int rc;
+	int rc = batch_stmt(b, &b->agg_set,
+			"INSERT INTO aggregates (round_id, role, "
+			"arch, nr, count, first_seen, last_seen, "
+			"example_pid, example_exe, node) VALUES (?1, ?2, "
+			"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT "
+			"(round_id, node, role, arch, nr) DO UPDATE SET "
+			"count = ?5, first_seen = ?6, last_seen = ?7, "
+			"example_pid = ?8, example_exe = ?9", cause);
 
-	if (b->agg_set == NULL) {
-		rc = store_prep(b->st, "INSERT INTO aggregates (round_id, role, "
-				"arch, nr, count, first_seen, last_seen, "
-				"example_pid, example_exe, node) VALUES (?1, ?2, "
-				"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT "
-				"(round_id, node, role, arch, nr) DO UPDATE SET "
-				"count = ?5, first_seen = ?6, last_seen = ?7, "
-				"example_pid = ?8, example_exe = ?9",
-				&b->agg_set, cause);
-		if (rc < 0)
-			return rc;
-	}
+	if (rc < 0)
+		return rc;
 	sqlite3_bind_int64(b->agg_set, 1, b->round);
 	store_bind_row(b->agg_set, 2, STORE_ROW_AGG, a, sizeof(*a));
 	return store_step_done(b->st, b->agg_set, cause);
@@ -310,15 +315,13 @@ int
 store_batch_agg_del(struct store_batch *b, const struct role_agg *a,
 		    char **cause)
 {
-	int rc;
+	int rc = batch_stmt(b, &b->agg_del,
+			"DELETE FROM aggregates WHERE round_id = "
+			"?1 AND node = ?2 AND role = ?3 AND arch = ?4 "
+			"AND nr = ?5", cause);
 
-	if (b->agg_del == NULL) {
-		rc = store_prep(b->st, "DELETE FROM aggregates WHERE round_id = "
-				"?1 AND node = ?2 AND role = ?3 AND arch = ?4 "
-				"AND nr = ?5", &b->agg_del, cause);
-		if (rc < 0)
-			return rc;
-	}
+	if (rc < 0)
+		return rc;
 	sqlite3_bind_int64(b->agg_del, 1, b->round);
 	store_bind_text(b->agg_del, 2, a->node != NULL ? a->node : "");
 	store_bind_text(b->agg_del, 3, a->role);
@@ -407,18 +410,16 @@ int
 store_batch_open(struct store_batch *b, const struct proc_count *c,
 		 char **cause)
 {
-	int rc;
+	int rc = batch_stmt(b, &b->open,
+			"INSERT INTO open_counts (round_id, pid, "
+			"birth, role, arch, nr, pending, count, first_seen, "
+			"last_seen, node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+			"?8, ?9, ?10, ?11) ON CONFLICT (round_id, node, pid, birth, pending, "
+			"arch, nr, first_seen) DO UPDATE SET count = count + "
+			"?8, last_seen = max(last_seen, ?10)", cause);
 
-	if (b->open == NULL) {
-		rc = store_prep(b->st, "INSERT INTO open_counts (round_id, pid, "
-			  "birth, role, arch, nr, pending, count, first_seen, "
-			  "last_seen, node) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-			  "?8, ?9, ?10, ?11) ON CONFLICT (round_id, node, pid, birth, pending, "
-			  "arch, nr, first_seen) DO UPDATE SET count = count + "
-			  "?8, last_seen = max(last_seen, ?10)", &b->open, cause);
-		if (rc < 0)
-			return rc;
-	}
+	if (rc < 0)
+		return rc;
 	sqlite3_bind_int64(b->open, 1, b->round);
 	store_bind_row(b->open, 2, STORE_ROW_COUNT, c, sizeof(*c));
 	return store_step_done(b->st, b->open, cause);
@@ -430,15 +431,12 @@ int
 store_batch_open_del(struct store_batch *b, const char *node, int64_t pid,
 		     double birth, char **cause)
 {
-	int rc;
+	int rc = batch_stmt(b, &b->open_del,
+			"DELETE FROM open_counts WHERE round_id = "
+			"?1 AND node = ?2 AND pid = ?3 AND birth = ?4", cause);
 
-	if (b->open_del == NULL) {
-		rc = store_prep(b->st, "DELETE FROM open_counts WHERE round_id = "
-				"?1 AND node = ?2 AND pid = ?3 AND birth = ?4",
-				&b->open_del, cause);
-		if (rc < 0)
-			return rc;
-	}
+	if (rc < 0)
+		return rc;
 	sqlite3_bind_int64(b->open_del, 1, b->round);
 	store_bind_text(b->open_del, 2, node != NULL ? node : "");
 	sqlite3_bind_int64(b->open_del, 3, pid);

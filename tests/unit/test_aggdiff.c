@@ -60,6 +60,26 @@ add(struct aggdiff *d, const char *node, const char *role, int nr,
 	assert_int_equal(aggdiff_add(d, &a), 0);
 }
 
+/* A commit's rows: three roles' (a), then the walwriter's row under the
+ * checkpointer (its role learnt) and a backend's count grown (b). */
+static void
+commit_a(struct aggdiff *d)
+{
+	aggdiff_begin(d);
+	add(d, NULL, "checkpointer", 1, 4, 1, 2, 20);
+	add(d, NULL, "client backend", 2, 1, 1, 1, 21);
+	add(d, NULL, "walwriter", 3, 1, 1, 1, 22);
+}
+
+static void
+commit_b(struct aggdiff *d)
+{
+	aggdiff_begin(d);
+	add(d, NULL, "checkpointer", 1, 4, 1, 2, 20);
+	add(d, NULL, "checkpointer", 3, 1, 1, 1, 22);
+	add(d, NULL, "client backend", 2, 2, 1, 3, 21);
+}
+
 static struct seen
 changes(struct aggdiff *d, int all)
 {
@@ -103,19 +123,13 @@ test_diff(void **state)
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
-	aggdiff_begin(&d);
-	add(&d, NULL, "checkpointer", 1, 4, 1, 2, 20);
-	add(&d, NULL, "client backend", 2, 1, 1, 1, 21);
-	add(&d, NULL, "walwriter", 3, 1, 1, 1, 22);
+	commit_a(&d);
 	s = changes(&d, 0);
 	assert_int_equal(s.nput, 3);
 	aggdiff_committed(&d);
 
 	/* the same rows: nothing to write */
-	aggdiff_begin(&d);
-	add(&d, NULL, "checkpointer", 1, 4, 1, 2, 20);
-	add(&d, NULL, "client backend", 2, 1, 1, 1, 21);
-	add(&d, NULL, "walwriter", 3, 1, 1, 1, 22);
+	commit_a(&d);
 	s = changes(&d, 0);
 	assert_int_equal(s.nput, 0);
 	assert_int_equal(s.ndel, 0);
@@ -126,10 +140,7 @@ test_diff(void **state)
 
 	/* one changed, one gone (its role learnt: walwriter's row moved to
 	 * the checkpointer's key), and it is rolled back */
-	aggdiff_begin(&d);
-	add(&d, NULL, "checkpointer", 1, 4, 1, 2, 20);
-	add(&d, NULL, "checkpointer", 3, 1, 1, 1, 22);
-	add(&d, NULL, "client backend", 2, 2, 1, 3, 21);
+	commit_b(&d);
 	s = changes(&d, 0);
 	assert_int_equal(s.nput, 2);
 	assert_int_equal(s.ndel, 1);
@@ -138,20 +149,14 @@ test_diff(void **state)
 	assert_non_null(strstr(s.text, "+/checkpointer/3=1@1-1:22 "));
 
 	/* rolled back: the next commit compares with the stored rows again */
-	aggdiff_begin(&d);
-	add(&d, NULL, "checkpointer", 1, 4, 1, 2, 20);
-	add(&d, NULL, "checkpointer", 3, 1, 1, 1, 22);
-	add(&d, NULL, "client backend", 2, 2, 1, 3, 21);
+	commit_b(&d);
 	s = changes(&d, 0);
 	assert_int_equal(s.nput, 2);
 	assert_int_equal(s.ndel, 1);
 	aggdiff_committed(&d);
 
 	/* committed: the walwriter row is forgotten, nothing left to do */
-	aggdiff_begin(&d);
-	add(&d, NULL, "checkpointer", 1, 4, 1, 2, 20);
-	add(&d, NULL, "checkpointer", 3, 1, 1, 1, 22);
-	add(&d, NULL, "client backend", 2, 2, 1, 3, 21);
+	commit_b(&d);
 	s = changes(&d, 0);
 	assert_int_equal(s.nput + s.ndel, 0);
 	aggdiff_free(&d);

@@ -5,11 +5,24 @@
 #   world-cost.sh --from ITDIR
 #       Figures of a finished "pgsc-iterate --steps ... --baseline" work
 #       directory (pgsc-check-world full keeps it in DIR/it).
-#   world-cost.sh BINDIR [WORKDIR] [--suites LIST] [--reps N]
+#   world-cost.sh BINDIR [WORKDIR] [--suites LIST] [--reps N] [--fair]
 #       Run it: a cluster in WORKDIR (default /var/tmp/pgsc-world-bench),
 #       pgsc-iterate over netlink with one step per suite and --baseline,
 #       then N-1 more "--proof-only --baseline" passes (default N=2).
 #       LIST defaults to the CI subset of tests/world/world.sh.
+#       With --fair, after the converging run: N passes (default 3) of
+#       four configurations in alternation, the order turned by one each
+#       pass, the workload timed alone in each (see fair() below):
+#         (a)  no filter;
+#         (a') the module at log with empty lists, auditd ALONE writing
+#              the records (tests/bench/auditd-collect.sh: a private
+#              auditd with pgsc-collect's own rules; pgsc imports the log
+#              only after the workload);
+#         (b)  the same with pgsc-collect over netlink (round 1);
+#         (c)  error with the converged lists, collected.
+#       It prints (b)/(a'), pgsc's own cost, (a')/(a), the kernel's and
+#       auditd's, and (c)/(a), each as the mean of the passes' ratios with
+#       a 95% confidence interval (Student's t).
 #
 # A program that prints figures, not a test: it exits 0 whatever they are,
 # 2 when it could not run.  Per step, wall time of the workload alone
@@ -23,7 +36,8 @@
 # the machine hits both alike; with --reps the spread of (a) and (c) over
 # the passes says how noisy the figures are.  Also: SECCOMP records and
 # records/s of round 1, and the collector's peak RSS (/usr/bin/time).
-# Targets (docs/check-world.md): (b)/(a) <= 1.5, (c)/(a) <= 1.05.
+# Targets (docs/check-world.md): (b)/(a) <= 1.5, (c)/(a) <= 1.05; with
+# --fair (issue 30): (b)/(a') <= 1.05 and (c)/(a) <= 1.05.
 set -euo pipefail
 export LC_ALL=C
 # shellcheck source=../lib/bench.sh
@@ -80,6 +94,68 @@ figures() {
 	fi
 }
 
+# secs DIR PREFIX: the workload seconds of every step of a pgsc-iterate
+# work directory DIR, phase PREFIX (baseline-1, proof-1, log-1), summed.
+secs() {
+	cat "$1"/"$2"-*.secs 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# fair: the four configurations in alternation, REPS passes (--fair).
+fair() {
+	local r k cfg order=(ac b ap) abin=$WD/abin rc
+	mkdir -p "$abin"
+	ln -sf "$BINDIR/pgsc-report" "$abin/pgsc-report"
+	printf '#!/bin/sh\nPGSC_REAL_COLLECT=%s exec bash %s "$@"\n' "$BINDIR/pgsc-collect" \
+		"$SRCROOT/tests/bench/auditd-collect.sh" >"$abin/pgsc-collect"
+	chmod 755 "$abin/pgsc-collect"
+	for ((r = 1; r <= REPS; r++)); do
+		for ((k = 0; k < 3; k++)); do
+			cfg=${order[$(((k + r - 1) % 3))]}
+			rc=0
+			case $cfg in
+			ac) "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$WD/ac$r" --db "$WD/lists.db" \
+				--source netlink --proof-only --steps "$STEPS" --baseline --server-match "$WD/c/data" \
+				-- "$WORLD" run >"$WD/ac$r.out" 2>&1 || rc=$? ;;
+			b) "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$WD/b$r" --db "$WD/b$r.db" \
+				--source netlink --max-rounds 1 --no-proof --steps "$STEPS" --server-match "$WD/c/data" \
+				-- "$WORLD" run >"$WD/b$r.out" 2>&1 || rc=$? ;;
+			ap) "$ITER" --datadir "$DATA" --bindir "$abin" --workdir "$WD/ap$r" --db "$WD/ap$r.db" \
+				--source netlink --max-rounds 1 --no-proof --steps "$STEPS" --server-match "$WD/c/data" \
+				-- "$WORLD" run >"$WD/ap$r.out" 2>&1 || rc=$? ;;
+			esac
+			echo "world-cost: pass $r: $cfg (pgsc-iterate exit $rc)"
+		done
+	done
+	echo
+	printf '%-5s %8s %8s %8s %8s %8s %8s %8s %10s %10s\n' pass "(a) s" "(a') s" "(b) s" "(c) s" \
+		"b/a'" "a'/a" "c/a" "(a') rec" "(b) rec"
+	local a ap b c recap recb
+	for ((r = 1; r <= REPS; r++)); do
+		a=$(secs "$WD/ac$r" baseline-1) c=$(secs "$WD/ac$r" proof-1)
+		b=$(secs "$WD/b$r" log-1) ap=$(secs "$WD/ap$r" log-1)
+		recap=$(sqlite3 "$WD/ap$r.db" "SELECT coalesce(sum(records), 0) FROM rounds" 2>/dev/null || echo -)
+		recb=$(sqlite3 "$WD/b$r.db" "SELECT coalesce(sum(records), 0) FROM rounds" 2>/dev/null || echo -)
+		printf '%-5s %8s %8s %8s %8s %8s %8s %8s %10s %10s\n' "$r" "$a" "$ap" "$b" "$c" \
+			"$(bench_div "$b" "$ap" %.3f)" "$(bench_div "$ap" "$a" %.3f)" "$(bench_div "$c" "$a" %.3f)" "$recap" "$recb"
+	done | tee "$WD/fair.txt"
+	# the mean of each ratio over the passes, with a 95% interval
+	awk -v n="$REPS" 'BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306", t, " ") }
+		$1 ~ /^[0-9]+$/ { for (k = 6; k <= 8; k++) { x[k] += $k; xx[k] += $k * $k } }
+		END {
+			split("(b)/(a'"'"') pgsc|(a'"'"')/(a) kernel+auditd|(c)/(a) enforcing", name, "|")
+			split("1.05|-|1.05", target, "|")
+			for (k = 6; k <= 8; k++) {
+				m = x[k] / n; v = n > 1 ? (xx[k] - n * m * m) / (n - 1) : 0; if (v < 0) v = 0
+				h = n > 1 ? t[n - 1] * sqrt(v / n) : 0
+				line = sprintf("%-28s mean %.3f, 95%% interval %.3f to %.3f (%d passes)", name[k - 5], m, m - h, m + h, n)
+				if (target[k - 5] != "-")
+					line = line sprintf("; target <= %s: %s", target[k - 5],
+						m + h <= target[k - 5] ? "PASS" : (m - h > target[k - 5] ? "FAIL" : "not decided by these passes"))
+				print line
+			}
+		}' "$WD/fair.txt"
+}
+
 # ratio X Y K: X*K/Y with two decimals ("-" if Y is 0).
 ratio() { bench_div "$((${1:-0} * ${3:-1}))" "$2" %.2f; }
 
@@ -95,14 +171,16 @@ BINDIR=$(cd "$1" && pwd)
 shift
 WD=/var/tmp/pgsc-world-bench
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then WD=$1; shift; fi
-STEPS=$DEFSTEPS REPS=2
+STEPS=$DEFSTEPS REPS='' FAIR=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--suites) STEPS=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
+	--fair) FAIR=1; shift ;;
 	*) fail "unknown option '$1'" ;;
 	esac
 done
+[ -n "$REPS" ] || REPS=$((FAIR ? 3 : 2))
 [[ "$REPS" =~ ^[1-9]$ ]] || fail "--reps must be 1-9"
 need_root
 WORLD=$SRCROOT/tools/pgsc-check-world ITER=$SRCROOT/tools/pgsc-iterate
@@ -117,6 +195,10 @@ rc=0
 	--max-rounds 5 --steps "$STEPS" --baseline --server-match "$WD/c/data" -- "$WORLD" run >"$WD/iterate.out" 2>&1 || rc=$?
 grep -E '^pgsc-iterate: (round|proof|converged|PROOF)' "$WD/iterate.out" || true
 [ "$rc" = 0 ] || echo "world-cost: pgsc-iterate exited $rc (the figures are still printed)"
+if [ "$FAIR" = 1 ]; then
+	fair
+	exit 0
+fi
 more=()
 for ((r = 2; r <= REPS; r++)); do
 	"$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$WD/rep$r" --db "$WD/lists.db" --source netlink \

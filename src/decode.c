@@ -326,7 +326,8 @@ decode_is_seccomp(const char *line, size_t len)
  * starts at @msg?  Its extract_timestamp() (3.0.9) looks only at the
  * first 80 bytes of a line (340 of one starting with 'n'), and drops the
  * line without a word when the token it sees there is shorter than 19
- * bytes, or when node= has no name.  The feed refuses such a header on
+ * bytes, or when node= has no name; nor would it read a header that its
+ * cut at \x1d falls in.  The feed refuses such a header on
  * both paths (no-header, counted): the default path no longer hands any
  * line to auparse, and the two must count alike (fuzz_paths).  Real
  * headers are 28 bytes and more ("msg=audit(1796252190.770:3):").
@@ -336,6 +337,18 @@ int
 decode_auparse_reads(const char *line, size_t len, size_t msg)
 {
 	size_t win = line[0] == 'n' ? 340 : 80;
+	const char *sep = memchr(line, ENRICH_SEP, len), *tname;
+	size_t tlen;
+	int type_num, msec;
+	int64_t sec;
+	uint64_t serial;
+
+	/* auparse cuts a record at \x1d (its parse_up_record(): where an
+	 * enriched tail starts); a cut inside the header ("node=\x1d type=")
+	 * leaves a record with none, which libauparse 3.0.9 also leaks */
+	if (sep != NULL && decode_header(line, (size_t)(sep - line), &type_num,
+					 &tname, &tlen, &sec, &msec, &serial) < 0)
+		return 0;
 
 	if (len >= 6 && memcmp(line, "node= ", 6) == 0)
 		return 0;
@@ -349,26 +362,6 @@ decode_auparse_reads(const char *line, size_t len, size_t msg)
 		if (line[msg + i] == ' ')
 			return 0;
 	return 1;
-}
-
-/*
- * Does auparse's cut at \x1d (its parse_up_record()) fall inside the
- * header of @line, so that the record it hands over has no header
- * ("node=\x1d type=...")?  au_callback() rejects such a record
- * (no-header); both paths must (fuzz_paths).
- */
-int
-decode_cut_header(const char *line, size_t len)
-{
-	const char *sep = memchr(line, ENRICH_SEP, len), *tname;
-	size_t tlen;
-	int type_num, msec;
-	int64_t sec;
-	uint64_t serial;
-
-	return sep != NULL &&
-	       decode_header(line, (size_t)(sep - line), &type_num, &tname,
-			     &tlen, &sec, &msec, &serial) < 0;
 }
 
 enum field_bit {

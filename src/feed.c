@@ -331,8 +331,7 @@ do_line(struct feed *f, const char *line, size_t len)
 		int rc = decode_line_cache(line, len, &f->rec, &f->dcache);
 
 		if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&
-		    (!decode_auparse_reads(line, len, msg) ||
-		     decode_cut_header(line, len))) {
+		    !decode_auparse_reads(line, len, msg)) {
 			reject_line(f, PGSC_REJ_NO_HEADER, line, len);
 			return;
 		}
@@ -364,11 +363,9 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, -t, line, len);
 		return;
 	}
-	/* a header auparse would not read, or one its cut at \x1d (where an
-	 * enriched tail starts) falls inside: refused on both paths before
-	 * auparse sees it (libauparse 3.0.9 leaks a record cut there) */
-	if (!decode_auparse_reads(line, len, (size_t)(tname + tlen + 1 - line)) ||
-	    decode_cut_header(line, len)) {
+	/* a header auparse would not read: refused on both paths before
+	 * auparse sees it */
+	if (!decode_auparse_reads(line, len, (size_t)(tname + tlen + 1 - line))) {
 		reject_line(f, PGSC_REJ_NO_HEADER, line, len);
 		return;
 	}

@@ -306,7 +306,6 @@ int decode_header(const char *line, size_t len, int *type_num,
 		  int64_t *sec, int *msec, uint64_t *serial);
 size_t decode_is_seccomp(const char *line, size_t len);
 int decode_auparse_reads(const char *line, size_t len, size_t msg);
-int decode_cut_header(const char *line, size_t len);
 /* pgsc_record_decode() of a line the feed has checked: no newline, no NUL
  * byte, at most PGSC_LINE_MAX bytes. */
 int decode_line(const char *line, size_t len, struct pgsc_record *rec);

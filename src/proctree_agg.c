@@ -46,23 +46,6 @@ forgettable(struct proctree *t, struct proc *p)
 	       !pgsc_role_in_server(pt_role_of(t, p, 0, 0));
 }
 
-/*
- * Forget processes that exited more than @keep seconds of stream time ago,
- * after folding their counts into the aggregates under the role they have
- * now.  A live collector calls this right after a commit, which wrote each
- * of them to the processes table as exited with that same role, so memory
- * stays bounded by the live processes and a window of recent exits, not by
- * every process of a day of churn.
- *
- * Kept whatever their age: processes still provisional or waiting to be
- * settled (child-before-parent records), and parents of processes still in
- * memory (their roles are read through ->parent).  @keep should be well
- * above SETTLE_SECS: a late fork record must still find its parent.
- * A pruned pid starts afresh at its next record, as after an exit.
- * Entries taken for threads (pt_maybe_thread()) go after @keep too, and
- * processes taken as gone (forgettable()) at the prune after the one that
- * marked them.  Returns how many processes were forgotten.
- */
 /* @p, whose open counts a commit stored, is forgotten: remember to delete
  * them. */
 static void
@@ -83,6 +66,23 @@ gone_add(struct proctree *t, const struct proc *p)
 						  p->open_birth };
 }
 
+/*
+ * Forget processes that exited more than @keep seconds of stream time ago,
+ * after folding their counts into the aggregates under the role they have
+ * now.  A live collector calls this right after a commit, which wrote each
+ * of them to the processes table as exited with that same role, so memory
+ * stays bounded by the live processes and a window of recent exits, not by
+ * every process of a day of churn.
+ *
+ * Kept whatever their age: processes still provisional or waiting to be
+ * settled (child-before-parent records), and parents of processes still in
+ * memory (their roles are read through ->parent).  @keep should be well
+ * above SETTLE_SECS: a late fork record must still find its parent.
+ * A pruned pid starts afresh at its next record, as after an exit.
+ * Entries taken for threads (pt_maybe_thread()) go after @keep too, and
+ * processes taken as gone (forgettable()) at the prune after the one that
+ * marked them.  Returns how many processes were forgotten.
+ */
 size_t
 proctree_prune(struct proctree *t, double keep)
 {

@@ -49,6 +49,7 @@ struct run {
 	pid_t child;
 	int child_done;
 	double interval, next_commit, busy_since;
+	double longest_wait;    /* between two commits (commit_wait()) */
 	enum drain_state drain;
 	double drain_until, figures_until;
 	uint64_t fig_min;
@@ -593,6 +594,37 @@ commit_last(struct run *ru, double now)
 		lv->src->last(lv, now);
 }
 
+/*
+ * The wait from one commit to the next: the interval, or COMMIT_SPREAD
+ * times the processor time the last commit took (@took), up to
+ * COMMIT_STRETCH intervals.  A commit writes what changed since the last
+ * one, and that grows with the store's breadth (a fleet's nodes, each
+ * with rows of its own) as well as with the lines read: at a fixed
+ * interval the commits of a broad store took most of the collector's time
+ * (docs/fleet.md).  Waiting in proportion keeps their share near
+ * 1 / COMMIT_SPREAD.  Processor time, not wall time: a machine busy with
+ * other work slows a commit without making it any larger.  The bound
+ * keeps how far a report lags, and what a killed netlink or plugin
+ * collector loses (a file: source is read again from the committed
+ * position), within a few intervals.
+ */
+#define COMMIT_SPREAD 20.0
+#define COMMIT_STRETCH 4.0
+
+static double
+commit_wait(struct run *ru, double took)
+{
+	double wait = took * COMMIT_SPREAD;
+
+	if (wait > ru->interval * COMMIT_STRETCH)
+		wait = ru->interval * COMMIT_STRETCH;
+	if (wait < ru->interval)
+		wait = ru->interval;
+	if (wait > ru->longest_wait)
+		ru->longest_wait = wait;
+	return wait;
+}
+
 /* Commit; a store that is full or busy is retried, with what was read
  * kept in memory (docs/robustness.md).  < 0 ends the loop. */
 static int
@@ -600,10 +632,12 @@ commit_step(struct run *ru, double now)
 {
 	struct live *lv = &ru->lv;
 	char **cause = lv->cause;
+	double cpu;
 	int rc;
 
 	if (ru->stop)
 		commit_last(ru, now);
+	cpu = util_cpu_now();
 	rc = live_commit(lv, ru->stop);
 	if (rc == -ENOSPC || rc == -EIO || rc == -EBUSY) {
 		if (ru->commit_failures++ == 0)
@@ -624,7 +658,8 @@ commit_step(struct run *ru, double now)
 			"failed attempts; nothing was lost\n",
 			ru->commit_failures);
 	ru->commit_failures = 0;
-	ru->next_commit = now + ru->interval;
+	if (!ru->stop) /* the last commit: no wait after it */
+		ru->next_commit = now + commit_wait(ru, util_cpu_now() - cpu);
 	return 0;
 }
 
@@ -702,6 +737,8 @@ pgsc_live(pgsc_store *st, const struct pgsc_live_opts *o,
 	stats->records = lv->rd.base_records + lv->rd.records;
 	stats->serial_gaps = serials_gaps(&lv->rd.ser, 0);
 	stats->serials_untracked = serials_untracked(&lv->rd.ser);
+	stats->longest_wait = ru.longest_wait > ru.interval ?
+			      ru.longest_wait : 0;
 	stats->lost = lv->rd.r.has_lost ?
 		      lv->rd.r.kernel_lost_end - lv->rd.r.kernel_lost_start : 0;
 	if (ru.child_done) {

@@ -35,6 +35,7 @@ void util_cause(char **cause, const char *fmt, ...) PGSC_PRINTF(2, 3);
 void util_diag(FILE *out, const char *fmt, ...) PGSC_PRINTF(2, 3);
 uint64_t util_hash(const void *data, size_t len, uint64_t seed);
 double util_now(void);
+double util_cpu_now(void);
 int util_prefix_hash(int fd, uint64_t off, char out[24]);
 int util_open_regular(const char *path, char **cause);
 int util_open_input(const char *path, int *fifo, char **cause);

@@ -315,6 +315,9 @@ struct pgsc_live_stats {
 	uint64_t lost;               /* kernel lost counter delta */
 	uint64_t serial_gaps;
 	uint64_t serials_untracked;  /* lines of nodes past the bound */
+	double longest_wait;         /* s between two commits when more
+				      * than the interval (commits that
+				      * took long), else 0 */
 	int has_exit_status;
 	int exit_status;             /* wrap mode: the command's */
 	int store_has_data;          /* no records: earlier rounds hold

@@ -139,6 +139,9 @@ struct proctree {
 	struct proc *exit_p;
 	uint64_t exit_serial;
 	const char *exit_node;
+	/* seeded processes in memory: late_title()'s other candidates (none
+	 * in a round that resumed nothing, which then scans nothing) */
+	size_t nseeded;
 
 	/* the uids postgres processes ran as (note_server_uid()): a
 	 * process of another binary, another uid and no parent is foreign */

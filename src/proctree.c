@@ -339,6 +339,7 @@ proctree_seed(struct proctree *t, const struct proc_info *pi)
 	p->birth_t = pi->birth;
 	p->last_t = pi->last;
 	p->seeded = 1;
+	t->nseeded++;
 	p->stored = 1;
 	p->key_birth = pi->birth;
 	pt_note_uid(t, p, pi->uid);

@@ -261,7 +261,7 @@ late_title(struct proctree *t, const struct pgsc_record *r)
 	if (t->exit_p != NULL && t->exit_serial == r->serial &&
 	    t->exit_node == node) {
 		p = t->exit_p;
-	} else if (t->exit_p == NULL) {
+	} else if (t->exit_p == NULL && t->nseeded > 0) {
 		for (size_t i = 0; i < t->nall; i++) {
 			struct proc *q = t->all[i];
 

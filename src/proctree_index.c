@@ -566,6 +566,8 @@ pt_forget(struct proctree *t, struct proc *p)
 		map_del(t, p->node, p->pid);
 	if (t->exit_p == p)
 		t->exit_p = NULL;
+	if (p->seeded)
+		t->nseeded--;
 	proc_free(p);
 }
 

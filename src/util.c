@@ -103,6 +103,16 @@ util_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The processor time of the calling thread, in seconds. */
+double
+util_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* The regular file @path of at most @max bytes, whole, in a new *@buf
  * with one spare byte at the end.  Returns 0, or a negative errno (with
  * *@cause, save for -ENOMEM) and *@buf NULL. */

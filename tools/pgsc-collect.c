@@ -406,6 +406,10 @@ run_live(struct args *a)
 		if (ls.serials_untracked > 0)
 			fprintf(stderr, ", serials untracked %llu",
 				(unsigned long long)ls.serials_untracked);
+		/* only a store whose commits took long (src/live.c) */
+		if (ls.longest_wait > 0)
+			fprintf(stderr, ", commits up to %.1f s apart",
+				ls.longest_wait);
 		fputc('\n', stderr);
 	}
 	if (ls.has_exit_status && ls.exit_status != 0)

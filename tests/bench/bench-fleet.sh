@@ -18,8 +18,11 @@
 # sustain: on a loaded machine the collector may not get the CPU it needs,
 # and "ok" then says more about the machine than about pgsc), and whether
 # it sustained the rate: nothing lost or rejected, its backlog floor at
-# most FLEET_COMMIT + 1 s, and caught up within 2 x FLEET_COMMIT + 2 s of
-# the end of the feed.  The backlog is the lines written by then (from the
+# most one commit spacing + 1 s, and caught up within 2 spacings + 2 s of
+# the end of the feed.  The spacing ("commit") is FLEET_COMMIT, or what
+# the collector says its commits stretched to when they took long
+# ("commits up to N s apart": at most 4 intervals, src/live.c
+# commit_wait()).  The backlog is the lines written by then (from the
 # feeder's schedule) minus the lines committed, sampled every second while
 # the feed runs, in seconds of the rate; it grows between commits and
 # drops at each, and a commit waits up to one more interval while an
@@ -91,8 +94,8 @@ kb() { awk -v k="$2" '$1 == k":" { print $2 }' "/proc/$1/status" 2>/dev/null; }
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null; }
 
 echo "bench-fleet: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), pgsc-collect --source file: --commit-interval $COMMIT, $(wc -l <"$T/raw.log") lines of tests/golden/raw.log per node and loop"
-printf '%-5s %8s %8s %10s %10s %4s %4s %8s %7s %7s %9s %5s %7s %7s %6s %11s %s\n' \
-	nodes target fed seccomp stored lost rej behind_s bmax_s floor_s catchup_s ok rss_max hwm cpu_s lines/cpu_s per-node
+printf '%-5s %8s %8s %10s %10s %4s %4s %8s %7s %7s %9s %5s %6s %7s %7s %6s %11s %s\n' \
+	nodes target fed seccomp stored lost rej behind_s bmax_s floor_s catchup_s ok commit rss_max hwm cpu_s lines/cpu_s per-node
 SUSTAINED=0
 
 # run NODES RATE SECONDS: one run; sets SUSTAINED to 1 or 0.
@@ -167,13 +170,17 @@ for k, v in json.load(open(sys.argv[1])).get("nodes", {}).items():
 		pernode="DIFFER($(awk '$1 == "node" { print $2, $6 }' "$d/feed.out" | sort | diff - "$d/pgsc-nodes" | grep -c '^[<>]') lines)"
 	fi
 	awk -v b="$behind" -v m="$bmax" 'BEGIN { exit !(b > m) }' && bmax=$behind
+	# the bounds below are in commit spacings: the interval, or what the
+	# collector said its commits stretched to (src/live.c commit_wait())
+	spacing=$(sed -n 's/.*commits up to \([0-9.]*\) s apart.*/\1/p' "$d/collect.out" | tail -1)
+	spacing=${spacing:-$COMMIT}
 	ok=no
 	[ "$catchup" != timeout ] && [ "$lost" = 0 ] && [ "$rejected" = 0 ] &&
-		awk -v c="$catchup" -v f="$floor" -v m="$COMMIT" 'BEGIN { exit !(c <= 2 * m + 2 && f <= m + 1) }' && ok=yes
+		awk -v c="$catchup" -v f="$floor" -v m="$spacing" 'BEGIN { exit !(c <= 2 * m + 2 && f <= m + 1) }' && ok=yes
 	[ $ok = yes ] && SUSTAINED=1 || SUSTAINED=0
 	LPC=$(awk -v w="$written" -v c="$cpu" 'BEGIN { if (c > 0) printf "%.0f", w / c; else print "-" }')
-	printf '%-5s %8s %8s %10s %10s %4s %4s %8s %7s %7s %9s %5s %6sM %6sM %6s %11s %s\n' \
-		"$n" "$r" "$fed" "$seccomp" "$stored" "$lost" "$rejected" "$behind" "$bmax" "$floor" "$catchup" "$ok" \
+	printf '%-5s %8s %8s %10s %10s %4s %4s %8s %7s %7s %9s %5s %6s %6sM %6sM %6s %11s %s\n' \
+		"$n" "$r" "$fed" "$seccomp" "$stored" "$lost" "$rejected" "$behind" "$bmax" "$floor" "$catchup" "$ok" "$spacing" \
 		"$((rss / 1024))" "$((${hwm:-0} / 1024))" "$cpu" "$LPC" "$pernode"
 	RUNS+=("$n $LPC $(((rss > ${hwm:-0} ? rss : ${hwm:-0}) / 1024)) $ok $lost $pernode")
 	awk '$1 == "total" && $13 > 0.5 { print "  note: the feeder itself was up to " $13 " s behind its schedule" }' "$d/feed.out"

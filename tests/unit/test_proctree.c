@@ -1429,6 +1429,36 @@ pm_rows_cb(void *arg, const struct proc_info *p)
 	return 0;
 }
 
+/*
+ * A commit for memory's sake (proctree_prune_due()) comes after 8,192 new
+ * processes in a small tree, and after a quarter of what the last prune
+ * kept in a large one: a fleet's collector holds every node's processes,
+ * and a fixed count made it commit every few seconds (docs/fleet.md).
+ */
+static void
+test_prune_due_growth(void **state)
+{
+	int pid = 200000, n;
+
+	(void)state;
+	/* a fresh tree: 8,192 */
+	for (n = 0; n < 8191; n++)
+		sc(1000, pid++, "true", "/usr/bin/true", NR_UNAME);
+	assert_false(proctree_prune_due(tree));
+	sc(1000, pid++, "true", "/usr/bin/true", NR_UNAME);
+	assert_true(proctree_prune_due(tree));
+	/* 40,000 kept by a prune (none exited): a quarter is 10,000 */
+	for (n = 8192; n < 40000; n++)
+		sc(1000, pid++, "true", "/usr/bin/true", NR_UNAME);
+	assert_int_equal(proctree_prune(tree, PRUNE_KEEP), 0);
+	assert_int_equal(proctree_nprocs(tree), 40000);
+	for (n = 0; n < 9999; n++)
+		sc(2000, pid++, "true", "/usr/bin/true", NR_UNAME);
+	assert_false(proctree_prune_due(tree));
+	sc(2000, pid++, "true", "/usr/bin/true", NR_UNAME);
+	assert_true(proctree_prune_due(tree));
+}
+
 static void
 test_prune_forgets_unexited(void **state)
 {
@@ -2165,6 +2195,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_prune_bounded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_keeps_parents, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prune_due_growth, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prune_forgets_unexited,
 						setup, teardown),

@@ -94,23 +94,26 @@ util_hash(const void *data, size_t len, uint64_t seed)
 	return h;
 }
 
-double
-util_now(void)
+static double
+clock_seconds(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double
+util_now(void)
+{
+	return clock_seconds(CLOCK_REALTIME);
 }
 
 /* The processor time of the calling thread, in seconds. */
 double
 util_cpu_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_seconds(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* The regular file @path of at most @max bytes, whole, in a new *@buf

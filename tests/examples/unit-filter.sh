@@ -8,15 +8,19 @@
 #   1. the unit's SystemCallFilter= lines are expanded by systemd itself
 #      (systemd-analyze syscall-filter, groups inside groups), the names
 #      this arch has kept (scmp_sys_resolver), into a GUC file;
-#   2. ExecStartPre (auditctl -R of the shipped rules), ExecStart
-#      (pgsc-collect following a log file, with the unit's own
-#      --self-filter) and ExecStopPost (auditctl -D -k pgsc) run in turn
+#   2. ExecStartPre (auditctl -D -k pgsc, then auditctl -R of the shipped
+#      rules), ExecStart (pgsc-collect following a log file, with the
+#      unit's own --self-filter) and ExecStopPost (auditctl -D -k pgsc)
+#      run in turn
 #      under "pgsc-exec --default error" with that list, the unit's paths
 #      mapped to this tree (/usr/share/pgsc/X: examples/X, pgsc-collect:
 #      BINDIR's, the store and the log: the work directory);
 #   3. the collector counts every SECCOMP record of a recorded log
 #      appended to the file it follows (tests/golden/raw.log: 5,412), and
 #      stops with exit 0 on SIGTERM;
+#      The first run starts with the shipped rules already loaded, as a
+#      collector killed with -9 in wrap mode leaves them: the unit starts
+#      all the same (and auditctl -R alone is shown to refuse them);
 #   4. negative control: the same with fdatasync (SQLite's commit) taken
 #      out of the list, and the collector must fail: the harness sees a
 #      refused call.
@@ -98,10 +102,13 @@ cmd() {
 		     s|/usr/share/pgsc/|$SRC/examples/|g; s|^pgsc-collect |$BINDIR/pgsc-collect |; \
 		     s|/var/lib/pgsc/|$T/DIR/|g; s|/var/log/audit/audit.log|$T/DIR/audit.log|g"
 }
-PRE=$(cmd ExecStartPre)
+mapfile -t PRE < <(cmd ExecStartPre)
 START=$(cmd ExecStart)
 POST=$(cmd ExecStopPost)
-case "$PRE" in "auditctl -R $SRC/examples/pgsc.rules") ;; *) fail "ExecStartPre is not auditctl -R of the rules: $PRE" ;; esac
+[ ${#PRE[@]} = 2 ] && [ "${PRE[0]}" = "auditctl -D -k pgsc" ] &&
+	grep -qx 'ExecStartPre=-auditctl -D -k pgsc' "$UNIT" ||
+	fail "the first ExecStartPre is not -auditctl -D -k pgsc: ${PRE[*]}"
+case "${PRE[1]}" in "auditctl -R $SRC/examples/pgsc.rules") ;; *) fail "the second ExecStartPre is not auditctl -R of the rules: ${PRE[1]}" ;; esac
 case "$START" in *"--self-filter $SRC/examples/pgsc-self.guc"*) ;; *) fail "ExecStart has no --self-filter of the shipped list: $START" ;; esac
 case "$POST" in "auditctl -D -k pgsc") ;; *) fail "ExecStopPost does not remove the rules: $POST" ;; esac
 
@@ -113,14 +120,19 @@ restore() {
 }
 t_cleanup restore
 
-# run_unit GUC TAG: the three commands under the filter of GUC; the
+# run_unit GUC TAG: the unit's commands under the filter of GUC; the
 # collector's exit status in RC, its store in $T/TAG/pgsc.db
 run_unit() {
 	local guc=$1 tag=$2 d=$T/$2 pid
 	mkdir -p "$d"
 	: >"$d/audit.log"
+	# the first may fail (the unit's "-"), so its status is not checked;
 	# shellcheck disable=SC2086 # the unit's command words
-	"$BINDIR/pgsc-exec" --default error --allow-file "$guc" --list global -- $PRE \
+	"$BINDIR/pgsc-exec" --default error --allow-file "$guc" --list global -- ${PRE[0]} \
+		>"$d/pre0.out" 2>&1
+	auditctl -l | grep -q 'key=pgsc' && bad "$tag: rules keyed pgsc left after the first ExecStartPre"
+	# shellcheck disable=SC2086
+	"$BINDIR/pgsc-exec" --default error --allow-file "$guc" --list global -- ${PRE[1]} \
 		>"$d/pre.out" 2>&1 || bad "$tag: ExecStartPre under the unit's filter: $(tail -n 3 "$d/pre.out")"
 	auditctl -l | grep -q 'key=pgsc' || bad "$tag: ExecStartPre loaded no rule keyed pgsc"
 	# shellcheck disable=SC2086
@@ -143,6 +155,13 @@ run_unit() {
 	auditctl -l | grep -q 'key=pgsc' && bad "$tag: rules keyed pgsc left after ExecStopPost"
 }
 
+# the rules a collector killed with -9 in wrap mode leaves loaded: the
+# second ExecStartPre alone refuses them ("Rule exists"), so the first is
+# what lets the unit start
+auditctl -R "$SRC/examples/pgsc.rules" >/dev/null || fail "could not load the shipped rules"
+# shellcheck disable=SC2086
+! ${PRE[1]} >"$T/stale.out" 2>&1 && grep -q 'exists' "$T/stale.out"
+check "with the rules already loaded, auditctl -R alone fails: $(grep -m1 exists "$T/stale.out")" $?
 run_unit "$T/unit.guc" unit
 N=$(sqlite3 "$T/unit/pgsc.db" "SELECT coalesce(sum(records), 0) FROM rounds" 2>/dev/null)
 [ "$RC" = 0 ] && [ "$N" = 5412 ]

@@ -196,7 +196,7 @@ inroot dpkg-query -W -f='${Conffiles}\n' pgsc | grep -q ' /etc/audit/plugins.d/p
 	bad "/etc/audit/plugins.d/pgsc.conf is not a conffile"
 if command -v systemd-analyze >/dev/null; then
 	mkdir -p "$T/sa"
-	sed 's|^ExecStart=pgsc-collect|ExecStart=/usr/bin/pgsc-collect|; s|^ExecStartPre=auditctl|ExecStartPre=/sbin/auditctl|; s|^ExecStopPost=-auditctl|ExecStopPost=-/sbin/auditctl|' \
+	sed 's|^ExecStart=pgsc-collect|ExecStart=/usr/bin/pgsc-collect|; s|^ExecStartPre=auditctl|ExecStartPre=/sbin/auditctl|; s|^ExecStartPre=-auditctl|ExecStartPre=-/sbin/auditctl|; s|^ExecStopPost=-auditctl|ExecStopPost=-/sbin/auditctl|' \
 		"$U" >"$T/sa/pgsc-collect.service"
 	score=$(systemd-analyze security --offline=true "$T/sa/pgsc-collect.service" 2>/dev/null |
 		sed -n 's/.*Overall exposure level for pgsc-collect.service: \([0-9.]*\).*/\1/p')

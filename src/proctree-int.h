@@ -26,6 +26,9 @@ struct sysent {
 	int32_t nr;
 	uint64_t count;
 	double first, last;
+	uint64_t stored;            /* count as the open_counts row the last
+				     * live commit wrote has it; 0: no row
+				     * (proctree_each_changed_open()) */
 };
 
 struct pend {
@@ -75,7 +78,8 @@ struct proc {
 	const char *rolled;         /* syscalls already folded under this */
 	uint64_t row_sig;           /* the row the last live commit wrote
 				     * (proctree_each_changed_proc()); 0: none */
-	uint64_t open_sig;          /* its open counts as the last live
+	uint64_t open_sig;          /* the role, birth and kept records its
+				     * open counts had when the last live
 				     * commit wrote them (under open_birth):
 				     * proctree_each_changed_open(); 0: none */
 	double open_birth;

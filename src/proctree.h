@@ -91,13 +91,18 @@ struct proc_count {
 	int pending;               /* records kept one by one (at @first) */
 	uint64_t count;
 	double first, last;
+	int replace;               /* proctree_each_changed_open(): the row of
+				    * this syscall is stored; these figures
+				    * replace its own */
 };
 int proctree_each_open(struct proctree *t,
 		       int (*cb)(void *arg, const struct proc_count *c),
 		       void *arg);
 /* The same, only what changed since the last commit (@all: everything,
  * to a store that holds none): @del for the stored rows of a process that
- * go, @put for the rows written anew.  proctree_open_committed() once the
+ * go, @put for the rows written anew, and for a syscall whose row is
+ * stored and whose figures changed (proc_count.replace).
+ * proctree_open_committed() once the
  * commit is in the store; proctree_open_lost(): the next commit must
  * write all (memory ran out for the list of what to delete). */
 int proctree_each_changed_open(struct proctree *t, int all,

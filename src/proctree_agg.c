@@ -183,6 +183,7 @@ open_counts(struct proctree *t, struct proc *p,
 	c.birth = pt_proc_birth(p);
 	c.role = pt_intern(t, pt_role_of(t, p, 0, 0));
 	c.pending = 0;
+	c.replace = 0;
 	for (size_t k = 0; rc == 0 && k < p->nsys; k++) {
 		c.arch = p->sys[k].arch;
 		c.nr = p->sys[k].nr;
@@ -265,29 +266,66 @@ proctree_each_open(struct proctree *t,
 	return rc;
 }
 
-/* A signature of @p's open counts under @role and @birth: equal when a
- * commit would write the same rows. */
+/* A signature of what all of @p's open count rows share, and of its kept
+ * records: @role, @birth, the records.  Equal when a commit needs to write
+ * only the rows of syscalls whose figures changed (sysent.stored). */
 static uint64_t
 open_sig(const struct proc *p, const char *role, double birth)
 {
 	uintptr_t k[2] = { (uintptr_t)role, (uintptr_t)p->npend };
-	uint64_t h = util_hash(k, sizeof(k), (uint64_t)p->nsys);
+	uint64_t h = util_hash(k, sizeof(k), 0);
 
 	h = util_hash(&birth, sizeof(birth), h);
-	if (p->nsys > 0)
-		h = util_hash(p->sys, p->nsys * sizeof(*p->sys), h);
 	if (p->npend > 0)
 		h = util_hash(p->pend, p->npend * sizeof(*p->pend), h);
 	return h != 0 ? h : 1;
 }
 
+/* The rows of @p's syscalls that changed since the last commit, the
+ * others being as stored: a busy backend has a hundred syscalls and a
+ * few new records of two or three of them between commits. */
+static int
+open_changed_rows(struct proctree *t, struct proc *p,
+		  int (*put)(void *arg, const struct proc_count *c),
+		  void *arg)
+{
+	struct proc_count c;
+	int rc = 0;
+
+	c.pid = p->pid;
+	c.node = p->node;
+	c.birth = pt_proc_birth(p);
+	c.role = NULL;
+	c.pending = 0;
+	for (size_t k = 0; rc == 0 && k < p->nsys; k++) {
+		struct sysent *e = &p->sys[k];
+
+		if (e->count == e->stored)
+			continue;
+		if (c.role == NULL)
+			c.role = pt_intern(t, pt_role_of(t, p, 0, 0));
+		c.arch = e->arch;
+		c.nr = e->nr;
+		c.count = e->count;
+		c.first = e->first;
+		c.last = e->last;
+		c.replace = e->stored != 0;
+		rc = put(arg, &c);
+		if (rc == 0)
+			e->stored = e->count;
+	}
+	return rc;
+}
+
 /*
  * The open counts that differ from what the last commit stored: @del for
  * each process whose stored rows go (forgotten since, folded, or about to
- * be written anew), then @put for each row of a process whose counts or
- * role changed.  With @all, @put gets every open count (the store holds
- * none: a commit that cleared them).  After a commit that was rolled back,
- * proctree_rows_unwritten() and a commit with @all.
+ * be written anew: its role, birth or kept records changed), then @put
+ * for each row of such a process, and for each syscall of the others
+ * whose figures changed.  With @all, @put gets every open count (the
+ * store holds none: a commit that cleared them).  After a commit that was
+ * rolled back, proctree_rows_unwritten() and a commit with @all: the
+ * sysent.stored figures this set are then no longer true.
  */
 int
 proctree_each_changed_open(struct proctree *t, int all,
@@ -307,8 +345,10 @@ proctree_each_changed_open(struct proctree *t, int all,
 
 		if (p->nsys > 0 || p->npend > 0) {
 			sig = open_sig(p, pt_role_of(t, p, 0, 0), birth);
-			if (!all && sig == p->open_sig)
+			if (!all && sig == p->open_sig) {
+				rc = open_changed_rows(t, p, put, arg);
 				continue;
+			}
 		} else if (p->open_sig == 0) {
 			continue;
 		}
@@ -318,6 +358,8 @@ proctree_each_changed_open(struct proctree *t, int all,
 			rc = open_counts(t, p, put, arg);
 		if (rc != 0)
 			break;
+		for (size_t k = 0; k < p->nsys; k++)
+			p->sys[k].stored = p->sys[k].count;
 		p->open_sig = sig;
 		p->open_birth = birth;
 	}

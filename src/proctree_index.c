@@ -264,7 +264,7 @@ pt_sys_add(struct proctree *t, struct proc *p, uint32_t arch, int32_t nr,
 		p->capsys = ncap;
 	}
 	memmove(p->sys + lo + 1, p->sys + lo, (p->nsys - lo) * sizeof(*p->sys));
-	p->sys[lo] = (struct sysent){ arch, nr, count, first, last };
+	p->sys[lo] = (struct sysent){ arch, nr, count, first, last, 0 };
 	p->nsys++;
 }
 

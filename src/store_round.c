@@ -212,8 +212,8 @@ struct store_batch {
 	pgsc_store *st;
 	int64_t round;
 	sqlite3_stmt *agg, *proc, *rej, *sample, *open;
-	sqlite3_stmt *agg_set, *agg_del, *open_del; /* a live commit's
-						     * changes (lazily) */
+	/* a live commit's changes (prepared lazily) */
+	sqlite3_stmt *agg_set, *agg_del, *open_del, *open_set;
 };
 
 int
@@ -264,7 +264,8 @@ store_batch_free(struct store_batch *b)
 	if (b == NULL)
 		return;
 	sqlite3_stmt *owned[] = { b->agg, b->proc, b->rej, b->sample, b->open,
-				  b->agg_set, b->agg_del, b->open_del };
+				  b->agg_set, b->agg_del, b->open_del,
+				  b->open_set };
 
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		sqlite3_finalize(owned[i]);
@@ -402,6 +403,37 @@ store_live_procs(pgsc_store *st, int64_t round,
 }
 
 /*
+ * The stored open count row of one syscall of a process gets new figures
+ * (proc_count.replace): 1 when it did, 0 when there is no such row (the
+ * caller inserts it), < 0 on error.
+ */
+static int
+open_set(struct store_batch *b, const struct proc_count *c, char **cause)
+{
+	int rc = batch_stmt(b, &b->open_set,
+			"UPDATE open_counts SET count = ?7, first_seen = ?8, "
+			"last_seen = ?9 WHERE round_id = ?1 AND node = ?2 "
+			"AND pid = ?3 AND birth = ?4 AND pending = 0 AND "
+			"arch = ?5 AND nr = ?6", cause);
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(b->open_set, 1, b->round);
+	store_bind_text(b->open_set, 2, c->node != NULL ? c->node : "");
+	sqlite3_bind_int64(b->open_set, 3, c->pid);
+	sqlite3_bind_double(b->open_set, 4, c->birth);
+	sqlite3_bind_int64(b->open_set, 5, c->arch);
+	sqlite3_bind_int64(b->open_set, 6, c->nr);
+	sqlite3_bind_int64(b->open_set, 7, (sqlite3_int64)c->count);
+	sqlite3_bind_double(b->open_set, 8, c->first);
+	sqlite3_bind_double(b->open_set, 9, c->last);
+	rc = store_step_done(b->st, b->open_set, cause);
+	if (rc < 0)
+		return rc;
+	return sqlite3_changes(b->st->db) > 0;
+}
+
+/*
  * Open counts (schemas/003_open_counts.sql): what a live commit wrote for
  * the processes still open, so that a continued round can take them out of
  * the committed aggregates and give them back to their processes.
@@ -420,6 +452,11 @@ store_batch_open(struct store_batch *b, const struct proc_count *c,
 
 	if (rc < 0)
 		return rc;
+	if (c->replace) {
+		rc = open_set(b, c, cause);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
 	sqlite3_bind_int64(b->open, 1, b->round);
 	store_bind_row(b->open, 2, STORE_ROW_COUNT, c, sizeof(*c));
 	return store_step_done(b->st, b->open, cause);

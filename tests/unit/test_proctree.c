@@ -1624,6 +1624,199 @@ restart_part2(void)
 	sc_n(190, 5700, "sh", "/usr/bin/dash", NR_FSYNC, 4);
 }
 
+/*
+ * A live commit writes only the open count rows that changed: a model of
+ * the open_counts table, fed as round.c feeds the store (a row to
+ * replace must be there; a new one must not), holds after each commit
+ * exactly what proctree_each_open() lists, and a record of one syscall of
+ * a settled process is one row, replaced.
+ */
+struct model_row {
+	char node[32], role[64];
+	int64_t pid;
+	double birth, first, last;
+	int pending;
+	uint32_t arch;
+	int32_t nr;
+	uint64_t count;
+};
+
+struct model {
+	struct model_row r[256];
+	size_t n;
+	size_t puts, replaced;
+};
+
+static int
+model_same_key(const struct model_row *m, const struct proc_count *c,
+	       int first)
+{
+	return m->pid == c->pid && m->birth == c->birth &&
+	       strcmp(m->node, c->node ? c->node : "") == 0 &&
+	       m->pending == c->pending && m->arch == c->arch &&
+	       m->nr == c->nr && (!first || m->first == c->first);
+}
+
+static int
+model_del(void *arg, const char *node, int64_t pid, double birth)
+{
+	struct model *md = arg;
+	size_t k = 0;
+
+	for (size_t i = 0; i < md->n; i++)
+		if (md->r[i].pid != pid || md->r[i].birth != birth ||
+		    strcmp(md->r[i].node, node ? node : "") != 0)
+			md->r[k++] = md->r[i];
+	md->n = k;
+	return 0;
+}
+
+static void
+model_set(struct model_row *m, const struct proc_count *c)
+{
+	snprintf(m->node, sizeof(m->node), "%s", c->node ? c->node : "");
+	snprintf(m->role, sizeof(m->role), "%s", c->role);
+	m->pid = c->pid;
+	m->birth = c->birth;
+	m->pending = c->pending;
+	m->arch = c->arch;
+	m->nr = c->nr;
+	m->count = c->count;
+	m->first = c->first;
+	m->last = c->last;
+}
+
+static int
+model_put(void *arg, const struct proc_count *c)
+{
+	struct model *md = arg;
+
+	md->puts++;
+	for (size_t i = 0; i < md->n; i++) {
+		if (!model_same_key(&md->r[i], c, !c->replace))
+			continue;
+		/* the statement of an insert adds (kept records of one time) */
+		assert_true(c->replace || c->pending);
+		if (c->replace) {
+			assert_int_equal(c->pending, 0);
+			assert_string_equal(md->r[i].role, c->role);
+			md->replaced++;
+			md->r[i].count = c->count;
+		} else {
+			md->r[i].count += c->count;
+		}
+		md->r[i].first = c->first;
+		md->r[i].last = c->last;
+		return 0;
+	}
+	/* a row to replace is in the store */
+	assert_false(c->replace);
+	assert_true(md->n < ARRAY_SIZE(md->r));
+	model_set(&md->r[md->n++], c);
+	return 0;
+}
+
+static int
+model_list(void *arg, const struct proc_count *c)
+{
+	struct model *md = arg;
+
+	for (size_t i = 0; i < md->n; i++)
+		if (model_same_key(&md->r[i], c, 1)) {
+			md->r[i].count += c->count;
+			return 0;
+		}
+	assert_true(md->n < ARRAY_SIZE(md->r));
+	model_set(&md->r[md->n++], c);
+	return 0;
+}
+
+static int
+model_cmp(const void *a, const void *b)
+{
+	const struct model_row *x = a, *y = b;
+	int c = strcmp(x->node, y->node);
+
+	if (c == 0)
+		c = (x->pid > y->pid) - (x->pid < y->pid);
+	if (c == 0)
+		c = (x->birth > y->birth) - (x->birth < y->birth);
+	if (c == 0)
+		c = x->pending - y->pending;
+	if (c == 0)
+		c = (x->arch > y->arch) - (x->arch < y->arch);
+	if (c == 0)
+		c = (x->nr > y->nr) - (x->nr < y->nr);
+	if (c == 0)
+		c = (x->first > y->first) - (x->first < y->first);
+	return c;
+}
+
+/* One live commit into @md; the rows it holds are then the tree's. */
+static void
+model_commit(struct model *md, int all)
+{
+	struct model *want = calloc(1, sizeof(*want));
+
+	assert_non_null(want);
+	if (all)
+		md->n = 0;
+	md->puts = md->replaced = 0;
+	assert_int_equal(proctree_each_changed_open(tree, all, model_del,
+						    model_put, md), 0);
+	proctree_open_committed(tree);
+	assert_int_equal(proctree_each_open(tree, model_list, want), 0);
+	assert_int_equal(md->n, want->n);
+	qsort(md->r, md->n, sizeof(md->r[0]), model_cmp);
+	qsort(want->r, want->n, sizeof(want->r[0]), model_cmp);
+	for (size_t i = 0; i < md->n; i++) {
+		assert_int_equal(model_cmp(&md->r[i], &want->r[i]), 0);
+		assert_int_equal(md->r[i].count, want->r[i].count);
+		assert_true(md->r[i].last == want->r[i].last);
+		assert_string_equal(md->r[i].role, want->r[i].role);
+	}
+	free(want);
+}
+
+static void
+test_open_rows_changed(void **state)
+{
+	struct model *md = calloc(1, sizeof(*md));
+
+	(void)state;
+	assert_non_null(md);
+	restart_part1();
+	model_commit(md, 1);
+	assert_true(md->n > 5);
+	/* nothing new: nothing written */
+	model_commit(md, 0);
+	assert_int_equal(md->puts, 0);
+	/* one more record of a syscall the postmaster has: its row only */
+	pg(190, PM, NR_ACCEPT, 1);
+	model_commit(md, 0);
+	assert_int_equal(md->puts, 1);
+	assert_int_equal(md->replaced, 1);
+	/* a syscall it did not have: one new row */
+	pg(191, PM, NR_DUP2, 2);
+	model_commit(md, 0);
+	assert_int_equal(md->puts, 1);
+	assert_int_equal(md->replaced, 0);
+	/* roles learnt, kept records settled, an exit, a record earlier
+	 * than the first of its row */
+	restart_part2();
+	pg(5, PM, NR_BIND, 1);
+	model_commit(md, 0);
+	/* a commit rolled back: everything again, into a cleared table */
+	pg(600, PM, NR_ACCEPT, 1);
+	proctree_rows_unwritten(tree);
+	model_commit(md, 1);
+	pg(601, PM, NR_ACCEPT, 1);
+	model_commit(md, 0);
+	assert_int_equal(md->puts, 1);
+	assert_int_equal(md->replaced, 1);
+	free(md);
+}
+
 static void
 test_restart_reattributes(void **state)
 {
@@ -2202,6 +2395,8 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_reattributes,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_rows_changed, setup,
+						teardown),
 		cmocka_unit_test(test_title_role),
 		cmocka_unit_test(test_title_role_spaces),
 		cmocka_unit_test(test_title_role_pg18),

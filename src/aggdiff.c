@@ -30,6 +30,8 @@ struct aggdiff_row {
 		const char *example_exe; /* interned, or NULL */
 	} cur, stored;
 	unsigned has_stored : 1;    /* the store holds the row as ->stored */
+	int64_t rowid;              /* the store's, as the last write gave it
+				     * (0: not known) */
 };
 
 static const char *
@@ -145,12 +147,13 @@ same(const struct vals *a, const struct vals *b)
 
 int
 aggdiff_each_change(struct aggdiff *d, int all,
-		    int (*put)(void *arg, const struct role_agg *a),
+		    int (*put)(void *arg, const struct role_agg *a,
+			       int64_t *rowid),
 		    int (*del)(void *arg, const struct role_agg *a),
 		    void *arg)
 {
 	for (size_t i = 0; i < d->nslot; i++) {
-		const struct aggdiff_row *r = d->slot[i];
+		struct aggdiff_row *r = d->slot[i];
 		const struct vals *v;
 		struct role_agg a;
 		int rc;
@@ -172,7 +175,7 @@ aggdiff_each_change(struct aggdiff *d, int all,
 			.example_pid = v->example_pid,
 			.example_exe = v->example_exe, .node = r->node,
 		};
-		rc = r->gen == d->gen ? put(arg, &a) : del(arg, &a);
+		rc = r->gen == d->gen ? put(arg, &a, &r->rowid) : del(arg, &a);
 		if (rc != 0)
 			return rc;
 	}
@@ -203,8 +206,10 @@ void
 aggdiff_forget(struct aggdiff *d)
 {
 	for (size_t i = 0; i < d->nslot; i++)
-		if (d->slot[i] != NULL)
+		if (d->slot[i] != NULL) {
 			d->slot[i]->has_stored = 0;
+			d->slot[i]->rowid = 0;
+		}
 }
 
 void

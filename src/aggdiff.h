@@ -25,10 +25,14 @@ struct aggdiff {
 void aggdiff_begin(struct aggdiff *d);
 int aggdiff_add(struct aggdiff *d, const struct role_agg *a);
 /* @put for each row new or changed since the last committed state (every
- * row of this commit with @all), @del for each committed row this commit
- * did not give; stops at the first nonzero return. */
+ * row of this commit with @all), with the store's rowid of the row as the
+ * last @put left it (0: not known; @put sets it), @del for each committed
+ * row this commit did not give; stops at the first nonzero return.  A
+ * rowid is a hint to be checked: a rolled back commit or another program
+ * can make it another row's. */
 int aggdiff_each_change(struct aggdiff *d, int all,
-			int (*put)(void *arg, const struct role_agg *a),
+			int (*put)(void *arg, const struct role_agg *a,
+				   int64_t *rowid),
 			int (*del)(void *arg, const struct role_agg *a),
 			void *arg);
 void aggdiff_committed(struct aggdiff *d);

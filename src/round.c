@@ -200,11 +200,11 @@ snap_agg(void *arg, const struct role_agg *a)
 }
 
 static int
-snap_put(void *arg, const struct role_agg *a)
+snap_put(void *arg, const struct role_agg *a, int64_t *rowid)
 {
 	struct round_batch *w = arg;
 
-	return store_batch_agg_set(w->b, a, w->cause);
+	return store_batch_agg_set(w->b, a, rowid, w->cause);
 }
 
 static int

@@ -88,7 +88,7 @@ int store_round_aggs(pgsc_store *st, int64_t round,
 int store_round_clear_snapshot(pgsc_store *st, int64_t round, int all,
 			       char **cause);
 int store_batch_agg_set(struct store_batch *b, const struct role_agg *a,
-			char **cause);
+			int64_t *rowid, char **cause);
 int store_batch_agg_del(struct store_batch *b, const struct role_agg *a,
 			char **cause);
 int store_batch_open_del(struct store_batch *b, const char *node,

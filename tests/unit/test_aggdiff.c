@@ -20,10 +20,13 @@
 struct seen {
 	char text[2048];
 	int nput, ndel;
+	int known;                  /* puts that came with a rowid */
 };
 
+static int64_t last_rowid;
+
 static int
-put(void *arg, const struct role_agg *a)
+put(void *arg, const struct role_agg *a, int64_t *rowid)
 {
 	struct seen *s = arg;
 	size_t n = strlen(s->text);
@@ -32,6 +35,11 @@ put(void *arg, const struct role_agg *a)
 		 a->node, a->role, a->nr, (unsigned long long)a->count,
 		 a->first, a->last, (long long)a->example_pid);
 	s->nput++;
+	/* the store's: a new row gets one, a row written before keeps it */
+	if (*rowid != 0)
+		s->known++;
+	else
+		*rowid = ++last_rowid;
 	return 0;
 }
 
@@ -126,6 +134,7 @@ test_diff(void **state)
 	commit_a(&d);
 	s = changes(&d, 0);
 	assert_int_equal(s.nput, 3);
+	assert_int_equal(s.known, 0);
 	aggdiff_committed(&d);
 
 	/* the same rows: nothing to write */
@@ -133,9 +142,10 @@ test_diff(void **state)
 	s = changes(&d, 0);
 	assert_int_equal(s.nput, 0);
 	assert_int_equal(s.ndel, 0);
-	/* with all, every row */
+	/* with all, every row, each with the rowid its put gave */
 	s = changes(&d, 1);
 	assert_int_equal(s.nput, 3);
+	assert_int_equal(s.known, 3);
 	aggdiff_committed(&d);
 
 	/* one changed, one gone (its role learnt: walwriter's row moved to
@@ -147,6 +157,8 @@ test_diff(void **state)
 	assert_non_null(strstr(s.text, "-/walwriter/3 "));
 	assert_non_null(strstr(s.text, "+/client backend/2=2@1-3:21 "));
 	assert_non_null(strstr(s.text, "+/checkpointer/3=1@1-1:22 "));
+	/* the client backend's row has its rowid; the new key none */
+	assert_int_equal(s.known, 1);
 
 	/* rolled back: the next commit compares with the stored rows again */
 	commit_b(&d);
@@ -185,6 +197,8 @@ test_forget_many(void **state)
 		assert_int_equal(aggdiff_each_change(&d, 0, put, del, &s), 0);
 		assert_int_equal(s.nput, 5000);
 		assert_int_equal(s.ndel, 0);
+		/* forgotten: no rowid is taken as the store's */
+		assert_int_equal(s.known, 0);
 		aggdiff_committed(&d);
 	}
 	aggdiff_begin(&d);

@@ -3,6 +3,7 @@
  * and migrating a store, importing a small real log once, reporting. */
 #include "unit.h"
 #include "filter.h"
+#include "store.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -133,6 +134,96 @@ test_open_creates_0600(void **state)
 	assert_int_equal(sb.st_mode & 07777, 0600);
 
 	pgsc_store_free(NULL);
+}
+
+/* The count of aggregate row (node '', @role, nr @nr) of @path's round 1,
+ * read with SQLite itself; -1: none. */
+static int64_t
+agg_count(const char *path, const char *role, int nr)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t n = -1;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count FROM aggregates "
+					    "WHERE round_id = 1 AND node = '' "
+					    "AND role = ?1 AND nr = ?2", -1,
+					    &s, NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, role, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, nr);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return n;
+}
+
+/* One aggregate row of a live commit's changes in its own transaction. */
+static void
+agg_set(pgsc_store *st, const char *role, int nr, uint64_t count,
+	int64_t *rowid)
+{
+	struct role_agg a = {
+		.role = role, .arch = 0xc000003e, .nr = nr, .count = count,
+		.first = 1, .last = 2, .example_pid = 7,
+		.example_exe = "/usr/bin/postgres", .node = NULL,
+	};
+	struct store_batch *b = NULL;
+	char *cause = NULL;
+
+	assert_int_equal(store_begin(st, &cause), 0);
+	assert_int_equal(store_batch_new(st, 1, &b, &cause), 0);
+	assert_int_equal(store_batch_agg_set(b, &a, rowid, &cause), 0);
+	store_batch_free(b);
+	assert_int_equal(store_commit(st, &cause), 0);
+	assert_null(cause);
+}
+
+/*
+ * A live commit updates a changed aggregate row by the rowid its first
+ * write got, and checks the key: a rowid that is another row's (a rolled
+ * back insert's, a VACUUM's renumbering) updates nothing of that row, and
+ * the row is written by its key.
+ */
+static void
+test_agg_rowid(void **state)
+{
+	char path[512];
+	pgsc_store *st = NULL;
+	char *cause = NULL;
+	int64_t id = 0, r1 = 0, r2 = 0, stale;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "rowid.db");
+	unlink(path);
+	assert_int_equal(pgsc_store_open(path, 0, &st, &cause), 0);
+	assert_int_equal(store_begin(st, &cause), 0);
+	assert_int_equal(store_round_new(st, "t", "live", 1, &id, &cause), 0);
+	assert_int_equal(store_commit(st, &cause), 0);
+	assert_int_equal(id, 1);
+	/* new rows: rowids given */
+	agg_set(st, "client backend", 0, 3, &r1);
+	agg_set(st, "checkpointer", 0, 5, &r2);
+	assert_true(r1 > 0 && r2 > 0 && r1 != r2);
+	/* by its rowid */
+	stale = r1;
+	agg_set(st, "client backend", 0, 4, &r1);
+	assert_int_equal(r1, stale);
+	assert_int_equal(agg_count(path, "client backend", 0), 4);
+	/* another row's rowid: that row stays, this one is written */
+	stale = r2;
+	agg_set(st, "client backend", 0, 6, &stale);
+	assert_int_equal(agg_count(path, "client backend", 0), 6);
+	assert_int_equal(agg_count(path, "checkpointer", 0), 5);
+	assert_int_equal(stale, 0);
+	/* no rowid, a row there: by its key */
+	stale = 0;
+	agg_set(st, "checkpointer", 0, 8, &stale);
+	assert_int_equal(agg_count(path, "checkpointer", 0), 8);
+	assert_int_equal(agg_count(path, "client backend", 0), 6);
+	pgsc_store_free(st);
 }
 
 static void
@@ -626,6 +717,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_creates_0600),
+		cmocka_unit_test(test_agg_rowid),
 		cmocka_unit_test(test_open_readonly_missing),
 		cmocka_unit_test(test_open_not_a_store),
 		cmocka_unit_test(test_report_empty_store),

@@ -232,10 +232,18 @@ note "per-type proof: $(grep -c . "$W/types") types under their own lists ($(tr 
 # The proof store: nothing lost while it was collected.
 # A proof that logged nothing is "no data" there (exit 1, as for any store
 # without records); "records may be missing" wins over it, so "no data"
-# says that nothing was lost.
-"$BINDIR/pgsc-report" --db "$W/it/proof.db" --check-complete >"$W/proof.complete" 2>&1 ||
-	grep -qE '^rounds [0-9]+-[0-9]+: .*: no data$' "$W/proof.complete" ||
-	fail "the proof rounds may have lost records: $(cat "$W/proof.complete")"
+# says that nothing was lost.  Records only of programs outside the
+# servers (another filter in log mode on this machine: 4 records came so
+# in a run of 2026-12-06) make it "not usable", with every loss figure 0,
+# as pgsc-iterate's own check takes it; their programs are said.
+if ! "$BINDIR/pgsc-report" --db "$W/it/proof.db" --check-complete >"$W/proof.complete" 2>&1 &&
+	! grep -qE '^rounds [0-9]+-[0-9]+: .*: no data$' "$W/proof.complete"; then
+	head -n 1 "$W/proof.complete" |
+		grep -qE '^rounds [0-9]+-[0-9]+: kernel lost 0, serial gaps 0, rotation gaps 0, drain timeouts 0, unattributed 0 of [0-9]+(, foreign [0-9]+)?: ' &&
+		grep -qE '^none of the [0-9]+ records .* \(0 unattributed, 0 foreign, [0-9]+ unrelated, 0 standalone\)' "$W/proof.complete" ||
+		fail "the proof rounds may have lost records: $(cat "$W/proof.complete")"
+	note "the proof store holds records only of programs outside the servers: $(sqlite3 "$W/it/proof.db" "SELECT group_concat(role || ' ' || coalesce(exe, '?') || ' (' || coalesce(comm, '?') || ') ' || records, '; ') FROM processes WHERE records > 0" 2>&1 | tr -cd '[:print:]')"
+fi
 T_LOOP=$(date +%s)
 note "loop: converged after round $n ($nsteps steps a round); proof: $total tests, identical to the baseline, 0 denials ($((T_LOOP - T_LOCKED)) s)"
 

@@ -267,12 +267,15 @@ proctree_each_open(struct proctree *t,
 }
 
 /* A signature of what all of @p's open count rows share, and of its kept
- * records: @role, @birth, the records.  Equal when a commit needs to write
- * only the rows of syscalls whose figures changed (sysent.stored). */
+ * records: @role, @birth, the records, and the role its counts were
+ * folded under (a fold empties ->sys: the rows of before must go).  Equal
+ * when a commit needs to write only the rows of syscalls whose figures
+ * changed (sysent.stored). */
 static uint64_t
 open_sig(const struct proc *p, const char *role, double birth)
 {
-	uintptr_t k[2] = { (uintptr_t)role, (uintptr_t)p->npend };
+	uintptr_t k[3] = { (uintptr_t)role, (uintptr_t)p->npend,
+			   (uintptr_t)p->rolled };
 	uint64_t h = util_hash(k, sizeof(k), 0);
 
 	h = util_hash(&birth, sizeof(birth), h);

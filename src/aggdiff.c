@@ -34,10 +34,32 @@ struct aggdiff_row {
 				     * (0: not known) */
 };
 
+/*
+ * @s interned.  A commit adds a row per open process and syscall, and
+ * their node, role and exe strings are few and the same objects again and
+ * again: a small table by address, emptied by aggdiff_begin(), skips the
+ * hash table (at 100 nodes the interning was 4% of the collector's time).
+ * A hit is compared all the same: a caller may give the same buffer with
+ * another text.
+ */
 static const char *
 intern(struct aggdiff *d, const char *s)
 {
-	return s == NULL ? NULL : strhash_intern(&d->names, s);
+	size_t i;
+	const char *r;
+
+	if (s == NULL)
+		return NULL;
+	i = (size_t)(((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> 56) &
+	    (AGGDIFF_ICACHE - 1);
+	if (d->ic_from[i] == s && strcmp(d->ic_to[i], s) == 0)
+		return d->ic_to[i];
+	r = strhash_intern(&d->names, s);
+	if (r != NULL) {
+		d->ic_from[i] = s;
+		d->ic_to[i] = r;
+	}
+	return r;
 }
 
 static size_t
@@ -89,6 +111,7 @@ rehash(struct aggdiff *d, size_t nslot, int drop_gone)
 void
 aggdiff_begin(struct aggdiff *d)
 {
+	memset(d->ic_from, 0, sizeof(d->ic_from));
 	d->gen++;
 	if (d->gen == 0)
 		d->gen = 1;

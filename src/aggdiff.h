@@ -8,11 +8,16 @@
 
 struct aggdiff_row;
 
+#define AGGDIFF_ICACHE 256
+
 struct aggdiff {
 	struct aggdiff_row **slot;  /* open addressing, a power of two */
 	size_t nslot, n;
 	struct strhash names;       /* node, role and exe strings, interned */
 	uint32_t gen;               /* the commit being put together */
+	/* strings already interned, by their address (a hint: checked),
+	 * emptied by aggdiff_begin() */
+	const char *ic_from[AGGDIFF_ICACHE], *ic_to[AGGDIFF_ICACHE];
 };
 
 /* A commit's rows: aggdiff_begin(), aggdiff_add() for each row given to

@@ -478,23 +478,18 @@ store_live_procs(pgsc_store *st, int64_t round,
 static int
 open_set(struct store_batch *b, const struct proc_count *c, char **cause)
 {
+	/* the parameters of store_bind_row()'s open count (?4, the role,
+	 * is the row's already) */
 	int rc = batch_stmt(b, &b->open_set,
-			"UPDATE open_counts SET count = ?7, first_seen = ?8, "
-			"last_seen = ?9 WHERE round_id = ?1 AND node = ?2 "
-			"AND pid = ?3 AND birth = ?4 AND pending = 0 AND "
+			"UPDATE open_counts SET count = ?8, first_seen = ?9, "
+			"last_seen = ?10 WHERE round_id = ?1 AND node = ?11 "
+			"AND pid = ?2 AND birth = ?3 AND pending = ?7 AND "
 			"arch = ?5 AND nr = ?6", cause);
 
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(b->open_set, 1, b->round);
-	store_bind_text(b->open_set, 2, c->node != NULL ? c->node : "");
-	sqlite3_bind_int64(b->open_set, 3, c->pid);
-	sqlite3_bind_double(b->open_set, 4, c->birth);
-	sqlite3_bind_int64(b->open_set, 5, c->arch);
-	sqlite3_bind_int64(b->open_set, 6, c->nr);
-	sqlite3_bind_int64(b->open_set, 7, (sqlite3_int64)c->count);
-	sqlite3_bind_double(b->open_set, 8, c->first);
-	sqlite3_bind_double(b->open_set, 9, c->last);
+	store_bind_row(b->open_set, 2, STORE_ROW_COUNT, c, sizeof(*c));
 	rc = store_step_done(b->st, b->open_set, cause);
 	if (rc < 0)
 		return rc;

@@ -226,6 +226,86 @@ test_agg_rowid(void **state)
 	pgsc_store_free(st);
 }
 
+/* An open count row of @path's round 1 (pid 42, not kept one by one):
+ * its count, first and last "c@f-l"; "" none. */
+static void
+open_row(const char *path, int nr, char *out, size_t sz)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	*out = '\0';
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count, first_seen, "
+					    "last_seen, role FROM open_counts "
+					    "WHERE round_id = 1 AND pid = 42 "
+					    "AND pending = 0 AND nr = ?1", -1,
+					    &s, NULL), SQLITE_OK);
+	sqlite3_bind_int(s, 1, nr);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		snprintf(out, sz, "%lld@%g-%g %s", sqlite3_column_int64(s, 0),
+			 sqlite3_column_double(s, 1),
+			 sqlite3_column_double(s, 2),
+			 (const char *)sqlite3_column_text(s, 3));
+	assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
+
+static void
+open_put(pgsc_store *st, int nr, uint64_t count, double first, double last,
+	 int replace)
+{
+	struct proc_count c = {
+		.pid = 42, .node = NULL, .birth = 1, .role = "client backend",
+		.arch = 0xc000003e, .nr = nr, .pending = 0, .count = count,
+		.first = first, .last = last, .replace = replace,
+	};
+	struct store_batch *b = NULL;
+	char *cause = NULL;
+
+	assert_int_equal(store_begin(st, &cause), 0);
+	assert_int_equal(store_batch_new(st, 1, &b, &cause), 0);
+	assert_int_equal(store_batch_open(b, &c, &cause), 0);
+	store_batch_free(b);
+	assert_int_equal(store_commit(st, &cause), 0);
+	assert_null(cause);
+}
+
+/* A live commit replaces the figures of a stored open count row (one
+ * syscall of a process whose role and birth did not change), its first
+ * time earlier included, and inserts it when it is not there. */
+static void
+test_open_count_replace(void **state)
+{
+	char path[512], row[128];
+	pgsc_store *st = NULL;
+	char *cause = NULL;
+	int64_t id = 0;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "opencount.db");
+	unlink(path);
+	assert_int_equal(pgsc_store_open(path, 0, &st, &cause), 0);
+	assert_int_equal(store_begin(st, &cause), 0);
+	assert_int_equal(store_round_new(st, "t", "live", 1, &id, &cause), 0);
+	assert_int_equal(store_commit(st, &cause), 0);
+	open_put(st, 0, 3, 5, 6, 0);
+	open_row(path, 0, row, sizeof(row));
+	assert_string_equal(row, "3@5-6 client backend");
+	open_put(st, 0, 7, 4, 9, 1);
+	open_row(path, 0, row, sizeof(row));
+	assert_string_equal(row, "7@4-9 client backend");
+	/* no row to replace: written */
+	open_put(st, 1, 2, 1, 2, 1);
+	open_row(path, 1, row, sizeof(row));
+	assert_string_equal(row, "2@1-2 client backend");
+	open_row(path, 0, row, sizeof(row));
+	assert_string_equal(row, "7@4-9 client backend");
+	pgsc_store_free(st);
+}
+
 static void
 test_open_readonly_missing(void **state)
 {
@@ -718,6 +798,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_creates_0600),
 		cmocka_unit_test(test_agg_rowid),
+		cmocka_unit_test(test_open_count_replace),
 		cmocka_unit_test(test_open_readonly_missing),
 		cmocka_unit_test(test_open_not_a_store),
 		cmocka_unit_test(test_report_empty_store),

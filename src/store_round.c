@@ -289,27 +289,41 @@ batch_stmt(struct store_batch *b, sqlite3_stmt **s, const char *sql,
 	return *s != NULL ? 0 : store_prep(b->st, sql, s, cause);
 }
 
+/* @sql (prepared lazily in *@s) with ?1 the batch's round, ?2.. the row
+ * @row of @kind and, when @rowid_at > 0, @rowid at that parameter: how
+ * many rows it changed, or < 0. */
+static int
+batch_row_step(struct store_batch *b, sqlite3_stmt **s, const char *sql,
+	       enum store_row kind, const void *row, size_t size,
+	       int rowid_at, int64_t rowid, char **cause)
+{
+	int rc = batch_stmt(b, s, sql, cause);
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(*s, 1, b->round);
+	store_bind_row(*s, 2, kind, row, size);
+	if (rowid_at > 0)
+		sqlite3_bind_int64(*s, rowid_at, rowid);
+	rc = store_step_done(b->st, *s, cause);
+	return rc < 0 ? rc : sqlite3_changes(b->st->db);
+}
+
 /* The aggregate row of rowid @rowid, if it is still @a's key's, gets @a's
  * values: 1 when it did, 0 when there is no such row, < 0 on error. */
 static int
 agg_update(struct store_batch *b, const struct role_agg *a, int64_t rowid,
 	   char **cause)
 {
-	int rc = batch_stmt(b, &b->agg_upd,
-			"UPDATE aggregates SET count = ?5, first_seen = ?6, "
-			"last_seen = ?7, example_pid = ?8, example_exe = ?9 "
-			"WHERE rowid = ?11 AND round_id = ?1 AND node = ?10 "
-			"AND role = ?2 AND arch = ?3 AND nr = ?4", cause);
+	int rc = batch_row_step(b, &b->agg_upd,
+				"UPDATE aggregates SET count = ?5, first_seen = "
+				"?6, last_seen = ?7, example_pid = ?8, "
+				"example_exe = ?9 WHERE rowid = ?11 AND "
+				"round_id = ?1 AND node = ?10 AND role = ?2 AND "
+				"arch = ?3 AND nr = ?4", STORE_ROW_AGG, a,
+				sizeof(*a), 11, rowid, cause);
 
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(b->agg_upd, 1, b->round);
-	store_bind_row(b->agg_upd, 2, STORE_ROW_AGG, a, sizeof(*a));
-	sqlite3_bind_int64(b->agg_upd, 11, rowid);
-	rc = store_step_done(b->st, b->agg_upd, cause);
-	if (rc < 0)
-		return rc;
-	return sqlite3_changes(b->st->db) > 0;
+	return rc < 0 ? rc : rc > 0;
 }
 
 /* @a's row, if its key has none: 1 when it was inserted (*@rowid its
@@ -318,21 +332,15 @@ static int
 agg_insert(struct store_batch *b, const struct role_agg *a, int64_t *rowid,
 	   char **cause)
 {
-	int rc = batch_stmt(b, &b->agg_new,
-			"INSERT OR IGNORE INTO aggregates (round_id, role, "
-			"arch, nr, count, first_seen, last_seen, "
-			"example_pid, example_exe, node) VALUES (?1, ?2, "
-			"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", cause);
+	int rc = batch_row_step(b, &b->agg_new,
+				"INSERT OR IGNORE INTO aggregates (round_id, "
+				"role, arch, nr, count, first_seen, last_seen, "
+				"example_pid, example_exe, node) VALUES (?1, "
+				"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+				STORE_ROW_AGG, a, sizeof(*a), 0, 0, cause);
 
-	if (rc < 0)
+	if (rc <= 0)
 		return rc;
-	sqlite3_bind_int64(b->agg_new, 1, b->round);
-	store_bind_row(b->agg_new, 2, STORE_ROW_AGG, a, sizeof(*a));
-	rc = store_step_done(b->st, b->agg_new, cause);
-	if (rc < 0)
-		return rc;
-	if (sqlite3_changes(b->st->db) == 0)
-		return 0;
 	*rowid = sqlite3_last_insert_rowid(b->st->db);
 	return 1;
 }
@@ -480,20 +488,14 @@ open_set(struct store_batch *b, const struct proc_count *c, char **cause)
 {
 	/* the parameters of store_bind_row()'s open count (?4, the role,
 	 * is the row's already) */
-	int rc = batch_stmt(b, &b->open_set,
-			"UPDATE open_counts SET count = ?8, first_seen = ?9, "
-			"last_seen = ?10 WHERE round_id = ?1 AND node = ?11 "
-			"AND pid = ?2 AND birth = ?3 AND pending = ?7 AND "
-			"arch = ?5 AND nr = ?6", cause);
+	int rc = batch_row_step(b, &b->open_set,
+				"UPDATE open_counts SET count = ?8, first_seen "
+				"= ?9, last_seen = ?10 WHERE round_id = ?1 AND "
+				"node = ?11 AND pid = ?2 AND birth = ?3 AND "
+				"pending = ?7 AND arch = ?5 AND nr = ?6",
+				STORE_ROW_COUNT, c, sizeof(*c), 0, 0, cause);
 
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(b->open_set, 1, b->round);
-	store_bind_row(b->open_set, 2, STORE_ROW_COUNT, c, sizeof(*c));
-	rc = store_step_done(b->st, b->open_set, cause);
-	if (rc < 0)
-		return rc;
-	return sqlite3_changes(b->st->db) > 0;
+	return rc < 0 ? rc : rc > 0;
 }
 
 /*

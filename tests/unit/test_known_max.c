@@ -158,17 +158,22 @@ test_filter_enosys(void **state)
 	assert_int_not_equal(errno_under(400, base, 2, 434), EPERM);
 	/* no unknown part below the first number: 39 (getpid) keeps EPERM */
 	assert_int_equal(errno_under(400, base, 1, 39), EPERM);
+	/* restart_syscall is allowed though no list names it: with nothing
+	 * to restart the kernel answers EINTR, not the filter EPERM */
+	assert_int_equal(errno_under(max, base, 1, SYS_restart_syscall), EINTR);
 }
 
 /* The program libseccomp itself exports to a temporary file for the
  * filter build_ctx() makes without an unknown part: default @def,
- * the compat arch, logging, one allow rule per number of @nr. */
+ * the compat arch, logging, one allow rule per number of @nr, and
+ * restart_syscall allowed (src/filter_build.c: every filter allows it). */
 static size_t
 libseccomp_bpf(uint32_t def, const int *nr, size_t n, char *buf, size_t cap)
 {
 	scmp_filter_ctx ctx = seccomp_init(def);
 	FILE *f = tmpfile();
 	size_t got;
+	int rc;
 
 	assert_non_null(ctx);
 	assert_non_null(f);
@@ -177,6 +182,9 @@ libseccomp_bpf(uint32_t def, const int *nr, size_t n, char *buf, size_t cap)
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr[i], 0),
 				 0);
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
+			      seccomp_syscall_resolve_name("restart_syscall"), 0);
+	assert_true(rc == 0 || rc == -EEXIST);
 	assert_int_equal(seccomp_export_bpf(ctx, fileno(f)), 0);
 	rewind(f);
 	got = fread(buf, 1, cap, f);

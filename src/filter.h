@@ -43,6 +43,8 @@ int filter_build_load(uint32_t def, const struct filter_rule *r, size_t n,
  * them, and pgsc-report adds them to every global list it prints.
  * NULL-terminated. */
 extern const char *const filter_needs[];
+/* allowed by every filter built here unless a rule names it */
+extern const char filter_resume_call[];
 /* The same filter as BPF (struct sock_filter), malloc'd, at most
  * FILTER_BPF_MAX bytes (BPF_MAXINSNS instructions of 8 bytes). */
 #define FILTER_BPF_MAX (4096 * 8)

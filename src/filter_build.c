@@ -49,7 +49,7 @@ const char *const filter_needs[] = {
  * rounds had seen none.  systemd's @default and container runtimes'
  * default profiles allow it too.
  */
-static const char restart_name[] = "restart_syscall";
+const char filter_resume_call[] = "restart_syscall";
 
 /* The end of the unknown part above @max: the last number of the block
  * of 1024 that holds it (1023 on x86_64 and i386, 5119 on MIPS o32,
@@ -132,8 +132,8 @@ add_rules(scmp_filter_ctx ctx, uint32_t def, const struct filter_rule *r,
 			return rc;
 		}
 	}
-	if (def != SCMP_ACT_ALLOW && !named(r, n, -1, restart_name)) {
-		int k = seccomp_syscall_resolve_name(restart_name);
+	if (def != SCMP_ACT_ALLOW && !named(r, n, -1, filter_resume_call)) {
+		int k = seccomp_syscall_resolve_name(filter_resume_call);
 
 		rc = k == __NR_SCMP_ERROR ? 0
 					  : seccomp_rule_add(ctx, SCMP_ACT_ALLOW,

@@ -167,6 +167,16 @@ proctree_finish(struct proctree *t)
 	return t->oom ? -ENOMEM : 0;
 }
 
+/* @c for the rows of process @p: its key, not pending, no role yet. */
+static void
+count_begin(struct proc_count *c, const struct proc *p)
+{
+	memset(c, 0, sizeof(*c));
+	c->pid = p->pid;
+	c->node = p->node;
+	c->birth = pt_proc_birth(p);
+}
+
 /*
  * The counts of open process @p, one entry per syscall and then one per
  * kept record, under the role it would have now.
@@ -178,12 +188,8 @@ open_counts(struct proctree *t, struct proc *p,
 	struct proc_count c;
 	int rc = 0;
 
-	c.pid = p->pid;
-	c.node = p->node;
-	c.birth = pt_proc_birth(p);
+	count_begin(&c, p);
 	c.role = pt_intern(t, pt_role_of(t, p, 0, 0));
-	c.pending = 0;
-	c.replace = 0;
 	for (size_t k = 0; rc == 0 && k < p->nsys; k++) {
 		c.arch = p->sys[k].arch;
 		c.nr = p->sys[k].nr;
@@ -295,11 +301,7 @@ open_changed_rows(struct proctree *t, struct proc *p,
 	struct proc_count c;
 	int rc = 0;
 
-	c.pid = p->pid;
-	c.node = p->node;
-	c.birth = pt_proc_birth(p);
-	c.role = NULL;
-	c.pending = 0;
+	count_begin(&c, p);
 	for (size_t k = 0; rc == 0 && k < p->nsys; k++) {
 		struct sysent *e = &p->sys[k];
 

@@ -81,6 +81,7 @@ struct lists {
 	size_t nnotes[2];
 	struct strset needs;            /* the module's, added (report_needs.c) */
 	struct strset startup;          /* the postmaster's start-up, added */
+	struct strset resume;           /* restart_syscall, added */
 };
 
 /* What report_open() opens. */

@@ -355,6 +355,7 @@ report_lists_free(struct lists *L)
 	}
 	strset_free(&L->needs);
 	strset_free(&L->startup);
+	strset_free(&L->resume);
 }
 
 static int

@@ -75,10 +75,26 @@ report_needs_json(FILE *out, const struct lists *L)
  */
 static const char *const startup_calls[] = { "chdir", "fstatfs", NULL };
 
+/* Add @name to the global list of @L and to @added, if it exists on
+ * @arch and the list lacks it.  Returns 0 or -ENOMEM. */
+static int
+needs_one(struct lists *L, struct strset *added, const char *name,
+	  uint32_t arch)
+{
+	if (strset_has(&L->l[0], name) ||
+	    seccomp_syscall_resolve_name_arch(arch, name) < 0)
+		return 0;
+	if (strset_add(&L->l[0], name) < 0 || strset_add(added, name) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /**
  * For the outside loaders' formats: add to the global list of @L the
  * start-up calls it lacks (on its target arch), remembered in
- * L->startup.  An empty list stays empty.
+ * L->startup, and restart_syscall, remembered in L->resume: the module's
+ * and pgsc-exec's filters allow it whatever the list (filter_build.c),
+ * and a profile must say so itself.  An empty list stays empty.
  * Returns 0 or -ENOMEM.
  */
 int
@@ -88,15 +104,10 @@ report_needs_startup(struct lists *L)
 
 	if (L->l[0].n == 0)
 		return 0;
-	for (const char *const *n = startup_calls; *n != NULL; n++) {
-		if (strset_has(&L->l[0], *n) ||
-		    seccomp_syscall_resolve_name_arch(arch, *n) < 0)
-			continue;
-		if (strset_add(&L->l[0], *n) < 0 ||
-		    strset_add(&L->startup, *n) < 0)
+	for (const char *const *n = startup_calls; *n != NULL; n++)
+		if (needs_one(L, &L->startup, *n, arch) < 0)
 			return -ENOMEM;
-	}
-	return 0;
+	return needs_one(L, &L->resume, filter_resume_call, arch);
 }
 
 /* What report_needs_startup() added, after @lead: "# " in the systemd
@@ -105,13 +116,20 @@ report_needs_startup(struct lists *L)
 void
 report_needs_startup_note(FILE *out, const struct lists *L, const char *lead)
 {
-	if (L->startup.n == 0)
-		return;
-	fprintf(out, "%sadded to the global list, not seen in the records: ",
-		lead);
-	report_print_joined(out, &L->startup, ",");
-	fputs(" (the postmaster's start-up before shared_preload_libraries, "
-	      "which an outside loader filters and the module does not: "
-	      "collect a round under pgsc-exec --default log to see your "
-	      "server's own; docs/check-world.md)\n", out);
+	if (L->startup.n > 0) {
+		fprintf(out, "%sadded to the global list, not seen in the "
+			"records: ", lead);
+		report_print_joined(out, &L->startup, ",");
+		fputs(" (the postmaster's start-up before "
+		      "shared_preload_libraries, which an outside loader "
+		      "filters and the module does not: collect a round under "
+		      "pgsc-exec --default log to see your server's own; "
+		      "docs/check-world.md)\n", out);
+	}
+	if (L->resume.n > 0)
+		fprintf(out, "%sadded to the global list: %s (the kernel's "
+			"resumption of a sleep a signal interrupted: timing, "
+			"not the workload; the module's filters allow it "
+			"whatever the list; docs/module.md)\n", lead,
+			filter_resume_call);
 }

@@ -34,15 +34,15 @@ cd "$T" || exit 1
 zcat "$DIR/../golden/raw.log.gz" >raw.log
 "$BIN/pgsc-collect" --db x.db --import raw.log >/dev/null 2>&1 ||
 	fail "import"
-"$R" --db x.db --format oci >new.json || fail "--format oci"
+"$R" --db x.db --format oci >new.json 2>new.err || fail "--format oci"
 "$R" --db x.db --format oci --unknown-syscall-action default >old.json ||
 	fail "--unknown-syscall-action default"
 "$R" --db x.db --format oci --default kill >kill.json || fail "--default kill"
 "$R" --db x.db --format json >x.json || fail "--format json"
 
 # -- 1. the shape, against libseccomp's own table --------------------------
-python3 - new.json old.json kill.json x.json >shape.out 2>&1 <<'EOF'
-import ctypes, json, sys
+python3 - new.json old.json kill.json x.json new.err >shape.out 2>&1 <<'EOF'
+import ctypes, json, re, sys
 lib = ctypes.CDLL("libseccomp.so.2")
 lib.seccomp_syscall_resolve_num_arch.restype = ctypes.c_void_p
 lib.seccomp_syscall_resolve_num_arch.argtypes = [ctypes.c_uint32, ctypes.c_int]
@@ -54,6 +54,11 @@ for nr in range(0, 8192):
         known[ctypes.string_at(p).decode()] = nr
         ctypes.CDLL(None).free(ctypes.c_void_p(p))
 new, old, kill, rep = (json.load(open(f)) for f in sys.argv[1:5])
+# what the outside formats add to the global list, each said on stderr
+# (report_needs.c: the start-up calls, restart_syscall)
+added = [n for m in re.findall(r"^pgsc-report: added to the global list(?:, not seen in the records)?: ([a-z0-9_,]+) \(", open(sys.argv[5]).read(), re.M) for n in m.split(",")]
+assert "restart_syscall" in added or "restart_syscall" in rep["global"], added
+rep["global"] = rep["global"] + added
 top = max(known.values())
 assert rep["known_max"]["x86_64"] == top, (rep["known_max"], top)
 assert new["defaultAction"] == "SCMP_ACT_ERRNO" and new["defaultErrnoRet"] == 38, new

@@ -244,9 +244,11 @@ for v in "x.db" "x.db --default kill" "x.db --default log" "m.db" "x.db --arch a
 	fi
 	opts=(); [ "${1:-}" = --arch ] && opts=(--arch "$2")
 	"$R" --db "$db" "${opts[@]}" >sd.guc 2>/dev/null
-	# (and the start-up calls an outside loader filters, which the
-	# drop-in names when it adds them: report_needs.c)
-	added=$(sed -n 's/^# added to the global list, not seen in the records: \([a-z0-9_,]*\) (the postmaster.s start-up.*/\1/p' sd/pgsctest.service.d/pgsc.conf | tr ',' '\n')
+	# (and the start-up calls an outside loader filters and
+	# restart_syscall, which the drop-in names when it adds them:
+	# report_needs.c)
+	added=$(sed -n -e 's/^# added to the global list, not seen in the records: \([a-z0-9_,]*\) (the postmaster.s start-up.*/\1/p' \
+		-e 's/^# added to the global list: \([a-z0-9_,]*\) (the kernel.s resumption.*/\1/p' sd/pgsctest.service.d/pgsc.conf | tr ',' '\n')
 	[ "$(sed -n "s/^$key//p" sd/pgsctest.service.d/pgsc.conf | tr ' ' '\n')" = "$( { list global sd.guc; [ -z "$added" ] || echo "$added"; } | sort)" ] || ok=0
 	result "systemd drop-in ($db $*) verifies, holds the global list" $ok "$out"
 done
@@ -291,8 +293,8 @@ for s in p["syscalls"]:
 assert len(names) == len(set(names))
 guc = open(sys.argv[2]).read()
 want = re.search(r"^global_syscall_allow = '(.*)'$", guc, re.M).group(1).split(",")
-m = re.search(r"^pgsc-report: added to the global list, not seen in the records: ([a-z0-9_,]+) \(the postmaster's start-up", open(sys.argv[3]).read(), re.M)
-added = m.group(1).split(",") if m else []
+# the start-up calls and restart_syscall (report_needs.c), each said
+added = [n for m in re.findall(r"^pgsc-report: added to the global list(?:, not seen in the records)?: ([a-z0-9_,]+) \((?:the postmaster's start-up|the kernel's resumption)", open(sys.argv[3]).read(), re.M) for n in m.split(",")]
 assert not set(added) & set(want), added
 assert sorted(names) == sorted(want + added), (set(names) ^ set(want + added))
 EOF
@@ -399,8 +401,8 @@ if sys.argv[4] == "SCMP_ACT_ERRNO":
     assert "has no defaultErrnoRet" in text and "EPERM" in text
 guc = open(sys.argv[2]).read()
 want = re.search(r"^global_syscall_allow = '(.*)'$", guc, re.M).group(1).split(",")
-m = re.search(r"^pgsc-report: added to the global list, not seen in the records: ([a-z0-9_,]+) \(the postmaster's start-up", open(sys.argv[3]).read(), re.M)
-added = m.group(1).split(",") if m else []
+# the start-up calls and restart_syscall (report_needs.c), each said
+added = [n for m in re.findall(r"^pgsc-report: added to the global list(?:, not seen in the records)?: ([a-z0-9_,]+) \((?:the postmaster's start-up|the kernel's resumption)", open(sys.argv[3]).read(), re.M) for n in m.split(",")]
 assert sorted(names) == sorted(want + added), (set(names) ^ set(want + added))
 EOF
 }
@@ -493,8 +495,9 @@ assert top["spec"]["defaultAction"] == sys.argv[4], top["spec"]["defaultAction"]
 assert top["spec"]["architectures"] == ["SCMP_ARCH_X86_64"]
 guc = open(sys.argv[2]).read()
 L = set(re.search(r"^global_syscall_allow = '(.*)'$", guc, re.M).group(1).split(","))
-m = re.search(r"^pgsc-report: added to the global list, not seen in the records: ([a-z0-9_,]+) \(the postmaster's start-up", open(sys.argv[3]).read(), re.M)
-L |= set(m.group(1).split(",")) if m else set()
+# (said on stderr, or as a comment of the file)
+for m in re.findall(r"^(?:pgsc-report: |# )added to the global list(?:, not seen in the records)?: ([a-z0-9_,]+) \((?:the postmaster's start-up|the kernel's resumption)", open(sys.argv[3]).read() + text, re.M):
+    L |= set(m.split(","))
 union = bn | delta
 assert bn == B, ("the base document is not the data", bn ^ B)
 assert delta <= L, ("delta outside the list", delta - L)

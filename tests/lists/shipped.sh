@@ -11,7 +11,8 @@
 #     as the include of the installcheck server and of every cluster the
 #     steps start (pgsc-iterate --proof-only --lists FILE --as-shipped:
 #     pgsc.enabled on, both defaults error, per the file itself);
-#   - an outside file (*-outside.guc): its global list imposed from
+#   - an outside file (*-outside.guc), after them and against their
+#     baselines: its global list imposed from
 #     outside, every postmaster under "pgsc-exec --default error
 #     --allow-file FILE --list global" from its exec on, start-up
 #     included, the module off (pgsc-iterate --outside);
@@ -42,7 +43,9 @@ STEPS=${PGSC_LISTS_STEPS:-$WORLD_CI_STEPS,scenarios}
 # proves is the start-up of every kind of cluster (the installcheck
 # server, TAP nodes, a standby, the scenarios' servers, a crash restart)
 # under one filter from exec on.
-OSTEPS=${PGSC_LISTS_OUTSIDE_STEPS:-regress:test_setup+boolean,src/test/recovery:001_stream_rep,scenarios}
+# Its steps are steps of the module file's, whose baselines it takes
+# (pgsc-iterate --baseline-from): one baseline a step for both files.
+OSTEPS=${PGSC_LISTS_OUTSIDE_STEPS:-${STEPS%%,*},src/test/recovery:001_stream_rep,scenarios}
 
 need_root
 need_progs flock sqlite3 make prove runuser
@@ -52,7 +55,14 @@ PKGLIB=$("$PGBIN/pg_config" --pkglibdir)
 if [ -f "$BINDIR/pgmodule/pgsc.so" ] && ! cmp -s "$BINDIR/pgmodule/pgsc.so" "$PKGLIB/pgsc.so"; then
 	fail "$PKGLIB/pgsc.so is not this build's module: the shipped lists must be proven against the code of this commit"
 fi
-mapfile -t FILES < <(ls "$SRCROOT"/examples/lists/pg15-*.guc)
+# the module files first: the outside file's proof takes their baselines
+FILES=()
+for f in "$SRCROOT"/examples/lists/pg15-*.guc; do
+	[[ $f == *-outside.guc ]] || [ ! -e "$f" ] || FILES+=("$f")
+done
+for f in "$SRCROOT"/examples/lists/pg15-*-outside.guc; do
+	[ ! -e "$f" ] || FILES+=("$f")
+done
 [ ${#FILES[@]} -ge 2 ] || fail "examples/lists/ holds ${#FILES[@]} pg15-*.guc files; a module file and an outside file are shipped"
 ls "$SRCROOT"/examples/lists/pg15-*-outside.guc >/dev/null 2>&1 || fail "no pg15-*-outside.guc in examples/lists/"
 # every other file is a version's whose root proves it (tests/world/versions.sh)
@@ -115,12 +125,12 @@ check_proof() {
 	note "$tag: PROOF PASSED: $total tests in $(tr ',' '\n' <<<"$steps" | grep -c .) steps identical to the baseline, 0 SECCOMP records"
 }
 
-n=0
+n=0 base=()
 for f in "${FILES[@]}"; do
 	b=$(basename "$f" .guc)
 	case $b in
 	*-outside)
-		prove "$f" "$b" "$OSTEPS" --outside --baseline || true
+		prove "$f" "$b" "$OSTEPS" --outside --baseline "${base[@]}" || true
 		check_proof "$b" "$OSTEPS"
 		# the postmasters really ran under pgsc-exec
 		grep -q "^# pgsc-iterate outside: error$" "$DATA/pgsc-iterate.conf" ||
@@ -129,6 +139,7 @@ for f in "${FILES[@]}"; do
 	*)
 		prove "$f" "$b" "$STEPS" --as-shipped --baseline || true
 		check_proof "$b" "$STEPS"
+		base=(--baseline-from "$W/$b")
 		cmp -s "$f" "$DATA/pgsc-iterate.conf" || fail "$b: the proof's include is not the shipped file"
 		;;
 	esac

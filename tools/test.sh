@@ -17,12 +17,14 @@ bash tools/install-deps.sh
 # configured and its test parts built).  The tests that use them
 # (module/pg17, module/pg18, matrix/glibc, matrix/sid, world/pg17,
 # world/pg18) wait on a root's locks, and make it themselves, failing with
-# its error, if this did not.
+# its error, if this did not.  Last, the Debian 12 root of package/debian
+# (debootstrap and apt, about a minute, under its own lock).
 mkdir -p build
 (bash tools/pg-root --suite trixie --with-world &&
 	bash tools/pg-root --suite sid --with-world &&
 	nice -n 10 bash tools/pgsc-world-root --suite trixie -- prepare &&
-	nice -n 10 bash tools/pgsc-world-root --suite sid -- prepare) >build/pg-root.log 2>&1 &
+	nice -n 10 bash tools/pgsc-world-root --suite sid -- prepare &&
+	bash tests/package/run.sh "$top" --prepare-only) >build/pg-root.log 2>&1 &
 ROOTS=$!
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGSC_WERROR=ON >/dev/null

@@ -17,15 +17,18 @@ bash tools/install-deps.sh
 # configured and its test parts built).  The tests that use them
 # (module/pg17, module/pg18, matrix/glibc, matrix/sid, world/pg17,
 # world/pg18) wait on a root's locks, and make it themselves, failing with
-# its error, if this did not.  Last, the Debian 12 root of package/debian
-# (debootstrap and apt, about a minute, under its own lock).
+# its error, if this did not.  Beside them, the two Debian 12 roots
+# (about a minute each): report/systemd-boot's, booted with systemd, and
+# package/debian's, each under its own lock.
 mkdir -p build
 (bash tools/pg-root --suite trixie --with-world &&
 	bash tools/pg-root --suite sid --with-world &&
 	nice -n 10 bash tools/pgsc-world-root --suite trixie -- prepare &&
-	nice -n 10 bash tools/pgsc-world-root --suite sid -- prepare &&
-	bash tests/package/run.sh "$top" --prepare-only) >build/pg-root.log 2>&1 &
+	nice -n 10 bash tools/pgsc-world-root --suite sid -- prepare) >build/pg-root.log 2>&1 &
 ROOTS=$!
+(bash tools/pg-root --suite bookworm --with-systemd >/dev/null &&
+	bash tests/package/run.sh "$top" --prepare-only) >build/pg-root-12.log 2>&1 &
+ROOTS12=$!
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGSC_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
@@ -81,3 +84,4 @@ side_end asan "$ASAN"
 # libFuzzer harnesses, a bounded run each (docs/testing.md has long runs)
 side_end fuzz "$FUZZ"
 wait "$ROOTS" || true
+wait "$ROOTS12" || true

@@ -161,7 +161,7 @@ int report_needs_add(struct strset *global, struct strset *added,
 		     uint32_t arch);
 void report_needs_guc(FILE *out, const struct lists *L);
 void report_needs_json(FILE *out, const struct lists *L);
-int report_needs_startup(struct lists *L);
+int report_needs_startup(struct lists *L, int resume);
 void report_needs_startup_note(FILE *out, const struct lists *L,
 			       const char *lead);
 
@@ -207,7 +207,7 @@ int report_table(const struct rep_out *w);
 int report_filter_setup(const struct rep *r, const struct lists *L,
 			uint32_t arches[FILTER_ARCH_MAX], char **cause);
 int report_filter_begin(const struct rep_out *w,
-			uint32_t arches[FILTER_ARCH_MAX]);
+			uint32_t arches[FILTER_ARCH_MAX], int resume);
 int report_systemd(const struct rep_out *w);
 int report_oci(const struct rep_out *w);
 /* report_spo.c */

@@ -108,18 +108,20 @@ report_known_max_json(FILE *out, const struct rep *r, const struct lists *L)
 
 /*
  * The start of a filter file of the global list (systemd, spo): its
- * arches into @arches, the start-up calls added to the list, then the
+ * arches into @arches, the start-up calls (and with @resume
+ * restart_syscall) added to the list, then the
  * header, the --arch/--portable comment and the start-up note as "# "
  * lines.  Returns the number of arches, or a negative errno.
  */
 int
-report_filter_begin(const struct rep_out *w, uint32_t arches[FILTER_ARCH_MAX])
+report_filter_begin(const struct rep_out *w, uint32_t arches[FILTER_ARCH_MAX],
+		    int resume)
 {
 	int na = report_filter_setup(w->r, w->L, arches, w->r->cause);
 
 	if (na < 0)
 		return na;
-	if (report_needs_startup(w->L) < 0)
+	if (report_needs_startup(w->L, resume) < 0)
 		return -ENOMEM;
 	report_header_line(w->out, w->r);
 	report_lists_comment(w->out, w->L);
@@ -158,7 +160,8 @@ report_systemd(const struct rep_out *w)
 	struct lists *L = w->L;
 	enum pgsc_action def = w->def;
 	uint32_t arches[FILTER_ARCH_MAX];
-	int na = report_filter_begin(w, arches);
+	/* no restart_syscall: systemd adds @default to every allow list */
+	int na = report_filter_begin(w, arches, 0);
 
 	if (na < 0)
 		return na;
@@ -296,7 +299,7 @@ report_oci(const struct rep_out *w)
 
 	if (na < 0)
 		return na;
-	if (report_needs_startup(L) < 0)
+	if (report_needs_startup(L, 1) < 0)
 		return -ENOMEM;
 	enosys = enosys && def != PGSC_ACT_LOG;
 	if (enosys && known_not_allowed(L, arches, na, &deny) < 0) {

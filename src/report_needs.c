@@ -92,13 +92,14 @@ needs_one(struct lists *L, struct strset *added, const char *name,
 /**
  * For the outside loaders' formats: add to the global list of @L the
  * start-up calls it lacks (on its target arch), remembered in
- * L->startup, and restart_syscall, remembered in L->resume: the module's
- * and pgsc-exec's filters allow it whatever the list (filter_build.c),
- * and a profile must say so itself.  An empty list stays empty.
+ * L->startup, and with @resume restart_syscall, remembered in L->resume:
+ * the module's and pgsc-exec's filters allow it whatever the list
+ * (filter_build.c), and a profile must say so itself (systemd's
+ * SystemCallFilter= does: it adds @default).  An empty list stays empty.
  * Returns 0 or -ENOMEM.
  */
 int
-report_needs_startup(struct lists *L)
+report_needs_startup(struct lists *L, int resume)
 {
 	uint32_t arch = L->target ? L->target : pgsc_native_arch();
 
@@ -107,7 +108,7 @@ report_needs_startup(struct lists *L)
 	for (const char *const *n = startup_calls; *n != NULL; n++)
 		if (needs_one(L, &L->startup, *n, arch) < 0)
 			return -ENOMEM;
-	return needs_one(L, &L->resume, filter_resume_call, arch);
+	return resume ? needs_one(L, &L->resume, filter_resume_call, arch) : 0;
 }
 
 /* What report_needs_startup() added, after @lead: "# " in the systemd

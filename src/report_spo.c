@@ -184,7 +184,7 @@ report_spo(const struct rep_out *w)
 		def == PGSC_ACT_KILL ? "SCMP_ACT_KILL_PROCESS" :
 		"SCMP_ACT_ERRNO";
 	uint32_t arches[FILTER_ARCH_MAX];
-	int na = report_filter_begin(w, arches);
+	int na = report_filter_begin(w, arches, 1);
 
 	if (na < 0)
 		return na;

@@ -41,7 +41,9 @@ cmake --build build -j"$(nproc)"
 # do (pgsc-exec, the self-filter) and run after the main tests.  Each
 # side job's output is in build/side-*.log, shown at the end.
 side() { # side NAME COMMAND...: COMMAND at nice 19 in its own process group
-	setsid -w nice -n 19 "$@" >"build/side-$1.log" 2>&1 </dev/null &
+	local name=$1
+	shift
+	setsid -w nice -n 19 "$@" >"build/side-$name.log" 2>&1 </dev/null &
 }
 side asan bash -c 'cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPGSC_SANITIZE=ON \
 	-DPGSC_WERROR=ON -DPGSC_LIVE_TESTS=OFF >/dev/null && cmake --build build-asan -j2'

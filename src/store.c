@@ -476,6 +476,31 @@ lock_writer(pgsc_store *st, char **cause)
 	return -EBUSY;
 }
 
+/*
+ * The store's file, opened read-write, or made 0600 when there is none;
+ * -1 with errno.  Another process may make it between the two opens (a
+ * reader's sqlite3 creates the file it is given): O_EXCL then fails with
+ * EEXIST, and the file is opened as it is, as one there before would be
+ * (the input tests, polling a collector's new store with sqlite3, saw one
+ * refuse its own store so: "live.db: File exists").
+ */
+static int
+store_file_open(const char *path)
+{
+	int fd = -1;
+
+	for (int i = 0; i < 3; i++) {
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+			  O_NOFOLLOW, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
 int
 pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 {
@@ -500,10 +525,7 @@ pgsc_store_open(const char *path, int flags, pgsc_store **out, char **cause)
 		 * through a symlink, and a new store is a new file (O_EXCL):
 		 * a collector often runs as root, and --db may be in a
 		 * directory another user owns (docs/security.md §10). */
-		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-		if (fd < 0 && errno == ENOENT)
-			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
-				  O_NOFOLLOW, 0600);
+		fd = store_file_open(path);
 		if (fd < 0) {
 			rc = -errno;
 			util_cause(cause, "%s: %s", path, errno == ELOOP ?

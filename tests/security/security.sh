@@ -174,15 +174,15 @@ if [ -s "$W/self.guc" ]; then
 	g2=$!
 	bash "$TOP/tests/inputs/run.sh" "$BIN" "$TOP/tests/golden" >"$W/inputs.out" 2>&1 &
 	g3=$!
-	grc=0
-	wait "$g1" || grc=1
-	wait "$g2" || grc=1
-	wait "$g3" || grc=1
+	r1=0 r2=0 r3=0
+	wait "$g1" || r1=$?
+	wait "$g2" || r2=$?
+	wait "$g3" || r3=$?
 	unset PGSC_SELF_FILTER PGSC_SELF_FILTER_ACTION
-	if [ "$grc" = 0 ]; then
+	if [ "$r1$r2$r3" = 000 ]; then
 		ok "self-golden (golden, bad-input and input tests with the self-filter in error mode)"
 	else
-		bad "self-golden: $(tail -15 "$W/golden.out" "$W/bad.out" "$W/inputs.out" 2>/dev/null)"
+		bad "self-golden: exit golden $r1, bad input $r2, inputs $r3: $(grep -hv '^ok' "$W/golden.out" "$W/bad.out" "$W/inputs.out" 2>&1 | tail -n 20)"
 	fi
 fi
 

@@ -97,8 +97,9 @@ expect_refusal(void)
 
 /*
  * Leave a dead registered daemon behind: a child registers and is
- * killed without unregistering.  It is not reaped yet, so it is a zombie
- * whose pid kill(pid, 0) still reports.  Returns the child's pid.
+ * killed without unregistering.  It is waited for dead but not reaped
+ * (WNOWAIT), so it is a zombie whose pid kill(pid, 0) still reports.
+ * Returns the child's pid.
  */
 static pid_t
 dead_daemon(void)
@@ -129,6 +130,15 @@ dead_daemon(void)
 		fail("the child could not register");
 	close(pfd[0]);
 	kill(pid, SIGKILL);
+	/* dead, not reaped: SIGKILL is delivered when the child next runs,
+	 * and until then it is alive (a loaded machine's fresh-clone run
+	 * saw netlink_open refuse it so) */
+	{
+		siginfo_t si;
+
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+			fail("waitid: %s", strerror(errno));
+	}
 	return pid;
 }
 

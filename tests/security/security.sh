@@ -166,23 +166,11 @@ EXE_TOKEN=" exe=\"$(readlink -f "$COLLECT")\" "
 
 # ----------------------------------------------------------- self-golden --
 if [ -s "$W/self.guc" ]; then
-	# the three at once (each has its own work directory)
-	export PGSC_SELF_FILTER=$W/self.guc PGSC_SELF_FILTER_ACTION=error
-	bash "$TOP/tests/golden/run.sh" "$BIN" "$TOP/tests/golden" >"$W/golden.out" 2>&1 &
-	g1=$!
-	bash "$TOP/tests/cases/run.sh" "$BIN" "$TOP/tests/cases/bad" >"$W/bad.out" 2>&1 &
-	g2=$!
-	bash "$TOP/tests/inputs/run.sh" "$BIN" "$TOP/tests/golden" >"$W/inputs.out" 2>&1 &
-	g3=$!
-	r1=0 r2=0 r3=0
-	wait "$g1" || r1=$?
-	wait "$g2" || r2=$?
-	wait "$g3" || r3=$?
-	unset PGSC_SELF_FILTER PGSC_SELF_FILTER_ACTION
-	if [ "$r1$r2$r3" = 000 ]; then
+	if PGSC_SELF_FILTER=$W/self.guc PGSC_SELF_FILTER_ACTION=error \
+		bash "$TOP/tests/lib/self-workloads.sh" "$BIN" "$W" 2>"$W/self-golden.err"; then
 		ok "self-golden (golden, bad-input and input tests with the self-filter in error mode)"
 	else
-		bad "self-golden: exit golden $r1, bad input $r2, inputs $r3: $(grep -hv '^ok' "$W/golden.out" "$W/bad.out" "$W/inputs.out" 2>&1 | tail -n 20)"
+		bad "self-golden: $(cat "$W/self-golden.err")"
 	fi
 fi
 

@@ -13,17 +13,17 @@ set -u
 [ $# = 2 ] || { echo "usage: self-workloads.sh BINDIR OUTDIR" >&2; exit 2; }
 BIN=$1 OUT=$2
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+declare -A pid
 bash "$top/tests/golden/run.sh" "$BIN" "$top/tests/golden" >"$OUT/golden.out" 2>&1 &
-p_golden=$!
+pid[golden]=$!
 bash "$top/tests/cases/run.sh" "$BIN" "$top/tests/cases/bad" >"$OUT/bad.out" 2>&1 &
-p_bad=$!
+pid[bad]=$!
 bash "$top/tests/inputs/run.sh" "$BIN" "$top/tests/golden" >"$OUT/inputs.out" 2>&1 &
-p_inputs=$!
+pid[inputs]=$!
 rc=0
 for w in golden bad inputs; do
-	pid_var=p_$w
 	st=0
-	wait "${!pid_var}" || st=$?
+	wait "${pid[$w]}" || st=$?
 	if [ "$st" != 0 ]; then
 		rc=1
 		echo "$w exit $st:" >&2

@@ -29,6 +29,10 @@
 #      shipped on the same steps in the root (pgsc-check-world prove: the
 #      file byte for byte the include, under error, per-test results
 #      identical to a baseline, no SECCOMP record of the servers);
+#   5b. when it ships the version's -outside file too, proves its global
+#      list imposed from outside on every postmaster (pgsc-check-world
+#      prove --outside) on the same steps against the baselines of 5, and
+#      that without chdir the postmaster is refused its start-up;
 #   6. on 18, the same steps again with io_method = io_uring (a real
 #      recording of the rings): converged, proven under error, the
 #      negative control; pgsc-report's io_uring warning (stderr, the GUC
@@ -149,6 +153,46 @@ if [ -f "$SRCROOT/examples/lists/$SHIPPED" ]; then
 	note "examples/lists/$SHIPPED: proven as shipped on $STEPS"
 else
 	note "no examples/lists/$SHIPPED yet: nothing shipped to prove for PostgreSQL $PGV"
+fi
+# 5b. the version's -outside file: its global list imposed on every
+# postmaster from its exec on (pgsc-exec --default error, the module off:
+# pgsc-iterate --outside) on the same steps, against the baselines of 5;
+# then without chdir (the postmaster's ChangeToDataDir(), before any
+# library loads) the postmaster must not start.
+OSHIPPED=${SHIPPED%.guc}-outside.guc
+if [ -f "$SRCROOT/examples/lists/$OSHIPPED" ]; then
+	[ -f "$SRCROOT/examples/lists/$SHIPPED" ] || fail "examples/lists/$OSHIPPED is shipped without $SHIPPED"
+	rc=0
+	bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep -- prove --dir "$P" --outside \
+		--lists "/pgsc/examples/lists/$OSHIPPED" --suites "$STEPS" --baseline-from "$P/prove" \
+		--workdir prove-outside >"$OUT" 2>&1 || rc=$?
+	if [ "$rc" != 0 ] || ! grep -q '^pgsc-iterate: PROOF PASSED' "$OUT" ||
+		! grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$OUT"; then
+		tail -n 40 "$OUT" >&2
+		fail "examples/lists/$OSHIPPED imposed from outside: exit $rc (the proof must pass with 0 SECCOMP records)"
+	fi
+	grep -q '^# pgsc-iterate outside: error$' "$ROOT$P/c/data/pgsc-iterate.conf" ||
+		fail "$OSHIPPED: the include of the proof did not say 'outside: error'"
+	grep -q 'baseline: step .*: taken from' "$OUT" ||
+		note "warning: the outside proof ran its own baselines, not those of $P/prove"
+	awk -F"'" '/^pgsc\.global_syscall_allow = / {
+		n = split($2, a, ","); out = ""
+		for (i = 1; i <= n; i++) if (a[i] != "chdir") out = out (out == "" ? "" : ",") a[i]
+		print $1 "'\''" out "'\''"; next } { print }' "$SRCROOT/examples/lists/$OSHIPPED" >"$ROOT$P/outside-neg.guc"
+	grep -q "^pgsc\.global_syscall_allow = '.*\bchdir\b" "$SRCROOT/examples/lists/$OSHIPPED" ||
+		fail "$OSHIPPED: its global list lacks chdir"
+	! grep -q "^pgsc\.global_syscall_allow = '.*\bchdir\b" "$ROOT$P/outside-neg.guc" || fail "could not drop chdir"
+	chmod 644 "$ROOT$P/outside-neg.guc"
+	rc=0
+	bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep -- prove --dir "$P" \
+		--outside --lists "$P/outside-neg.guc" --suites "${STEPS%%,*}" --baseline-from "$P/prove" \
+		--workdir prove-outside-neg >"$OUT" 2>&1 || rc=$?
+	[ "$rc" = 3 ] || { tail -n 20 "$OUT" >&2; fail "$OSHIPPED without chdir: exit $rc, not 3 (the proof must fail)"; }
+	# the failure is the denial: chdir is a SECCOMP record of the proof
+	chroot "$ROOT" /var/tmp/pgsc-build/pgsc-report --db "$P/prove-outside-neg/proof.db" --format=table 2>/dev/null |
+		awk '$1 == "chdir" && $2 == "x86_64" { found = 1 } END { exit !found }' ||
+		fail "$OSHIPPED without chdir: the proof failed with no chdir denial in its store"
+	note "examples/lists/$OSHIPPED: proven from outside on $STEPS; without chdir the proof fails (exit 3, chdir denied)"
 fi
 # 6. PostgreSQL 18 under io_method = io_uring, a real recording: the same
 # steps collected, converged and proven under error with the rings in use

@@ -53,6 +53,10 @@ side fuzz bash -c 'cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUI
 	-DPGSC_FUZZ=ON -DPGSC_WERROR=ON -DPGSC_LIVE_TESTS=OFF >/dev/null && cmake --build build-fuzz -j2 &&
 	cd build-fuzz && ctest --output-on-failure -L fuzz'
 FUZZ=$!
+# the tests labelled "side" (tests/CMakeLists.txt: files only, no lock,
+# server or filter), one at a time
+side files bash -c 'cd build && ctest --output-on-failure -L side'
+FILES=$!
 # side_end NAME PID: wait for a side job at full priority; its log, and
 # its failure
 side_end() {
@@ -71,11 +75,12 @@ side_end() {
 # under log filters or kills at chosen moments is RUN_SERIAL
 # (tests/CMakeLists.txt) and runs alone; the others pair up
 rc=0
-(cd build && ctest --output-on-failure -j"$(nproc)") || rc=$?
+(cd build && ctest --output-on-failure -j"$(nproc)" -LE side) || rc=$?
 if [ "$rc" != 0 ]; then
-	kill -- -"$ASAN" -"$FUZZ" 2>/dev/null || true
+	kill -- -"$ASAN" -"$FUZZ" -"$FILES" 2>/dev/null || true
 	exit "$rc"
 fi
+side_end files "$FILES"
 
 side_end asan "$ASAN"
 # two at a time: these tests take no audit lock and share no file (the

@@ -26,6 +26,12 @@
 #define EXCERPT_MAX 200
 #define HEAD_MAX (64 * 1024)        /* the start that identifies a file */
 #define MAX_HOLES 100               /* serial ranges between files kept */
+/* processes made between two early folds (round_fold()): about 0.5 MB */
+#define FOLD_EVERY 1024
+
+/* The unit tests fold after every few lines (tests/unit/test_store.c). */
+UNITTEST size_t import_read_chunk = READ_CHUNK;
+UNITTEST size_t import_fold_every = FOLD_EVERY;
 
 struct infile {
 	const char *path;
@@ -297,7 +303,7 @@ read_file(struct importer *im, struct infile *f, char *buf,
 		logsrc_set_until(f->ls, im->opts->until);
 	for (;;) {
 		char *why = NULL;
-		ssize_t n = logsrc_read(f->ls, buf, READ_CHUNK, &why);
+		ssize_t n = logsrc_read(f->ls, buf, import_read_chunk, &why);
 
 		if (n < 0) {
 			rc = (int)n;
@@ -324,6 +330,11 @@ read_file(struct importer *im, struct infile *f, char *buf,
 			util_cause(cause, "%s: out of memory", f->path);
 			return rc;
 		}
+		/* the processes that are done go to the store, so that
+		 * memory holds the live ones, not every one of the log */
+		rc = round_fold(&im->rd, import_fold_every, cause);
+		if (rc < 0)
+			return rc;
 	}
 	if (feed_pending(im->rd.feed) > 0 && !im->opts->quiet)
 		util_diag(im->diag, "%s: last line is incomplete (%zu bytes); "
@@ -853,6 +864,7 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			&im, cause);
 	if (rc < 0)
 		goto out;
+	im.rd.label = opts->label;      /* an early fold makes the round */
 	/* Continuing a log read before: the processes still alive at the end
 	 * of that round are the parents of what follows. */
 	for (size_t i = 0; i < n; i++) {
@@ -864,7 +876,7 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 			goto out;
 		break;
 	}
-	buf = malloc(READ_CHUNK);
+	buf = malloc(import_read_chunk);
 	if (buf == NULL) {
 		rc = -ENOMEM;
 		goto out;
@@ -908,6 +920,7 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 		util_cause(cause, "out of memory while building the process tree");
 		goto out;
 	}
+	stats->processes = im.rd.early_rows;
 	proctree_each_proc(im.rd.tree, count_proc, &stats->processes);
 	im.files = files;
 	im.nfiles = n;

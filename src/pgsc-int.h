@@ -256,6 +256,12 @@ ssize_t serials_save(const struct serials *s, int settled, uint8_t **out);
 int serials_load(struct serials *s, const uint8_t *buf, size_t len);
 void serials_free(struct serials *s);
 
+/* import.c */
+#ifdef PGSC_UNITTEST
+/* bytes read at a time, processes made between two early folds */
+extern size_t import_read_chunk, import_fold_every;
+#endif
+
 /* logsrc.c (decompress_magic() in decompress.c, logsrc_log_name() in
  * logsrc_dir.c) */
 enum logsrc_fmt { LOGSRC_PLAIN, LOGSRC_GZIP, LOGSRC_XZ, LOGSRC_ZSTD };

@@ -18,6 +18,10 @@
 /* proctree_prune_due(): processes made since the last prune that call
  * for a commit (and its prune) before the commit interval is up */
 #define PRUNE_GROWTH 8192
+/* pt_fold_ranked(): the ranks of the folds at the end of an import (and of
+ * the early folds that stand for them), above every rank of a fold made
+ * while reading */
+#define FOLD_RANK_END (UINT64_C(1) << 63)
 #define CLONE_THREAD_FLAG 0x00010000ULL
 #define MAX_DEPTH 256
 
@@ -62,6 +66,14 @@ struct proc {
 	unsigned execd : 1;         /* an execve record of it was seen */
 	unsigned foreign : 1;       /* its last uid= is not the server's */
 	uint32_t nkids;             /* processes in memory with ->parent == us */
+	uint32_t kids_out;          /* children an import's early fold wrote
+				     * and forgot (proctree_fold_exited()) */
+	uint32_t pg_kids_out;       /* of those, the ones running postgres */
+	uint64_t seq;               /* its place in the order of creation */
+	/* the processes of the same node and pid in memory made just
+	 * before and after it (proctree_fold_exited() writes the oldest
+	 * first: rows of one key are written in creation order) */
+	struct proc *pid_prev, *pid_next;
 	struct sysent *sys;
 	size_t nsys, capsys;
 	struct pend *pend;
@@ -133,6 +145,9 @@ struct proctree {
 	struct args_tab args;           /* argument values by role (args.c) */
 
 	size_t nall_pruned;         /* processes in memory after the last prune */
+	size_t nall_folded;         /* ... after an import's last early fold */
+	uint64_t nseq;              /* processes made so far (proc.seq) */
+	uint64_t nfolds;            /* folds made while reading (their rank) */
 
 	struct open_gone *gone;     /* open counts stored, process forgotten */
 	size_t ngone, capgone;
@@ -184,6 +199,8 @@ void pt_note_ppid(struct proc *p, int64_t ppid);
 void pt_note_exe(struct proctree *t, struct proc *p, const char *exe,
 	      const char *comm, double when);
 void pt_fold(struct proctree *t, struct proc *p, const char *role);
+void pt_fold_ranked(struct proctree *t, struct proc *p, const char *role,
+		    uint64_t rank);
 void pt_args_note(struct proctree *t, const struct event *e, int clone);
 void pt_forget(struct proctree *t, struct proc *p);
 void pt_ev_clear(struct event *e);
@@ -194,5 +211,6 @@ const char *pt_role_of(struct proctree *t, struct proc *p, int memo, int depth);
 void pt_try_rollup(struct proctree *t, struct proc *p);
 void pt_title_set(struct proctree *t, struct proc *p, const char *title);
 double pt_proc_birth(const struct proc *p);
+const char *pt_final_role(struct proctree *t, struct proc *p, int depth);
 
 #endif

@@ -275,6 +275,90 @@ pt_role_of(struct proctree *t, struct proc *p, int memo, int depth)
 	return r;
 }
 
+/* ---------------------------------------------------------------- */
+/* Roles no later record can change (an import's early fold)         */
+
+/* A bound on the chains pt_final_role() follows, well below MAX_DEPTH:
+ * pt_role_of() at the end then meets no depth limit on them either. */
+#define FINAL_DEPTH 64
+
+/*
+ * Is what pt_role_of() reads of @p final?  A process that exited after
+ * its fork record was seen gets no record, no exec, no uid and no parent
+ * any more: a later record of its pid makes a new process (pt_current(),
+ * do_fork()), a late fork record adopts only a process whose fork was not
+ * seen, and a late title goes only to the last exit without one
+ * (late_title(): t->exit_p).  A seeded process, or one with a role
+ * carried over, is left to the end.
+ */
+static int
+settled(const struct proctree *t, const struct proc *p)
+{
+	return p != NULL && p->exited && p->forked && p->parent != NULL &&
+	       !p->provisional && !p->seeded && p->fixed == NULL &&
+	       !p->role_busy && (p != t->exit_p || p->title != NULL);
+}
+
+/* has_tool_ancestor() true for good: an initdb or pg_upgrade settled
+ * above @p, through settled processes (whose parents are final). */
+static int
+final_tool_ancestor(const struct proctree *t, const struct proc *p)
+{
+	for (int d = 1; d < FINAL_DEPTH; d++) {
+		p = p->parent;
+		if (!settled(t, p))
+			return 0;
+		if (exe_is(p, "initdb") || exe_is(p, "pg_upgrade"))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The role pt_role_of() will give @p at the end of an import, when no
+ * later record can change it; NULL when one may (or when it is not worth
+ * finding out: the end computes it).  @p and what its role is read from
+ * must be settled: its parents up to a process whose role is final, a
+ * rolled-up one (pt_try_rollup()) or one of these.  A postmaster's child
+ * is left to pt_try_rollup() (its title's role waits for the server's
+ * cluster name), and so is every role read from a title, a --pg-log or a
+ * process without a parent: those can change until the end.
+ */
+const char *
+pt_final_role(struct proctree *t, struct proc *p, int depth)
+{
+	const char *r;
+	struct proc *a;
+
+	if (depth > FINAL_DEPTH || !settled(t, p))
+		return NULL;
+	if (p->rolled != NULL)
+		return p->rolled;
+	if (pt_is_pg(p)) {
+		if (!settled(t, p->parent))
+			return NULL;
+		if (!pt_is_pg(p->parent))
+			return standalone_argv(p->argv) ||
+			       final_tool_ancestor(t, p) ?
+				       PGSC_ROLE_STANDALONE : NULL;
+		r = pt_final_role(t, p->parent, depth + 1);
+		if (r == NULL || strcmp(r, PGSC_ROLE_POSTMASTER) == 0)
+			return NULL;
+		return descendant_of(t, r);
+	}
+	/* the nearest postgres ancestor's, as pt_role_of() walks to it */
+	a = p->parent;
+	for (int d = 0; d < FINAL_DEPTH; d++, a = a->parent) {
+		if (!settled(t, a))
+			return NULL;
+		if (!pt_is_pg(a))
+			continue;
+		r = pt_final_role(t, a, depth + 1);
+		return r != NULL ? descendant_of(t, r) : NULL;
+	}
+	return NULL;
+}
+
 /*
  * A postgres child of a postmaster that has exited with its title known
  * will not change role any more: fold its counts now, so memory stays

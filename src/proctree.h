@@ -27,6 +27,8 @@ struct role_agg {
 	int64_t example_pid;
 	const char *example_exe;
 	const char *node;          /* as proc_info.node (schema 6) */
+	uint64_t example_rank;     /* the fold that gave the example: the
+				    * lowest rank's (proctree_index.c) */
 };
 struct proc_info {
 	int64_t pid, ppid;         /* ppid -1 when unknown */
@@ -79,6 +81,15 @@ size_t proctree_prune(struct proctree *t, double keep);
  * prune) should come now rather than at the commit interval? */
 int proctree_prune_due(const struct proctree *t);
 size_t proctree_nprocs(const struct proctree *t);
+/* An import's early fold: has the tree grown by @growth processes (and a
+ * quarter) since the last one?  proctree_fold_exited() writes the row of
+ * each process whose row and role nothing later can change (@cb, as
+ * proctree_each_proc()), folds its counts as proctree_finish() would, and
+ * forgets it; *@rows gets the rows written. */
+int proctree_fold_due(const struct proctree *t, size_t growth);
+int proctree_fold_exited(struct proctree *t,
+			 int (*cb)(void *arg, const struct proc_info *p),
+			 void *arg, uint64_t *rows);
 /* The counts of a process not folded yet, as a live commit stores them
  * (open_counts) so that a restarted collector can give them back. */
 struct proc_count {

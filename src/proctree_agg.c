@@ -140,6 +140,127 @@ proctree_prune_due(const struct proctree *t)
 	return t->nall >= t->nall_pruned + growth;
 }
 
+/*
+ * The row of @p in *@pi; 0 when it has none.  Empty entries (exits of
+ * unknown processes) add nothing but noise to the processes table.  A
+ * live child with no record yet is kept: a continued round starts from
+ * this table, and its fork record is behind the stored position, so
+ * without the row its first records would have no parent.  Threads made
+ * with clone3 look the same and are left out.
+ */
+static int
+proc_row(struct proctree *t, struct proc *p, struct proc_info *pi)
+{
+	if (p->records == 0 && !p->has_pg_child && p->title == NULL &&
+	    p->argv == NULL && !p->seeded &&
+	    !(p->forked && !p->exited && !pt_maybe_thread(p)))
+		return 0;
+	pi->pid = p->pid;
+	pi->node = p->node;
+	pi->ppid = p->parent ? p->parent->pid : p->ppid_hint;
+	pi->parent_known = p->parent != NULL;
+	pi->birth = pt_proc_birth(p);
+	/* from now on the process is this row (pt_proc_birth()) */
+	p->key_birth = pi->birth;
+	p->stored = 1;
+	pi->birth_serial = p->forked ? p->birth_serial : 0;
+	pi->last = p->last_t;
+	pi->exe = p->exe;
+	pi->comm = p->comm;
+	pi->title = p->title ? p->title : p->argv;
+	pi->role = p->role ? p->role
+			   : p->rolled ? p->rolled
+			   : pt_role_of(t, p, 0, 0);
+	pi->records = p->records;
+	pi->exited = p->exited;
+	pi->uid = p->uid;
+	return 1;
+}
+
+/*
+ * An import keeps every process until its end, where proctree_finish()
+ * gives each its role and its one commit writes their rows: a long log's
+ * processes (29,045 in tests/bench's 1M log) were all in memory at once.
+ * The early fold writes, during the import and in its transaction, the
+ * row of each process that nothing later can change, folds its counts as
+ * proctree_finish() would, and forgets it:
+ *   - it exited after its fork record: no record, exec or child comes to
+ *     it any more (a later record of its pid is a new process), nor a
+ *     late title (t->exit_p);
+ *   - it has no child in memory (its children's roles and rows read it
+ *     through ->parent), and no argument values (args.c adds them to the
+ *     role's table in the order of the folds, which would change);
+ *   - its role is final (pt_final_role());
+ *   - no older process of its node and pid is in memory: rows of one key
+ *     replace each other (INSERT OR REPLACE), and the end wrote them in
+ *     the order the processes were made.
+ * What the end reads of a forgotten process is kept on its parent: that
+ * it had children (pt_maybe_thread()) and postgres ones (has_pg_child).
+ * A pid's lookups that no longer find it find what they would have found
+ * in effect: it has exited (pt_current() makes a new process either way),
+ * and title_parent_ok() wants a postmaster, which it is not
+ * (pt_final_role() leaves postmasters to the end).  Its aggregate's
+ * example is the one the end's fold gives (agg_add()'s ranks).
+ */
+int
+proctree_fold_due(const struct proctree *t, size_t growth)
+{
+	size_t g = t->nall_folded / 4 > growth ? t->nall_folded / 4 : growth;
+
+	return !t->finished && t->nall >= t->nall_folded + g;
+}
+
+static int
+fold_early(const struct proc *p)
+{
+	return p->exited && p->forked && p->nkids == 0 && p->args.n == 0 &&
+	       p->pid_prev == NULL && !p->in_fifo && p->npend == 0 &&
+	       !p->provisional;
+}
+
+int
+proctree_fold_exited(struct proctree *t,
+		     int (*cb)(void *arg, const struct proc_info *p),
+		     void *arg, uint64_t *rows)
+{
+	size_t k = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < t->nall; i++) {
+		struct proc *p = t->all[i];
+		struct proc_info pi;
+		const char *r;
+
+		if (rc != 0 || !fold_early(p) ||
+		    (r = pt_final_role(t, p, 0)) == NULL) {
+			t->all[k++] = p;
+			continue;
+		}
+		/* what proctree_finish() gives it */
+		if (p->pg_kids_out > 0 && pt_is_pg(p))
+			p->has_pg_child = 1;
+		if (p->nsys > 0 || p->rolled == NULL)
+			pt_fold_ranked(t, p, r, FOLD_RANK_END | p->seq);
+		p->role = p->rolled;
+		if (proc_row(t, p, &pi)) {
+			rc = cb(arg, &pi);
+			if (rc != 0) {
+				/* the import fails: freed with the tree */
+				t->all[k++] = p;
+				continue;
+			}
+			(*rows)++;
+		}
+		p->parent->kids_out++;
+		if (pt_is_pg(p))
+			p->parent->pg_kids_out++;
+		pt_forget(t, p);
+	}
+	t->nall = k;
+	t->nall_folded = k;
+	return t->oom && rc == 0 ? -ENOMEM : rc;
+}
+
 int
 proctree_finish(struct proctree *t)
 {
@@ -154,13 +275,16 @@ proctree_finish(struct proctree *t)
 
 		if (p->parent != NULL && pt_is_pg(p) && pt_is_pg(p->parent))
 			p->parent->has_pg_child = 1;
+		/* and the children an early fold wrote */
+		if (p->pg_kids_out > 0 && pt_is_pg(p))
+			p->has_pg_child = 1;
 	}
 	for (size_t i = 0; i < t->nall; i++) {
 		struct proc *p = t->all[i];
 		const char *r = pt_role_of(t, p, 1, 0);
 
 		if (p->nsys > 0 || p->args.n > 0 || p->rolled == NULL)
-			pt_fold(t, p, r);
+			pt_fold_ranked(t, p, r, FOLD_RANK_END | p->seq);
 		p->role = p->rolled;
 	}
 	t->finished = 1;
@@ -470,37 +594,8 @@ each_proc(struct proctree *t, int changed,
 		uint64_t sig = 0;
 		int rc;
 
-		/*
-		 * Empty entries (exits of unknown processes) add nothing but
-		 * noise to the processes table.  A live child with no record
-		 * yet is kept: a continued round starts from this table, and
-		 * its fork record is behind the stored position, so without
-		 * the row its first records would have no parent.  Threads
-		 * made with clone3 look the same and are left out.
-		 */
-		if (p->records == 0 && !p->has_pg_child && p->title == NULL &&
-		    p->argv == NULL && !p->seeded &&
-		    !(p->forked && !p->exited && !pt_maybe_thread(p)))
+		if (!proc_row(t, p, &pi))
 			continue;
-		pi.pid = p->pid;
-		pi.node = p->node;
-		pi.ppid = p->parent ? p->parent->pid : p->ppid_hint;
-		pi.parent_known = p->parent != NULL;
-		pi.birth = pt_proc_birth(p);
-		/* from now on the process is this row (pt_proc_birth()) */
-		p->key_birth = pi.birth;
-		p->stored = 1;
-		pi.birth_serial = p->forked ? p->birth_serial : 0;
-		pi.last = p->last_t;
-		pi.exe = p->exe;
-		pi.comm = p->comm;
-		pi.title = p->title ? p->title : p->argv;
-		pi.role = p->role ? p->role
-				  : p->rolled ? p->rolled
-				  : pt_role_of(t, t->all[i], 0, 0);
-		pi.records = p->records;
-		pi.exited = p->exited;
-		pi.uid = p->uid;
 		if (changed) {
 			sig = row_sig(&pi);
 			if (sig == p->row_sig)

@@ -175,7 +175,7 @@ pt_node_intern(struct proctree *t, const char *name)
 struct proc *
 pt_proc_new(struct proctree *t, const char *node, int64_t pid, double when)
 {
-	struct proc *p;
+	struct proc *p, *older = pt_map_get(t, node, pid);
 
 	if (t->nall == t->capall) {
 		size_t ncap = t->capall ? t->capall * 2 : 256;
@@ -198,6 +198,12 @@ pt_proc_new(struct proctree *t, const char *node, int64_t pid, double when)
 	if (map_put(t, p) < 0) {
 		free(p);
 		goto oom;
+	}
+	p->seq = t->nseq++;
+	if (older != NULL) {
+		/* the map's entry is the newest of its pid in memory */
+		p->pid_prev = older;
+		older->pid_next = p;
 	}
 	t->all[t->nall++] = p;
 	return p;
@@ -433,9 +439,20 @@ agg_slot(struct role_agg *v, size_t cap, const char *node, const char *role,
 	return &v[j];
 }
 
+/*
+ * Add to the aggregate of (@p's node, @role, @arch, @nr).  Its example is
+ * the process of the fold of lowest @rank: the first fold made, since the
+ * ranks of the folds made while reading grow, and those of the folds at
+ * the end of an import come after them in the order the processes were
+ * made (FOLD_RANK_END), which is the order proctree_finish() folds them
+ * in.  An import's early fold (proctree_fold_exited()) comes before some
+ * folds made while reading but takes the rank of the fold at the end it
+ * stands for, so the example is the same.
+ */
 static void
 agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
-	uint64_t count, double first, double last, const struct proc *p)
+	uint64_t count, double first, double last, const struct proc *p,
+	uint64_t rank)
 {
 	struct role_agg *a;
 
@@ -460,26 +477,44 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 	if (a->role != NULL) {
 		a->count += count;
 		util_widen_span(&a->first, &a->last, first, last);
-		return;
+		if (rank >= a->example_rank)
+			return;
+		a->example_pid = p->pid;
+		a->example_exe = p->exe ? strset_intern(&t->exes, p->exe) : NULL;
+		a->example_rank = rank;
+	} else {
+		/* interned: the process may be pruned before the aggregate
+		 * goes */
+		*a = (struct role_agg){ role, arch, nr, count, first, last,
+					p->pid,
+					p->exe ? strset_intern(&t->exes, p->exe)
+					       : NULL,
+					p->node, rank };
+		t->aggn++;
 	}
-	/* interned: the process may be pruned before the aggregate goes */
-	*a = (struct role_agg){ role, arch, nr, count, first, last, p->pid,
-				p->exe ? strset_intern(&t->exes, p->exe) : NULL,
-				p->node };
 	if (p->exe != NULL && a->example_exe == NULL)
 		t->oom = 1;
-	t->aggn++;
 }
 
 /* Fold @p's counts into the aggregates of @role, for good: from now on
- * @role is its role (->rolled). */
+ * @role is its role (->rolled).  A fold made while reading (a rollup, a
+ * prune) ranks after those made before it (agg_add()). */
 void
 pt_fold(struct proctree *t, struct proc *p, const char *role)
+{
+	pt_fold_ranked(t, p, role, t->nfolds++);
+}
+
+/* pt_fold() with the rank of the fold given (agg_add()): an import's end
+ * and its early folds, FOLD_RANK_END | p->seq. */
+void
+pt_fold_ranked(struct proctree *t, struct proc *p, const char *role,
+	       uint64_t rank)
 {
 	role = pt_intern(t, role);
 	for (size_t i = 0; i < p->nsys; i++)
 		agg_add(t, role, p->sys[i].arch, p->sys[i].nr, p->sys[i].count,
-			p->sys[i].first, p->sys[i].last, p);
+			p->sys[i].first, p->sys[i].last, p, rank);
 	free(p->sys);
 	p->sys = NULL;
 	p->nsys = p->capsys = 0;
@@ -568,6 +603,10 @@ pt_forget(struct proctree *t, struct proc *p)
 		t->exit_p = NULL;
 	if (p->seeded)
 		t->nseeded--;
+	if (p->pid_prev != NULL)
+		p->pid_prev->pid_next = p->pid_next;
+	if (p->pid_next != NULL)
+		p->pid_next->pid_prev = p->pid_prev;
 	proc_free(p);
 }
 
@@ -620,7 +659,7 @@ int
 pt_maybe_thread(const struct proc *p)
 {
 	return p->clone3 && !p->execd && !p->exited && p->records == 0 &&
-	       p->nkids == 0 && !p->provisional && p->npend == 0 &&
+	       p->nkids == 0 && p->kids_out == 0 && !p->provisional && p->npend == 0 &&
 	       p->nsys == 0 && p->title == NULL && !p->has_pg_child &&
 	       !p->seeded;
 }

@@ -152,6 +152,12 @@ round_init(struct round *rd, pgsc_store *st,
 void
 round_free(struct round *rd)
 {
+	if (rd->batch != NULL) {
+		/* an import that made no round after its early folds, or
+		 * failed: nothing of it stays */
+		store_batch_free(rd->batch);
+		store_rollback(rd->st);
+	}
 	feed_free(rd->feed);
 	proctree_free(rd->tree);
 	serials_free(&rd->ser);
@@ -297,6 +303,42 @@ batch_tree(struct round *rd, struct round_batch *w, int finished, int all)
 }
 
 /*
+ * An import's early fold, when the tree has grown by @growth processes
+ * since the last one (proctree_fold_due()): the rows of the processes
+ * proctree_fold_exited() forgets go into the round's one transaction,
+ * which the first fold begins with the round's row (rounds.started is
+ * then its time) and round_commit() ends; round_free() rolls back one
+ * that no commit ended (an import that makes no round, or fails), so an
+ * import killed at any point still leaves the store as it was.  A live
+ * round has its own (proctree_prune() after each commit).  0 or < 0.
+ */
+int
+round_fold(struct round *rd, size_t growth, char **cause)
+{
+	struct round_batch w = { .r = &rd->r, .cause = cause };
+	int rc;
+
+	if (rd->live || !proctree_fold_due(rd->tree, growth))
+		return 0;
+	if (rd->batch == NULL) {
+		rc = store_begin(rd->st, cause);
+		if (rc < 0)
+			return rc;
+		rc = store_round_new(rd->st, rd->label, "import", util_now(),
+				     &rd->id, cause);
+		if (rc == 0)
+			rc = store_batch_new(rd->st, rd->id, &rd->batch, cause);
+		if (rc < 0) {
+			store_rollback(rd->st);
+			return rc;
+		}
+	}
+	w.b = rd->batch;
+	return proctree_fold_exited(rd->tree, batch_proc, &w,
+				    &rd->early_rows);
+}
+
+/*
  * Write the round in one transaction: its row (an import's made here, a
  * live round's snapshot cleared), the tree, the rejects since the last
  * commit, the caller's samples and positions, then the row's figures
@@ -325,16 +367,24 @@ round_commit(struct round *rd, int finished, char **cause)
 	rd->r.serial_gaps = rd->base_gaps + serials_gaps(&rd->ser, rd->settled);
 	round_tally_reset(&rd->r);
 	rd->rolled_back = 0;
-	rc = store_begin(rd->st, cause);
-	if (rc < 0)
-		return rc;
-	if (rd->live)
-		rc = store_round_clear_snapshot(rd->st, rd->id, all, cause);
-	else
-		rc = store_round_new(rd->st, rd->label, "import", util_now(),
-				     &rd->id, cause);
-	if (rc == 0)
-		rc = store_batch_new(rd->st, rd->id, &w.b, cause);
+	if (rd->batch != NULL) {
+		/* an import whose early folds began it (round_fold()) */
+		w.b = rd->batch;
+		rd->batch = NULL;
+		rc = 0;
+	} else {
+		rc = store_begin(rd->st, cause);
+		if (rc < 0)
+			return rc;
+		if (rd->live)
+			rc = store_round_clear_snapshot(rd->st, rd->id, all,
+							cause);
+		else
+			rc = store_round_new(rd->st, rd->label, "import",
+					     util_now(), &rd->id, cause);
+		if (rc == 0)
+			rc = store_batch_new(rd->st, rd->id, &w.b, cause);
+	}
 	if (rc == 0)
 		rc = batch_tree(rd, &w, finished, all);
 	if (rc == 0)

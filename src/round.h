@@ -68,6 +68,11 @@ struct round {
 	 * (a run's first commit, the last, the one after a rollback). */
 	struct aggdiff snap;
 	int incremental;
+	/* An import's transaction when its early folds began it
+	 * (round_fold()): the batch the commit goes on with, and the
+	 * process rows written so far. */
+	struct store_batch *batch;
+	uint64_t early_rows;
 	int settled;                /* the commit under way counts only the
 				     * settled serial gaps (not finished):
 				     * what serials_save() is given */
@@ -81,6 +86,7 @@ int round_init(struct round *rd, pgsc_store *st,
 void round_free(struct round *rd);
 void round_reject(struct round *rd, int reason, const struct feed_loc *loc,
 		  uint64_t serial, const char *text, size_t len);
+int round_fold(struct round *rd, size_t growth, char **cause);
 int round_commit(struct round *rd, int finished, char **cause);
 int round_serials_resume(struct round *rd, const char *key, const char *path,
 			 FILE *diag, char **cause);

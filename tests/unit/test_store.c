@@ -641,6 +641,169 @@ sql(const char *db, const char *stmt)
 	sqlite3_close(h);
 }
 
+/* The rows @query gives, one line each ('|' between columns). */
+static char *
+dump(const char *db, const char *query)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	if (sqlite3_prepare_v2(h, query, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", query, sqlite3_errmsg(h));
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(s); i++) {
+			const unsigned char *v = sqlite3_column_text(s, i);
+
+			fprintf(out, "%s%s", i ? "|" : "", v ? (const char *)v : "");
+		}
+		fputc('\n', out);
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+/* What an import writes, in a fixed order. */
+static const char *const import_tables[] = {
+	"SELECT * FROM processes ORDER BY round_id, node, pid, birth",
+	"SELECT round_id, role, arch, nr, count, first_seen, last_seen, "
+	"example_pid, example_exe, node FROM aggregates "
+	"ORDER BY round_id, node, role, arch, nr",
+	"SELECT * FROM arg_values ORDER BY 1, 2, 3, 4, 5, 6, 7",
+	"SELECT id, label, records, attributed, unrelated, standalone, "
+	"unattributed, rejected, lines, first_event, last_event, serial_gaps "
+	"FROM rounds ORDER BY id",
+};
+
+/* Import golden log @name (tests/golden) into a new store @db, reading
+ * @chunk bytes at a time and folding every @every processes. */
+static void
+import_golden(const char *db, const char *name, int no_fast_path,
+	      size_t chunk, size_t every, struct pgsc_import_stats *stats)
+{
+	char log[1024], rel[256], *cause = NULL;
+	const char *files[1] = { log };
+	struct pgsc_import_opts io;
+	size_t chunk0 = import_read_chunk, every0 = import_fold_every;
+	pgsc_store *st = NULL;
+
+	snprintf(rel, sizeof(rel), "../golden/%s", name);
+	unit_fixture_path(log, sizeof(log), rel);
+	memset(&io, 0, sizeof(io));
+	io.quiet = 1;
+	io.label = "fold";
+	io.no_fast_path = no_fast_path;
+	unlink(db);
+	assert_int_equal(pgsc_store_open(db, 0, &st, &cause), 0);
+	import_read_chunk = chunk;
+	import_fold_every = every;
+	if (pgsc_import(st, &io, files, 1, stats, &cause) != 0)
+		fail_msg("%s: %s", name, cause ? cause : "?");
+	import_read_chunk = chunk0;
+	import_fold_every = every0;
+	pgsc_store_free(st);
+}
+
+/*
+ * An import's early fold (proctree_fold_exited()) writes the processes
+ * that are done during the import, in its transaction: the store is the
+ * same as when every process waits for the end (tests/golden's logs have
+ * fewer processes than one fold needs), rows, roles, aggregates and their
+ * examples, argument values and the round's tallies.  Read 512 bytes at a
+ * time and folding whenever the tree grows by a quarter, the rows come
+ * in another order: the folds did write them early.
+ */
+static void
+test_import_early_fold(void **state)
+{
+	static const struct { const char *log; int no_fast_path; } in[] = {
+		{ "raw.log.gz", 0 }, { "raw.log.gz", 1 },
+		{ "enriched.log.gz", 0 }, { "node.log.gz", 0 },
+		{ "norules.log.gz", 0 },
+	};
+	char db1[512], db2[512];
+
+	(void)state;
+	tmp_path(db1, sizeof(db1), "fold-end.db");
+	tmp_path(db2, sizeof(db2), "fold-early.db");
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
+		struct pgsc_import_stats s1, s2;
+		char *a, *b;
+
+		import_golden(db1, in[i].log, in[i].no_fast_path,
+			      import_read_chunk, import_fold_every, &s1);
+		import_golden(db2, in[i].log, in[i].no_fast_path, 512, 1, &s2);
+		expect_counts(&s2, &s1);
+		assert_int_equal(s2.processes, s1.processes);
+		for (size_t k = 0; k < ARRAY_SIZE(import_tables); k++) {
+			a = dump(db1, import_tables[k]);
+			b = dump(db2, import_tables[k]);
+			if (strcmp(a, b) != 0)
+				fail_msg("%s: %s differs", in[i].log,
+					 import_tables[k]);
+			free(a);
+			free(b);
+		}
+		if (strcmp(in[i].log, "norules.log.gz") == 0)
+			continue; /* no fork record: nothing folds early */
+		a = dump(db1, "SELECT pid FROM processes ORDER BY rowid");
+		b = dump(db2, "SELECT pid FROM processes ORDER BY rowid");
+		assert_string_not_equal(a, b);
+		free(a);
+		free(b);
+	}
+	unlink(db1);
+	unlink(db2);
+}
+
+/*
+ * An import whose early folds began its transaction and that then makes
+ * no round (every SECCOMP record before --since) leaves the store as it
+ * was, and the next import writes to it.
+ */
+static void
+test_import_early_fold_no_round(void **state)
+{
+	char db[512], log[1024], *cause = NULL, *rows;
+	const char *files[1] = { log };
+	struct pgsc_import_opts io;
+	struct pgsc_import_stats stats;
+	size_t chunk0 = import_read_chunk, every0 = import_fold_every;
+	pgsc_store *st = NULL;
+
+	(void)state;
+	tmp_path(db, sizeof(db), "fold-none.db");
+	unit_fixture_path(log, sizeof(log), "../golden/raw.log.gz");
+	memset(&io, 0, sizeof(io));
+	io.quiet = 1;
+	io.has_since = 1;
+	io.since = INT64_C(4000000000);
+	assert_int_equal(pgsc_store_open(db, 0, &st, &cause), 0);
+	import_read_chunk = 512;
+	import_fold_every = 1;
+	assert_int_equal(pgsc_import(st, &io, files, 1, &stats, &cause), 0);
+	import_read_chunk = chunk0;
+	import_fold_every = every0;
+	assert_int_equal(stats.round, 0);
+	assert_true(stats.outside > 0);
+	rows = dump(db, "SELECT (SELECT count(*) FROM rounds), "
+		    "(SELECT count(*) FROM processes)");
+	assert_string_equal(rows, "0|0\n");
+	free(rows);
+	io.has_since = 0;
+	assert_int_equal(pgsc_import(st, &io, files, 1, &stats, &cause), 0);
+	assert_int_equal(stats.round, 1);
+	pgsc_store_free(st);
+	unlink(db);
+}
+
 /* A syscall the server made before, but only outside the session roles,
  * is new to the session list when a client backend makes it: the
  * session filter logs it, so the lists have not converged. */
@@ -805,6 +968,8 @@ main(void)
 		cmocka_unit_test(test_import_and_report),
 		cmocka_unit_test(test_import_split_equals_whole),
 		cmocka_unit_test(test_import_missing_file),
+		cmocka_unit_test(test_import_early_fold),
+		cmocka_unit_test(test_import_early_fold_no_round),
 		cmocka_unit_test(test_status_new_to_session),
 		cmocka_unit_test(test_unattributed_not_usable),
 	};

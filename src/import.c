@@ -268,6 +268,23 @@ damage_note(struct importer *im, struct infile *f, const char *why)
 	round_reject(&im->rd, PGSC_REJ_DAMAGED, &loc, 0, msg, strlen(msg));
 }
 
+/* A failure with no room left (-ENOSPC) rolled the import back: say what
+ * it left, nothing. */
+static void
+say_rolled_back(const struct importer *im, int rc, char **cause)
+{
+	char *c;
+
+	if (rc != -ENOSPC || !im->rd.rolled_back || cause == NULL ||
+	    *cause == NULL)
+		return;
+	c = *cause;
+	*cause = NULL;
+	util_cause(cause, "%s; the import was rolled back and the store is "
+		   "unchanged: free some space and run it again", c);
+	free(c);
+}
+
 static int
 read_file(struct importer *im, struct infile *f, char *buf,
 	  struct pgsc_import_stats *stats, char **cause)
@@ -333,8 +350,10 @@ read_file(struct importer *im, struct infile *f, char *buf,
 		/* the processes that are done go to the store, so that
 		 * memory holds the live ones, not every one of the log */
 		rc = round_fold(&im->rd, import_fold_every, cause);
-		if (rc < 0)
+		if (rc < 0) {
+			say_rolled_back(im, rc, cause);
 			return rc;
+		}
 	}
 	if (feed_pending(im->rd.feed) > 0 && !im->opts->quiet)
 		util_diag(im->diag, "%s: last line is incomplete (%zu bytes); "
@@ -437,17 +456,7 @@ write_round(struct importer *im, struct pgsc_import_stats *stats,
 	im->rd.label = im->opts->label;
 	rc = round_commit(&im->rd, 1, cause);
 	if (rc < 0) {
-		if (rc == -ENOSPC && im->rd.rolled_back && cause != NULL &&
-		    *cause != NULL) {
-			/* say what the failure left: nothing */
-			char *c = *cause;
-
-			*cause = NULL;
-			util_cause(cause, "%s; the import was rolled back and the "
-				   "store is unchanged: free some space and run "
-				   "it again", c);
-			free(c);
-		}
+		say_rolled_back(im, rc, cause);
 		return rc;
 	}
 	stats->round = im->rd.id;

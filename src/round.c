@@ -307,9 +307,10 @@ batch_tree(struct round *rd, struct round_batch *w, int finished, int all)
  * since the last one (proctree_fold_due()): the rows of the processes
  * proctree_fold_exited() forgets go into the round's one transaction,
  * which the first fold begins with the round's row (rounds.started is
- * then its time) and round_commit() ends; round_free() rolls back one
- * that no commit ended (an import that makes no round, or fails), so an
- * import killed at any point still leaves the store as it was.  A live
+ * then its time) and round_commit() ends; a fold that fails rolls it
+ * back (rd->rolled_back), and so does round_free() one that no commit
+ * ended (an import that makes no round, or fails), so an import killed
+ * at any point still leaves the store as it was.  A live
  * round has its own (proctree_prune() after each commit).  0 or < 0.
  */
 int
@@ -334,8 +335,15 @@ round_fold(struct round *rd, size_t growth, char **cause)
 		}
 	}
 	w.b = rd->batch;
-	return proctree_fold_exited(rd->tree, batch_proc, &w,
-				    &rd->early_rows);
+	rc = proctree_fold_exited(rd->tree, batch_proc, &w, &rd->early_rows);
+	if (rc < 0) {
+		/* the import fails: nothing of it stays */
+		store_batch_free(rd->batch);
+		rd->batch = NULL;
+		store_rollback(rd->st);
+		rd->rolled_back = 1;
+	}
+	return rc;
 }
 
 /*

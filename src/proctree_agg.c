@@ -211,11 +211,11 @@ proctree_fold_due(const struct proctree *t, size_t growth)
 }
 
 static int
-fold_early(const struct proc *p)
+fold_early(const struct proctree *t, const struct proc *p)
 {
 	return p->exited && p->forked && p->nkids == 0 && p->args.n == 0 &&
 	       p->pid_prev == NULL && !p->in_fifo && p->npend == 0 &&
-	       !p->provisional;
+	       !p->provisional && p != t->exit_p;
 }
 
 int
@@ -231,7 +231,7 @@ proctree_fold_exited(struct proctree *t,
 		struct proc_info pi;
 		const char *r;
 
-		if (rc != 0 || !fold_early(p) ||
+		if (rc != 0 || !fold_early(t, p) ||
 		    (r = pt_final_role(t, p, 0)) == NULL) {
 			t->all[k++] = p;
 			continue;

@@ -480,7 +480,8 @@ agg_add(struct proctree *t, const char *role, uint32_t arch, int32_t nr,
 		if (rank >= a->example_rank)
 			return;
 		a->example_pid = p->pid;
-		a->example_exe = p->exe ? strset_intern(&t->exes, p->exe) : NULL;
+		a->example_exe = p->exe ? strset_intern(&t->exes, p->exe)
+				       : NULL;
 		a->example_rank = rank;
 	} else {
 		/* interned: the process may be pruned before the aggregate
@@ -659,9 +660,9 @@ int
 pt_maybe_thread(const struct proc *p)
 {
 	return p->clone3 && !p->execd && !p->exited && p->records == 0 &&
-	       p->nkids == 0 && p->kids_out == 0 && !p->provisional && p->npend == 0 &&
-	       p->nsys == 0 && p->title == NULL && !p->has_pg_child &&
-	       !p->seeded;
+	       p->nkids == 0 && p->kids_out == 0 && !p->provisional &&
+	       p->npend == 0 && p->nsys == 0 && p->title == NULL &&
+	       !p->has_pg_child && !p->seeded;
 }
 
 /* Processes in memory (for tests and diagnostics). */

@@ -310,8 +310,9 @@ batch_tree(struct round *rd, struct round_batch *w, int finished, int all)
  * then its time) and round_commit() ends; a fold that fails rolls it
  * back (rd->rolled_back), and so does round_free() one that no commit
  * ended (an import that makes no round, or fails), so an import killed
- * at any point still leaves the store as it was.  A live
- * round has its own (proctree_prune() after each commit).  0 or < 0.
+ * at any point still leaves the store as it was.  A live round forgets
+ * its processes otherwise (proctree_prune() after each commit).  0 or
+ * < 0.
  */
 int
 round_fold(struct round *rd, size_t growth, char **cause)
@@ -331,6 +332,7 @@ round_fold(struct round *rd, size_t growth, char **cause)
 			rc = store_batch_new(rd->st, rd->id, &rd->batch, cause);
 		if (rc < 0) {
 			store_rollback(rd->st);
+			rd->rolled_back = 1;
 			return rc;
 		}
 	}

@@ -162,6 +162,7 @@ fi
 OSHIPPED=${SHIPPED%.guc}-outside.guc
 if [ -f "$SRCROOT/examples/lists/$OSHIPPED" ]; then
 	[ -f "$SRCROOT/examples/lists/$SHIPPED" ] || fail "examples/lists/$OSHIPPED is shipped without $SHIPPED"
+	T5B=$(date +%s)
 	rc=0
 	bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep -- prove --dir "$P" --outside \
 		--lists "/pgsc/examples/lists/$OSHIPPED" --suites "$STEPS" --baseline-from "$P/prove" \
@@ -193,7 +194,7 @@ if [ -f "$SRCROOT/examples/lists/$OSHIPPED" ]; then
 	ntab=$(chroot "$ROOT" /var/tmp/pgsc-build/pgsc-report --db "$P/prove-outside-neg/proof.db" --format=table 2>/dev/null || true)
 	awk '$1 == "chdir" && $2 == "x86_64" { found = 1 } END { exit !found }' <<<"$ntab" ||
 		fail "$OSHIPPED without chdir: the proof failed with no chdir denial in its store: $ntab"
-	note "examples/lists/$OSHIPPED: proven from outside on $STEPS; without chdir the proof fails (exit 3, chdir denied)"
+	note "examples/lists/$OSHIPPED: proven from outside on $STEPS; without chdir the proof fails (exit 3, chdir denied; $(($(date +%s) - T5B)) s)"
 fi
 # 6. PostgreSQL 18 under io_method = io_uring, a real recording: the same
 # steps collected, converged and proven under error with the rings in use

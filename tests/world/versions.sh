@@ -137,17 +137,22 @@ grep -q "^# server:   postgres (PostgreSQL) $PGV\." <<<"$GUC" ||
 	fail "the example's server line is not PostgreSQL $PGV's: $(grep '^# server' <<<"$GUC")"
 
 # 5. the shipped file of this version, as shipped
-if [ -f "$SRCROOT/examples/lists/$SHIPPED" ]; then
-	P=/var/tmp/pgsc-versions-prove
-	rm -rf "${ROOT:?}$P"
-	rc=0
-	bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep -- prove --dir "$P" \
-		--lists "/pgsc/examples/lists/$SHIPPED" --suites "$STEPS" >"$OUT" 2>&1 || rc=$?
+# prove_shipped WHAT ARGS...: pgsc-check-world prove ARGS in the root; the
+# proof must pass with 0 SECCOMP records of the servers
+prove_shipped() {
+	local what=$1 rc=0
+	shift
+	bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep -- prove --dir "$P" "$@" >"$OUT" 2>&1 || rc=$?
 	if [ "$rc" != 0 ] || ! grep -q '^pgsc-iterate: PROOF PASSED' "$OUT" ||
 		! grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$OUT"; then
 		tail -n 40 "$OUT" >&2
-		fail "examples/lists/$SHIPPED as shipped: exit $rc (the proof must pass with 0 SECCOMP records)"
+		fail "$what: exit $rc (the proof must pass with 0 SECCOMP records)"
 	fi
+}
+if [ -f "$SRCROOT/examples/lists/$SHIPPED" ]; then
+	P=/var/tmp/pgsc-versions-prove
+	rm -rf "${ROOT:?}$P"
+	prove_shipped "examples/lists/$SHIPPED as shipped" --lists "/pgsc/examples/lists/$SHIPPED" --suites "$STEPS"
 	cmp -s "$SRCROOT/examples/lists/$SHIPPED" "$ROOT$P/c/data/pgsc-iterate.conf" ||
 		fail "the proof's include is not examples/lists/$SHIPPED byte for byte"
 	note "examples/lists/$SHIPPED: proven as shipped on $STEPS"
@@ -163,15 +168,8 @@ OSHIPPED=${SHIPPED%.guc}-outside.guc
 if [ -f "$SRCROOT/examples/lists/$OSHIPPED" ]; then
 	[ -f "$SRCROOT/examples/lists/$SHIPPED" ] || fail "examples/lists/$OSHIPPED is shipped without $SHIPPED"
 	T5B=$(date +%s)
-	rc=0
-	bash "$SRCROOT/tools/pgsc-world-root" --suite "$SUITE" --keep -- prove --dir "$P" --outside \
-		--lists "/pgsc/examples/lists/$OSHIPPED" --suites "$STEPS" --baseline-from "$P/prove" \
-		--workdir prove-outside >"$OUT" 2>&1 || rc=$?
-	if [ "$rc" != 0 ] || ! grep -q '^pgsc-iterate: PROOF PASSED' "$OUT" ||
-		! grep -q "^pgsc-iterate: proof run (defaults error): 0 SECCOMP records of the server's processes" "$OUT"; then
-		tail -n 40 "$OUT" >&2
-		fail "examples/lists/$OSHIPPED imposed from outside: exit $rc (the proof must pass with 0 SECCOMP records)"
-	fi
+	prove_shipped "examples/lists/$OSHIPPED imposed from outside" --outside --lists "/pgsc/examples/lists/$OSHIPPED" \
+		--suites "$STEPS" --baseline-from "$P/prove" --workdir prove-outside
 	grep -q '^# pgsc-iterate outside: error$' "$ROOT$P/c/data/pgsc-iterate.conf" ||
 		fail "$OSHIPPED: the include of the proof did not say 'outside: error'"
 	grep -q 'baseline: step .*: taken from' "$OUT" ||

@@ -77,6 +77,8 @@ struct feed {
 	int tail_on;
 	int long_nul;               /* the too-long line holds NUL bytes */
 	int oom;                    /* a record was lost for memory */
+	int no_nul;                 /* the line in hand is known to have no
+				     * NUL byte: its buffer was searched */
 
 	const char *src;
 	uint64_t line;              /* lines completed so far */
@@ -310,7 +312,7 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, PGSC_REJ_TOO_LONG, line, 200);
 		return;
 	}
-	if (memchr(line, '\0', len) != NULL) {
+	if (!f->no_nul && memchr(line, '\0', len) != NULL) {
 		/* NUL bytes: a preallocated or crash-zeroed block.  A writer
 		 * that went on after it starts a whole record right after the
 		 * last NUL: that record is kept, the block is rejected. */
@@ -481,6 +483,10 @@ static int
 split_lines(struct feed *f, const char *data, size_t len)
 {
 	const char *p = data, *end = data + len;
+	/* one search of the buffer instead of one a line: the lines made
+	 * whole inside it are read without their own (a tenth of the
+	 * searches' cost was the calls) */
+	int clean = memchr(data, '\0', len) == NULL;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -526,7 +532,9 @@ split_lines(struct feed *f, const char *data, size_t len)
 		if (nl != NULL && f->part_len == 0) {
 			/* the common case: a whole line inside the buffer */
 			f->line++;
+			f->no_nul = clean;
 			do_line(f, p, n);
+			f->no_nul = 0;
 			f->offset += n + 1;
 			p = nl + 1;
 			continue;

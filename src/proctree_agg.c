@@ -177,10 +177,21 @@ proc_row(struct proctree *t, struct proc *p, struct proc_info *pi)
 	return 1;
 }
 
+/* Is an early fold due: has the tree grown by @growth processes since the
+ * last (or by a quarter of what that one kept, when more)? */
+int
+proctree_fold_due(const struct proctree *t, size_t growth)
+{
+	size_t g = t->nall_folded / 4 > growth ? t->nall_folded / 4 : growth;
+
+	return !t->finished && t->nall >= t->nall_folded + g;
+}
+
 /*
  * An import keeps every process until its end, where proctree_finish()
  * gives each its role and its one commit writes their rows: a long log's
- * processes (29,045 in tests/bench's 1M log) were all in memory at once.
+ * processes were all in memory at once (29,045 in the synthesized 1M log
+ * bench.sh used before it recorded one; docs/internals.md, part 3).
  * The early fold writes, during the import and in its transaction, the
  * row of each process that nothing later can change, folds its counts as
  * proctree_finish() would, and forgets it:
@@ -202,14 +213,6 @@ proc_row(struct proctree *t, struct proc *p, struct proc_info *pi)
  * (pt_final_role() leaves postmasters to the end).  Its aggregate's
  * example is the one the end's fold gives (agg_add()'s ranks).
  */
-int
-proctree_fold_due(const struct proctree *t, size_t growth)
-{
-	size_t g = t->nall_folded / 4 > growth ? t->nall_folded / 4 : growth;
-
-	return !t->finished && t->nall >= t->nall_folded + g;
-}
-
 static int
 fold_early(const struct proctree *t, const struct proc *p)
 {

@@ -38,6 +38,8 @@ t_script lists-test "shipped.sh BINDIR" "$@"
 PGBIN=/usr/lib/postgresql/15/bin
 # shellcheck source=../lib/world.sh
 . "$HERE/../lib/world.sh"
+# shellcheck source=../lib/lists.sh
+. "$HERE/../lib/lists.sh"
 STEPS=${PGSC_LISTS_STEPS:-$WORLD_CI_STEPS,scenarios}
 # The outside file's global list holds the module file's: what only it
 # proves is the start-up of every kind of cluster (the installcheck
@@ -151,12 +153,6 @@ first=${STEPS%%,*}
 mapfile -t NEEDS < <(sed -n '/^const char \*const filter_needs\[\] = {/,/NULL,/p' "$SRCROOT/src/filter_build.c" |
 	grep -o '"[a-z0-9_]*"' | tr -d '"')
 [ ${#NEEDS[@]} -ge 2 ] || fail "could not read filter_needs[] from src/filter_build.c"
-drop() { # drop NAME FILE > OUT: FILE with NAME out of its global list
-	awk -v v="$1" -F"'" '/^pgsc\.global_syscall_allow = / {
-		n = split($2, a, ","); out = ""
-		for (i = 1; i <= n; i++) if (a[i] != v) out = out (out == "" ? "" : ",") a[i]
-		print $1 "'\''" out "'\''"; next } { print }' "$2"
-}
 for f in "${FILES[@]}"; do
 	b=$(basename "$f" .guc)
 	case $b in
@@ -165,7 +161,7 @@ for f in "${FILES[@]}"; do
 	esac
 	[[ " ${NEEDS[*]} chdir " == *" $victim "* ]] || fail "$victim is not among the module's needs (${NEEDS[*]})"
 	grep -q "^pgsc\.global_syscall_allow = '.*\b$victim\b" "$f" || fail "$b: the shipped global list lacks $victim"
-	drop "$victim" "$f" >"$W/$b-neg.guc"
+	drop_call "$f" 'pgsc\.global_syscall_allow' "$victim" >"$W/$b-neg.guc"
 	chmod 644 "$W/$b-neg.guc"
 	! grep -q "^pgsc\.global_syscall_allow = '.*\b$victim\b" "$W/$b-neg.guc" || fail "could not drop $victim"
 	rc=0

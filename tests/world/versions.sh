@@ -42,6 +42,8 @@
 set -e
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+# shellcheck source=../lib/lists.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lists.sh"
 export LC_ALL=C
 [ $# = 1 ] || { echo "usage: versions.sh SUITE" >&2; exit 2; }
 SUITE=$1
@@ -174,10 +176,7 @@ if [ -f "$SRCROOT/examples/lists/$OSHIPPED" ]; then
 		fail "$OSHIPPED: the include of the proof did not say 'outside: error'"
 	grep -q 'baseline: step .*: taken from' "$OUT" ||
 		note "warning: the outside proof ran its own baselines, not those of $P/prove"
-	awk -F"'" '/^pgsc\.global_syscall_allow = / {
-		n = split($2, a, ","); out = ""
-		for (i = 1; i <= n; i++) if (a[i] != "chdir") out = out (out == "" ? "" : ",") a[i]
-		print $1 "'\''" out "'\''"; next } { print }' "$SRCROOT/examples/lists/$OSHIPPED" >"$ROOT$P/outside-neg.guc"
+	drop_call "$SRCROOT/examples/lists/$OSHIPPED" 'pgsc\.global_syscall_allow' chdir >"$ROOT$P/outside-neg.guc"
 	grep -q "^pgsc\.global_syscall_allow = '.*\bchdir\b" "$SRCROOT/examples/lists/$OSHIPPED" ||
 		fail "$OSHIPPED: its global list lacks chdir"
 	! grep -q "^pgsc\.global_syscall_allow = '.*\bchdir\b" "$ROOT$P/outside-neg.guc" || fail "could not drop chdir"

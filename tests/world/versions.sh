@@ -14,6 +14,8 @@
 #      baseline), then the negative control (the call the store gives
 #      only to walsender/walreceiver processes of the recovery step,
 #      dropped: 001_stream_rep must fail with its denials recorded);
+#      The steps end with scenarios:jit (JIT on every query), which must
+#      pass under the proof;
 #   2. checks that the store attributed records to the version's own
 #      processes: on 18, "io worker" (io_method = worker, the default);
 #   3. checks the drift in the direction the source predicts, against the
@@ -56,7 +58,10 @@ trixie) PGV=17 SHIPPED=pg17-debian13-x86_64.guc ;;
 sid) PGV=18 SHIPPED=pg18-sid-x86_64.guc ;;
 *) fail "no PostgreSQL known for suite '$SUITE'" ;;
 esac
-STEPS=${PGSC_VERSIONS_STEPS:-regress:test_setup+boolean+create_index,src/test/recovery:001_stream_rep}
+# scenarios:jit: JIT on every query (the version's llvmjit.so, 18's from
+# postgresql-18-jit, which tools/pg-root installs), so that the proofs of
+# 5 and 5b hold the shipped files to a server that compiles its queries
+STEPS=${PGSC_VERSIONS_STEPS:-regress:test_setup+boolean+create_index,src/test/recovery:001_stream_rep,scenarios:jit}
 REF=$SRCROOT/examples/lists/pg15-debian12-x86_64.guc
 need_file "$REF"
 T0=$(date +%s)
@@ -98,6 +103,13 @@ if [ "$rc" != 0 ] || { [ -z "${RARE:-}" ] && ! grep -q 'PROOF PASSED' "$OUT"; } 
 	fail "pgsc-world-root --suite $SUITE full: exit $rc (0, PROOF PASSED and NEGATIVE CONTROL OK expected)"
 fi
 note "PostgreSQL $PGV in $ROOT: converged, proven under error, negative control failed as it must ($(($(date +%s) - T0)) s)"
+# JIT compiled under the proof: a scenario failing in the baseline too
+# would leave the comparison identical and JIT unproven (a root without
+# the version's llvmjit.so)
+if [[ ",$STEPS," == *,scenarios:jit,* ]]; then
+	grep -qx 'scenarios/jit ok' "$ROOT$D/it/proof-1-scenarios_jit/status" 2>/dev/null ||
+		fail "the jit scenario did not pass under the proof: $(tr '\n' ' ' <"$ROOT$D/it/proof-1-scenarios_jit/status" 2>/dev/null)"
+fi
 grep -E '^pgsc-(iterate|check-world): (converged|proof run|negative control)' "$OUT" >&2 || true
 
 STORE=$ROOT$D/lists.db

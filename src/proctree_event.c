@@ -188,13 +188,6 @@ apply_event(struct proctree *t, struct event *e)
 
 	if (name == NULL)
 		return;
-	/* most records name none of the calls below: one byte tells (seven
-	 * strcmp() calls a record were 3.6% of an import's time) */
-	if (name[0] != 'c' && name[0] != 'f' && name[0] != 'v' &&
-	    name[0] != 'e') {
-		pt_args_note(t, e, 0);
-		goto other;
-	}
 	if (strcmp(name, "clone") == 0 || strcmp(name, "clone3") == 0 ||
 	    strcmp(name, "fork") == 0 || strcmp(name, "vfork") == 0) {
 		do_fork(t, e);
@@ -239,7 +232,6 @@ apply_event(struct proctree *t, struct event *e)
 		pt_try_rollup(t, p);
 		return;
 	}
-other:
 	/* any other audited syscall still tells us who the caller is */
 	p = pt_map_get(t, e->node, e->pid);
 	if (p != NULL && !p->exited)

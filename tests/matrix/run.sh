@@ -7,7 +7,8 @@
 # $PGSC_MATRIX_ROOT, default /var/cache/pgsc-roots/SUITE: Debian 13 with
 # PostgreSQL 17, or sid with 18) and checks:
 #   1. bad arguments are the script's own errors: exit status 2;
-#   2. the run exits 0 and writes both stores;
+#   2. with a killed run's proc and dev/shm left mounted in the root, the
+#      run says it unmounts them, exits 0 and writes both stores;
 #   3. each store has non-empty global and session lists (pgsc-report);
 #   4. each store has exactly one postmaster: on the host the host's
 #      PostgreSQL 15 binary, in the other the PostgreSQL 17 (18) binary
@@ -68,12 +69,28 @@ st=0
 "$MATRIX" --bindir "$BINDIR" --root "$SRCROOT/trixie" --out "$T/e3" >"$T/e3.out" 2>&1 || st=$?
 [ "$st" = 2 ] || bad "glibc-matrix --root inside the source tree exited $st, expected 2: $(tail -n 3 "$T/e3.out")"
 
-# 2. the run.
+# 2. the run, after a run killed in the root (SIGKILL: no exit trap) left
+# its proc and dev/shm mounted there, as one did before a CI run: placed
+# under the root's mounts lock, as that run held it, and released;
+# glibc-matrix must take them away (tools/root-mounts.sh) and say so.
+bash "$SRCROOT/tools/pg-root" --suite "$SUITE" --pg "$PGV" --root "$ROOT" >"$T/pg-root.out" 2>&1 ||
+	fail "tools/pg-root --suite $SUITE failed: $(tail -n 5 "$T/pg-root.out")"
+(
+	exec 5>"$ROOT.mounts.lock"
+	flock -w 3600 5 || fail "$ROOT.mounts.lock: the root stayed busy for an hour"
+	mount -t proc -o nosuid,nodev,noexec proc "$ROOT/proc" || fail "cannot mount proc on $ROOT/proc"
+	mkdir -p "$ROOT/dev/shm"
+	mount -t tmpfs -o size=1m pgsc-matrix-stale "$ROOT/dev/shm" || fail "cannot mount a tmpfs on $ROOT/dev/shm"
+) || exit 1
 O=$T/out
 st=0
 "$MATRIX" --bindir "$BINDIR" --suite "$SUITE" --root "$ROOT" --out "$O" >"$T/matrix.out" 2>"$T/matrix.err" || st=$?
 cat "$T/matrix.err" "$T/matrix.out"
 [ "$st" = 0 ] || fail "tools/glibc-matrix exited with status $st"
+for m in "$ROOT/proc" "$ROOT/dev/shm"; do
+	grep -qF "unmounting $m: left by a run that was killed" "$T/matrix.err" ||
+		bad "glibc-matrix did not say it took away the stale mount $m"
+done
 for f in host.db "$SUITE.db" diff.md diff-equivalent.md summary.md versions.txt times.txt; do
 	[ -s "$O/$f" ] || fail "tools/glibc-matrix wrote no $O/$f"
 done

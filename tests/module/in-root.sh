@@ -33,6 +33,9 @@ ROOT=$(bash "$SRCROOT/tools/pg-root" --suite "$SUITE" --pg "$PGV" --with-build) 
 # matrix): wait for the others.
 exec 6>"$ROOT.mounts.lock"
 flock -w 3600 6 || fail "$ROOT.mounts.lock: the root stayed busy for an hour"
+# shellcheck source=../../tools/root-mounts.sh
+. "$SRCROOT/tools/root-mounts.sh"
+root_clear_stale "module-$SUITE" "$ROOT" || fail "$ROOT still has a killed run's mounts"
 MOUNTS=()
 unmount_all() {
 	local i

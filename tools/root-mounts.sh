@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: PostgreSQL
+# root-mounts.sh - sourced, not run: what was left mounted below a Debian
+# root (tools/pg-root) by a run that was killed.
+#
+# Every user of a root's mounts (tools/pgsc-world-root,
+# tests/module/in-root.sh, tools/glibc-matrix, tools/pg-root's apt) holds
+# ROOT.mounts.lock while anything of its own is mounted there, and
+# unmounts it on exit.  A run killed with SIGKILL runs no exit trap: its
+# mounts stay, and each later run found "ROOT/proc is already mounted"
+# and failed (a CI run did, after an earlier run on the same machine was
+# killed mid-test).  So a run that holds the lock and still finds a mount
+# below the root knows it is a dead run's, and takes it away:
+#
+#   root_clear_stale PROG DIR
+#
+# unmounts everything mounted below DIR (not DIR itself: a root may live
+# on a file system of its own), deepest first (umount,
+# then umount -l when a leftover process still uses it), each named on
+# stderr as PROG: note.  Returns 1, naming it, when one would not go.
+# The caller must hold the lock that makes DIR's mounts its own.
+
+# root_stale_mounts DIR: the mount points below DIR, deepest first
+root_stale_mounts() {
+	findmnt -rn -o TARGET | awk -v d="$1" 'index($0, d "/") == 1 { print length($0) "\t" $0 }' |
+		sort -rn -k1,1 | cut -f2-
+}
+
+root_clear_stale() {
+	local prog=$1 dir=$2 m rc=0
+	while IFS= read -r m; do
+		[ -n "$m" ] || continue
+		echo "$prog: unmounting $m: left by a run that was killed (no other run holds $dir's mounts lock)" >&2
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || {
+			echo "$prog: error: cannot unmount $m" >&2
+			rc=1
+		}
+	done < <(root_stale_mounts "$dir")
+	return "$rc"
+}

@@ -12,13 +12,21 @@
 # killed mid-test).  So a run that holds the lock and still finds a mount
 # below the root knows it is a dead run's, and takes it away:
 #
+#   root_mounts_take PROG ROOT
+#
+# takes ROOT.mounts.lock on a descriptor of its own ($ROOT_MOUNTS_FD,
+# held until exit or root_mounts_drop), waiting up to
+# $PGSC_ROOT_LOCK_WAIT seconds (default 3600) with a note, then
+# root_clear_stale PROG ROOT.  Returns 1, saying why, when either fails.
+#
 #   root_clear_stale PROG DIR
 #
 # unmounts everything mounted below DIR (not DIR itself: a root may live
 # on a file system of its own), deepest first (umount,
 # then umount -l when a leftover process still uses it), each named on
 # stderr as PROG: note.  Returns 1, naming it, when one would not go.
-# The caller must hold the lock that makes DIR's mounts its own.
+# The caller must hold the lock that makes DIR's mounts its own (the
+# mounts lock, or pg-root's cache lock for its ROOT.tmp).
 
 # root_stale_mounts DIR: the mount points below DIR, deepest first
 root_stale_mounts() {
@@ -37,4 +45,21 @@ root_clear_stale() {
 		}
 	done < <(root_stale_mounts "$dir")
 	return "$rc"
+}
+
+root_mounts_take() {
+	local prog=$1 root=$2
+	exec {ROOT_MOUNTS_FD}>"$root.mounts.lock" || return 1
+	if ! flock -n "$ROOT_MOUNTS_FD"; then
+		echo "$prog: waiting for $root.mounts.lock (another run in the root)" >&2
+		flock -w "${PGSC_ROOT_LOCK_WAIT:-3600}" "$ROOT_MOUNTS_FD" || {
+			echo "$prog: error: $root stayed busy ($root.mounts.lock)" >&2
+			return 1
+		}
+	fi
+	root_clear_stale "$prog" "$root"
+}
+
+root_mounts_drop() {
+	exec {ROOT_MOUNTS_FD}>&-
 }

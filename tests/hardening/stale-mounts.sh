@@ -8,11 +8,13 @@
 # (proc, a tmpfs at dev/shm that a leftover process still uses, a bind
 # at pgsc, as of the source tree, and a tmpfs inside that), and a sibling
 # whose name the root's is a prefix of ("rootx"), with a mount of its
-# own.  root_clear_stale must:
+# own.  root_mounts_take (the lock, then root_clear_stale) must first
+# wait and give up, unmounting nothing, while another run holds the
+# root's mounts lock; once it is free it must:
 #   - unmount all four below the root, the deepest before its parent,
 #     the busy one too (umount -l), each named in a note;
 #   - leave the root's own file system, and the sibling's mount, alone;
-#   - return 0, and on a second call find nothing and say nothing.
+#   - return 0; a second root_clear_stale finds nothing and says nothing.
 # The end-to-end case (a stale proc and dev/shm in the sid root before a
 # glibc-matrix run) is tests/matrix/run.sh's step 2.
 
@@ -29,10 +31,12 @@ T=$T_WORK
 R=$T/root
 X=$T/rootx
 SLEEPER=
+HOLDER=
 mounted() { findmnt -rn --mountpoint "$1" >/dev/null 2>&1; }
 # shellcheck disable=SC2317 # a cleanup
 undo() {
 	[ -z "$SLEEPER" ] || kill "$SLEEPER" 2>/dev/null || true
+	[ -z "$HOLDER" ] || kill "$HOLDER" 2>/dev/null || true
 	local m
 	for m in "$R/pgsc/deep" "$R/pgsc" "$R/dev/shm" "$R/proc" "$R" "$X/proc"; do
 		! mounted "$m" || umount -l "$m" 2>/dev/null || true
@@ -60,9 +64,25 @@ umount "$R/dev/shm" 2>/dev/null && fail "umount $R/dev/shm succeeded with a proc
 [ "$(root_stale_mounts "$R" | sort | tr '\n' ' ')" = "$R/dev/shm $R/pgsc $R/pgsc/tests $R/proc " ] ||
 	fail "root_stale_mounts $R: '$(root_stale_mounts "$R" | tr '\n' ' ')', expected the four below it"
 
+# while a live run holds the root's mounts lock, its mounts are its own:
+# root_mounts_take waits, gives up (PGSC_ROOT_LOCK_WAIT) and touches none
+(exec 9>"$R.mounts.lock" && flock 9 && exec sleep 600) &
+HOLDER=$! # the sleep itself, holding the lock: killing it frees the lock
+sleep 0.2
 rc=0
-root_clear_stale stale-test "$R" 2>"$T/clear.err" || rc=$?
-[ "$rc" = 0 ] || fail "root_clear_stale returned $rc: $(cat "$T/clear.err")"
+( PGSC_ROOT_LOCK_WAIT=1 root_mounts_take stale-test "$R" ) 2>"$T/busy.err" || rc=$?
+kill "$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
+HOLDER=
+[ "$rc" = 1 ] || fail "root_mounts_take returned $rc with the lock held elsewhere (1 expected): $(cat "$T/busy.err")"
+grep -q "waiting for $R.mounts.lock" "$T/busy.err" && grep -q "stayed busy" "$T/busy.err" ||
+	fail "root_mounts_take did not say it waited and gave up: $(cat "$T/busy.err")"
+! grep -q unmounting "$T/busy.err" || fail "root_mounts_take unmounted with the lock held elsewhere"
+mounted "$R/proc" || fail "$R/proc went while another run held the lock"
+
+rc=0
+root_mounts_take stale-test "$R" 2>"$T/clear.err" || rc=$?
+[ "$rc" = 0 ] || fail "root_mounts_take returned $rc: $(cat "$T/clear.err")"
 for m in "$R/pgsc/tests" "$R/dev/shm" "$R/pgsc" "$R/proc"; do
 	! mounted "$m" || fail "$m is still mounted after root_clear_stale"
 	grep -qF "stale-test: unmounting $m: left by a run that was killed" "$T/clear.err" ||

@@ -76,8 +76,9 @@ st=0
 bash "$SRCROOT/tools/pg-root" --suite "$SUITE" --pg "$PGV" --root "$ROOT" >"$T/pg-root.out" 2>&1 ||
 	fail "tools/pg-root --suite $SUITE failed: $(tail -n 5 "$T/pg-root.out")"
 (
-	exec 5>"$ROOT.mounts.lock"
-	flock -w 3600 5 || fail "$ROOT.mounts.lock: the root stayed busy for an hour"
+	# shellcheck source=../../tools/root-mounts.sh
+	. "$SRCROOT/tools/root-mounts.sh"
+	root_mounts_take matrix-test "$ROOT" || fail "cannot have $ROOT's mounts"
 	mount -t proc -o nosuid,nodev,noexec proc "$ROOT/proc" || fail "cannot mount proc on $ROOT/proc"
 	mkdir -p "$ROOT/dev/shm"
 	mount -t tmpfs -o size=1m pgsc-matrix-stale "$ROOT/dev/shm" || fail "cannot mount a tmpfs on $ROOT/dev/shm"

@@ -31,11 +31,9 @@ ROOT=$(bash "$SRCROOT/tools/pg-root" --suite "$SUITE" --pg "$PGV" --with-build) 
 
 # One user of the root's mounts at a time (tools/pgsc-world-root, the
 # matrix): wait for the others.
-exec 6>"$ROOT.mounts.lock"
-flock -w 3600 6 || fail "$ROOT.mounts.lock: the root stayed busy for an hour"
 # shellcheck source=../../tools/root-mounts.sh
 . "$SRCROOT/tools/root-mounts.sh"
-root_clear_stale "module-$SUITE" "$ROOT" || fail "$ROOT still has a killed run's mounts"
+root_mounts_take "module-$SUITE" "$ROOT" || fail "cannot have $ROOT's mounts"
 MOUNTS=()
 unmount_all() {
 	local i

@@ -596,28 +596,35 @@ commit_last(struct run *ru, double now)
 
 /*
  * The wait from one commit to the next: the interval, or COMMIT_SPREAD
- * times the processor time the last commit took (@took), up to
- * COMMIT_STRETCH intervals.  A commit writes what changed since the last
- * one, and that grows with the store's breadth (a fleet's nodes, each
- * with rows of its own) as well as with the lines read: at a fixed
- * interval the commits of a broad store took most of the collector's time
- * (docs/fleet.md).  Waiting in proportion keeps their share near
- * 1 / COMMIT_SPREAD.  Processor time, not wall time: a machine busy with
- * other work slows a commit without making it any larger.  The bound
- * keeps how far a report lags, and what a killed netlink or plugin
- * collector loses (a file: source is read again from the committed
- * position), within a few intervals.
+ * times the processor time the last commit took (@took), up to a bound.
+ * A commit writes what changed since the last one, and that grows with
+ * the store's breadth (a fleet's nodes, each with rows of their own) as
+ * well as with the lines read: at a fixed interval the commits of a broad
+ * store took most of the collector's time (docs/fleet.md).  Waiting in
+ * proportion keeps their share near 1 / COMMIT_SPREAD whatever the
+ * breadth, so that the processor time per line does not grow with the
+ * nodes.  Processor time, not wall time: a machine busy with other work
+ * slows a commit without making it any larger.
+ *
+ * The bound: what a killed netlink or plugin collector loses is what it
+ * read since its last commit, so their commits stay within
+ * COMMIT_STRETCH intervals.  A source with a position (file:) loses
+ * nothing to a kill, it reads again from the committed one: its bound,
+ * COMMIT_STRETCH_REREAD intervals, is only how far a report may lag.
  */
 #define COMMIT_SPREAD 20.0
 #define COMMIT_STRETCH 4.0
+#define COMMIT_STRETCH_REREAD 15.0
 
 static double
 commit_wait(struct run *ru, double took)
 {
 	double wait = took * COMMIT_SPREAD;
+	double most = ru->interval * (ru->lv.src->position != NULL ?
+				      COMMIT_STRETCH_REREAD : COMMIT_STRETCH);
 
-	if (wait > ru->interval * COMMIT_STRETCH)
-		wait = ru->interval * COMMIT_STRETCH;
+	if (wait > most)
+		wait = most;
 	if (wait < ru->interval)
 		wait = ru->interval;
 	if (wait > ru->longest_wait)

@@ -21,8 +21,8 @@
 # most one commit spacing + 1 s, and caught up within 2 spacings + 2 s of
 # the end of the feed.  The spacing ("commit") is FLEET_COMMIT, or what
 # the collector says its commits stretched to when they took long
-# ("commits up to N s apart": at most 4 intervals, src/live.c
-# commit_wait()).  The backlog is the lines written by then (from the
+# ("commits up to N s apart": at most 15 intervals for this file:
+# source, src/live.c commit_wait()).  The backlog is the lines written by then (from the
 # feeder's schedule) minus the lines committed, sampled every second while
 # the feed runs, in seconds of the rate; it grows between commits and
 # drops at each, and a commit waits up to one more interval while an

@@ -38,8 +38,11 @@ int store_sql_error(pgsc_store *st, char **cause);
 int store_step_done(pgsc_store *st, sqlite3_stmt *s, char **cause);
 /* The same, then finalize @s. */
 int store_step_final(pgsc_store *st, sqlite3_stmt *s, char **cause);
-/* Bind @v, or NULL. */
+/* Bind @v (a copy), or NULL; _as: with @how, SQLITE_STATIC when @v stays
+ * as it is until @s is stepped. */
 void store_bind_text(sqlite3_stmt *s, int i, const char *v);
+void store_bind_text_as(sqlite3_stmt *s, int i, const char *v,
+			sqlite3_destructor_type how);
 /* Prepare @sql, or the error as above. */
 int store_prep(pgsc_store *st, const char *sql, sqlite3_stmt **s,
 	       char **cause);

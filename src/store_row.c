@@ -213,12 +213,9 @@ bind_cols(sqlite3_stmt *s, int first, const struct store_col *c, size_t n,
 			break;
 		case COL_TEXT:
 			t = *(const char *const *)f;
-			if (t == NULL && (c[k].flags & COL_KEY))
-				t = "";
-			if (t == NULL)
-				sqlite3_bind_null(s, i);
-			else
-				sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+			store_bind_text_as(s, i, t == NULL &&
+					   (c[k].flags & COL_KEY) ? "" : t,
+					   SQLITE_STATIC);
 			break;
 		case COL_BUF:
 			sqlite3_bind_text(s, i, f, (int)strnlen(f, c[k].size),

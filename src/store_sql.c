@@ -103,12 +103,19 @@ store_prep(pgsc_store *st, const char *sql, sqlite3_stmt **s, char **cause)
 }
 
 void
-store_bind_text(sqlite3_stmt *s, int i, const char *v)
+store_bind_text_as(sqlite3_stmt *s, int i, const char *v,
+		   sqlite3_destructor_type how)
 {
 	if (v == NULL)
 		sqlite3_bind_null(s, i);
 	else
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, i, v, -1, how);
+}
+
+void
+store_bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	store_bind_text_as(s, i, v, SQLITE_TRANSIENT);
 }
 
 /* Prepare @sql, whose ?1 is a round id, and bind @round to it. */

@@ -21,14 +21,14 @@
 # most one commit spacing + 1 s, and caught up within 2 spacings + 2 s of
 # the end of the feed.  The spacing ("commit") is FLEET_COMMIT, or what
 # the collector says its commits stretched to when they took long
-# ("commits up to N s apart": at most 15 intervals for this file:
-# source, src/live.c commit_wait()).  The backlog is the lines written by then (from the
-# feeder's schedule) minus the lines committed, sampled every second while
-# the feed runs, in seconds of the rate; it grows between commits and
-# drops at each, and a commit waits up to one more interval while an
-# event is still open (src/live.c commit_ready()), so in a steady stream
-# the commits come every 1 to 2 intervals.  Its floor is the largest of
-# the minima of each 10 s of the feed: what is still behind right after
+# ("commits up to N s apart": at most 15 intervals for this file: source,
+# src/live.c commit_wait()).  The backlog is the lines written by then
+# (from the feeder's schedule) minus the lines committed, sampled every
+# second while the feed runs, in seconds of the rate; it grows between
+# commits and drops at each, and a commit waits up to one more interval
+# while an event is still open (src/live.c commit_ready()), so in a steady
+# stream the commits come every 1 to 2 intervals.  Its floor is the largest
+# of the minima of each 10 s of the feed: what is still behind right after
 # the commits; a collector that cannot keep up has a floor that grows.
 # In a log that has gone quiet the last event waits up to one interval to
 # be taken as complete, then the next commit: hence the catch-up bound.

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "pgsc-int.h"
+#include "ahead.h"
 #include "feed.h"
 
 /* Remember where recent lines handed to auparse came from, so that a
@@ -79,6 +80,10 @@ struct feed {
 	int oom;                    /* a record was lost for memory */
 	int no_nul;                 /* the line in hand is known to have no
 				     * NUL byte: its buffer was searched */
+	struct ahead_chunk *ck;     /* the buffer's lines decoded ahead */
+	struct ahead_chunk *take;   /* ck, for the line in hand at take_off
+				     * of the buffer (a whole line in it) */
+	size_t take_off;
 
 	const char *src;
 	uint64_t line;              /* lines completed so far */
@@ -330,12 +335,17 @@ do_line(struct feed *f, const char *line, size_t len)
 	}
 	msg = decode_is_seccomp(line, len);
 	if (msg > 0 && !f->no_fast_path) {
-		int rc = decode_line_cache(line, len, &f->rec, &f->dcache);
+		int rc = 0;
 
-		if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&
-		    !decode_auparse_reads(line, len, msg)) {
-			reject_line(f, PGSC_REJ_NO_HEADER, line, len);
-			return;
+		/* decoded ahead (ahead.c) only when both checks passed */
+		if (f->take == NULL ||
+		    !ahead_take(f->take, f->take_off, len, &f->rec)) {
+			rc = decode_line_cache(line, len, &f->rec, &f->dcache);
+			if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&
+			    !decode_auparse_reads(line, len, msg)) {
+				reject_line(f, PGSC_REJ_NO_HEADER, line, len);
+				return;
+			}
 		}
 		if (rc != 0) {
 			reject_line(f, rc, line, len);
@@ -483,14 +493,27 @@ static int
 split_lines(struct feed *f, const char *data, size_t len)
 {
 	const char *p = data, *end = data + len;
+	/* a piece the reading thread indexed (ahead.c): its newlines are
+	 * known, and it has no NUL byte */
+	struct ahead_chunk *ix = f->ck != NULL && ahead_clean(f->ck) ? f->ck
+								 : NULL;
 	/* one search of the buffer instead of one a line: the lines made
 	 * whole inside it are read without their own (a tenth of the
 	 * searches' cost was the calls) */
-	int clean = memchr(data, '\0', len) == NULL;
+	int clean = ix != NULL || memchr(data, '\0', len) == NULL;
 
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *nl;
+		size_t n;
+
+		if (ix != NULL) {
+			size_t o = ahead_newline(ix, (size_t)(p - data));
+
+			nl = o < len ? data + o : NULL;
+		} else {
+			nl = memchr(p, '\n', (size_t)(end - p));
+		}
+		n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
 		if (!f->part_too_long && f->part_len + n > PGSC_LINE_MAX) {
 			/* Over the bound: keep a head for the message and
@@ -533,7 +556,10 @@ split_lines(struct feed *f, const char *data, size_t len)
 			/* the common case: a whole line inside the buffer */
 			f->line++;
 			f->no_nul = clean;
+			f->take = f->ck;
+			f->take_off = (size_t)(p - data);
 			do_line(f, p, n);
+			f->take = NULL;
 			f->no_nul = 0;
 			f->offset += n + 1;
 			p = nl + 1;
@@ -555,8 +581,18 @@ split_lines(struct feed *f, const char *data, size_t len)
 int
 feed_bytes(struct feed *f, const char *data, size_t len)
 {
-	int rc = split_lines(f, data, len);
+	return feed_bytes_ahead(f, data, len, NULL);
+}
 
+int
+feed_bytes_ahead(struct feed *f, const char *data, size_t len,
+		 struct ahead_chunk *ck)
+{
+	int rc;
+
+	f->ck = ck;
+	rc = split_lines(f, data, len);
+	f->ck = NULL;
 	if (rc == 0 && f->oom)
 		rc = -ENOMEM;
 	f->oom = 0;

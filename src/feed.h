@@ -34,6 +34,11 @@ int feed_new(const struct feed_ops *ops, void *arg, int no_fast_path,
 void feed_free(struct feed *f);
 /* Feed bytes (any split).  @loc_name names the source in messages. */
 int feed_bytes(struct feed *f, const char *data, size_t len);
+/* feed_bytes() of a piece ahead.c has read and decoded ahead (@ck: its
+ * SECCOMP lines' records, taken instead of decoding them again). */
+struct ahead_chunk;
+int feed_bytes_ahead(struct feed *f, const char *data, size_t len,
+		     struct ahead_chunk *ck);
 void feed_set_source(struct feed *f, const char *name, uint64_t line0,
 		     uint64_t offset0);
 /* The current source ended: drop an incomplete last line. */

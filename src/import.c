@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "pgsc-int.h"
+#include "ahead.h"
 #include "feed.h"
 #include "pglog.h"
 #include "proctree.h"
@@ -70,6 +71,7 @@ struct importer {
 	const struct pgsc_import_opts *opts;
 	FILE *diag;
 	struct round rd;            /* tree, feed, counts, serials (round.c) */
+	struct ahead *ahead;        /* the reading thread, NULL: none */
 	struct infile *files;
 	size_t nfiles;
 	struct infile *cur;
@@ -289,6 +291,63 @@ say_rolled_back(const struct importer *im, int rc, char **cause)
 	free(c);
 }
 
+/* Read @f to its end (or its damage) into the feed, a piece at a time:
+ * from the reading thread when there is one (ahead.c), else here. */
+static int
+read_pieces(struct importer *im, struct infile *f, char *buf,
+	    struct pgsc_import_stats *stats, char **cause)
+{
+	int rc;
+
+	for (;;) {
+		char *why = NULL;
+		struct ahead_chunk *ck = NULL;
+		const char *data = buf;
+		ssize_t n;
+
+		if (im->ahead != NULL)
+			n = ahead_next(im->ahead, &data, &ck, &why);
+		else
+			n = logsrc_read(f->ls, buf, import_read_chunk, &why);
+
+		if (n < 0) {
+			rc = (int)n;
+			if (rc == -ENOMEM) {
+				free(why);
+				util_cause(cause, "%s: out of memory", f->path);
+				return rc;
+			}
+			/* damaged: what came before it is kept and counted,
+			 * the damage is a reject at the line and decoded
+			 * offset it cuts (the stored position stays there,
+			 * so a re-import meets it again, and a repaired
+			 * copy is read on from it), the input is reported
+			 * (exit status 1) */
+			damage_note(im, f, why);
+			free(why);
+			stats->refused_files++;
+			break;
+		}
+		if (n == 0)
+			break;
+		rc = feed_bytes_ahead(im->rd.feed, data, (size_t)n, ck);
+		if (im->ahead != NULL)
+			ahead_done(im->ahead);
+		if (rc < 0) {
+			util_cause(cause, "%s: out of memory", f->path);
+			return rc;
+		}
+		/* the processes that are done go to the store, so that
+		 * memory holds the live ones, not every one of the log */
+		rc = round_fold(&im->rd, import_fold_every, cause);
+		if (rc < 0) {
+			say_rolled_back(im, rc, cause);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static int
 read_file(struct importer *im, struct infile *f, char *buf,
 	  struct pgsc_import_stats *stats, char **cause)
@@ -322,43 +381,13 @@ read_file(struct importer *im, struct infile *f, char *buf,
 	feed_set_source(im->rd.feed, f->path, f->lines0, f->start);
 	if (im->opts->has_until)
 		logsrc_set_until(f->ls, im->opts->until);
-	for (;;) {
-		char *why = NULL;
-		ssize_t n = logsrc_read(f->ls, buf, import_read_chunk, &why);
-
-		if (n < 0) {
-			rc = (int)n;
-			if (rc == -ENOMEM) {
-				free(why);
-				util_cause(cause, "%s: out of memory", f->path);
-				return rc;
-			}
-			/* damaged: what came before it is kept and counted,
-			 * the damage is a reject at the line and decoded
-			 * offset it cuts (the stored position stays there,
-			 * so a re-import meets it again, and a repaired
-			 * copy is read on from it), the input is reported
-			 * (exit status 1) */
-			damage_note(im, f, why);
-			free(why);
-			stats->refused_files++;
-			break;
-		}
-		if (n == 0)
-			break;
-		rc = feed_bytes(im->rd.feed, buf, (size_t)n);
-		if (rc < 0) {
-			util_cause(cause, "%s: out of memory", f->path);
-			return rc;
-		}
-		/* the processes that are done go to the store, so that
-		 * memory holds the live ones, not every one of the log */
-		rc = round_fold(&im->rd, import_fold_every, cause);
-		if (rc < 0) {
-			say_rolled_back(im, rc, cause);
-			return rc;
-		}
-	}
+	if (im->ahead != NULL)
+		ahead_start(im->ahead, f->ls);
+	rc = read_pieces(im, f, buf, stats, cause);
+	if (im->ahead != NULL)
+		ahead_stop(im->ahead); /* f->ls is this thread's again */
+	if (rc < 0)
+		return rc;
 	if (feed_pending(im->rd.feed) > 0 && !im->opts->quiet)
 		util_diag(im->diag, "%s: last line is incomplete (%zu bytes); "
 			"left for the next import\n", f->path,
@@ -894,6 +923,8 @@ pgsc_import(pgsc_store *st, const struct pgsc_import_opts *opts,
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (!opts->no_fast_path) /* without the thread, this one reads */
+		(void)ahead_new(import_read_chunk, &im.ahead);
 	for (size_t i = 0; i < n; i++) {
 		if (files[i].skip)
 			continue;
@@ -950,6 +981,7 @@ out:
 	free(files);
 	pgsc_import_expand_free(list, n);
 	free(buf);
+	ahead_free(im.ahead);
 	round_free(&im.rd);
 	pglog_free(pl);
 	return rc;

@@ -8,7 +8,9 @@
  * tables are not used: they disagree with libseccomp (pread vs pread64),
  * and the server-side check hooks use libseccomp.
  *
- * The cache is process-global and not thread-safe, like libauparse.
+ * The cache is each thread's own: an import decodes SECCOMP lines on a
+ * second thread (ahead.c), which calls syscall_names_reset_cache() before
+ * it ends.  A name stays valid in the thread that looked it up.
  */
 #include <seccomp.h>
 #include <stdlib.h>
@@ -31,8 +33,8 @@ struct name_slot {
 	char *name;     /* NULL: libseccomp has no name */
 };
 
-static struct name_slot *cache;
-static size_t cache_cap, cache_n, cache_misses;
+static _Thread_local struct name_slot *cache;
+static _Thread_local size_t cache_cap, cache_n, cache_misses;
 static const char no_name[] = "";
 
 static uint64_t

@@ -2,6 +2,7 @@
 /* test_feed.c - unit tests for feed.c: zeroed blocks and over-long lines
  * at any chunk boundary, and both parse paths counting alike. */
 #include "unit.h"
+#include "ahead.h"
 #include "feed.h"
 
 #include <stdio.h>
@@ -15,16 +16,62 @@
 struct tally {
 	int seccomp;
 	uint64_t serials;
+	uint64_t full;              /* every field of every record */
 	int rejects[PGSC_REJ__COUNT];
 	uint64_t reject_line[8];
 	int nreject_line;
 };
+
+static uint64_t
+mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+#define MIX(h, v) mix((h), &(v), sizeof(v))
+
+/* Every field a record carries, strings up to their NUL. */
+static uint64_t
+rec_hash(uint64_t h, const struct pgsc_record *r)
+{
+	h = MIX(h, r->type);
+	h = MIX(h, r->type_num);
+	h = MIX(h, r->sec);
+	h = MIX(h, r->msec);
+	h = MIX(h, r->serial);
+	h = MIX(h, r->has_node);
+	h = mix(h, r->node, strlen(r->node) + 1);
+	h = MIX(h, r->pid);
+	h = MIX(h, r->ppid);
+	h = MIX(h, r->uid);
+	h = MIX(h, r->arch);
+	h = MIX(h, r->has_arch);
+	h = MIX(h, r->syscall);
+	h = MIX(h, r->compat);
+	h = MIX(h, r->code);
+	h = MIX(h, r->success);
+	h = MIX(h, r->exit);
+	h = MIX(h, r->has_exit);
+	h = MIX(h, r->a0);
+	h = MIX(h, r->a1);
+	h = MIX(h, r->a2);
+	h = MIX(h, r->a3);
+	h = mix(h, r->comm, strlen(r->comm) + 1);
+	h = mix(h, r->exe, strlen(r->exe) + 1);
+	h = mix(h, r->title, strlen(r->title) + 1);
+	return MIX(h, r->argc);
+}
 
 static void
 on_record(void *arg, const struct pgsc_record *rec)
 {
 	struct tally *t = arg;
 
+	t->full = rec_hash(t->full * 31 + 7, rec);
 	if (rec->type == PGSC_REC_SECCOMP) {
 		t->seccomp++;
 		t->serials += rec->serial;
@@ -44,20 +91,33 @@ on_reject(void *arg, int reason, const struct feed_loc *loc, uint64_t serial,
 		t->reject_line[t->nreject_line++] = loc->line;
 }
 
-/* Feed @data in chunks of @chunk bytes through one path. */
+enum path { FAST, AUPARSE, AHEAD, NPATHS };
+static const char *const path_names[NPATHS] = { "fast", "auparse", "ahead" };
+
+/* Feed @data in chunks of @chunk bytes through one path: the fast path,
+ * auparse, or the fast path with each chunk decoded ahead (ahead.c, as
+ * the import's reading thread does). */
 static struct tally
-run(const char *data, size_t len, size_t chunk, int no_fast_path,
+run(const char *data, size_t len, size_t chunk, enum path path,
     size_t *pending)
 {
 	static const struct feed_ops ops = { on_record, on_reject, NULL };
 	struct tally t;
 	struct feed *f;
+	struct ahead_chunk *ck = NULL;
 
 	memset(&t, 0, sizeof(t));
-	assert_int_equal(feed_new(&ops, &t, no_fast_path, &f, NULL), 0);
-	for (size_t off = 0; off < len; off += chunk)
-		assert_int_equal(feed_bytes(f, data + off, len - off < chunk ?
-					    len - off : chunk), 0);
+	assert_int_equal(feed_new(&ops, &t, path == AUPARSE, &f, NULL), 0);
+	if (path == AHEAD)
+		assert_non_null(ck = ahead_chunk_new());
+	for (size_t off = 0; off < len; off += chunk) {
+		size_t n = len - off < chunk ? len - off : chunk;
+
+		if (ck != NULL)
+			ahead_chunk_decode(ck, data + off, n);
+		assert_int_equal(feed_bytes_ahead(f, data + off, n, ck), 0);
+	}
+	ahead_chunk_free(ck);
 	if (pending)
 		*pending = feed_pending(f);
 	feed_end_source(f);
@@ -92,7 +152,7 @@ check_both(const char *data, size_t len, int seccomp, uint64_t serials,
 	for (size_t c = 0; c < ARRAY_SIZE(chunks); c++) {
 		if (chunks[c] == 1 && len > 300000)
 			continue;
-		for (int path = 0; path < 2; path++) {
+		for (int path = 0; path < NPATHS; path++) {
 			struct tally t = run(data, len, chunks[c], path, NULL);
 			int all = 0;
 
@@ -103,7 +163,7 @@ check_both(const char *data, size_t len, int seccomp, uint64_t serials,
 			    (nrej > 0 && t.reject_line[0] != line))
 				fail_msg("chunk %zu, %s: %d records (serials %llu), "
 					 "%d %s of %d rejects, line %llu",
-					 chunks[c], path ? "auparse" : "fast",
+					 chunks[c], path_names[path],
 					 t.seccomp, (unsigned long long)t.serials,
 					 t.rejects[reason], pgsc_reject_name(reason),
 					 all, (unsigned long long)t.reject_line[0]);
@@ -193,7 +253,7 @@ test_bad_time(void **state)
 		"syscall=56 success=yes exit=10 pid=1 ppid=0\n";
 
 	(void)state;
-	for (int path = 0; path < 2; path++) {
+	for (int path = 0; path < NPATHS; path++) {
 		struct tally t = run(data, sizeof(data) - 1, 1 << 20, path, NULL);
 
 		assert_int_equal(t.seccomp, 2);
@@ -234,6 +294,113 @@ test_auparse_headers(void **state)
 	}
 }
 
+/* A whole file into memory. */
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *b = NULL;
+	long n;
+
+	if (fp == NULL)
+		fail_msg("cannot open %s", path);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	n = ftell(fp);
+	assert_true(n >= 0);
+	rewind(fp);
+	assert_non_null(b = malloc((size_t)n + 1));
+	assert_int_equal(fread(b, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	*len = (size_t)n;
+	return b;
+}
+
+/*
+ * The reading thread's records (ahead.c) are the feed's own, field for
+ * field, rejects and their lines included: the hostile fixtures and the
+ * import fixture, plus lines made for the slots' edges (node=, an enriched
+ * line, CRLF, UNKNOWN[1326], a hex comm, a long exe, a title-bearing
+ * record type, a NUL piece), cut at sizes that put line ends at every
+ * place of a piece.
+ */
+static void
+test_ahead_same(void **state)
+{
+	static const char *const names[] = {
+		"unit/import-small.log", "bad/args.log", "bad/bad-syscall.log",
+		"bad/bad-time.log", "bad/binary.log", "bad/cut-header.log",
+		"bad/fields.log", "bad/hostile-text.log", "bad/huge-field.log",
+		"bad/long-head.log", "bad/nul-head-small.log", "bad/nul-head.log",
+		"bad/nul-middle.log", "bad/truncated.log", "bad/unknown-arch.log",
+		"bad/unknown-type.log", NULL,
+	};
+	static const char made[] =
+		"node=db1 type=SECCOMP msg=audit(1796252190.770:11): auid=4294967295 "
+		"uid=101 gid=104 ses=4294967295 pid=3514 comm=\"postgres\" "
+		"exe=\"/usr/lib/postgresql/15/bin/postgres\" sig=0 arch=c000003e "
+		"syscall=39 compat=0 ip=0x7f5670d054e7 code=0x7ffc0000\n"
+		"type=SECCOMP msg=audit(1796252190.771:12): auid=4294967295 "
+		"uid=101 gid=104 ses=4294967295 pid=3515 comm=706F737467726573 "
+		"exe=\"/usr/lib/postgresql/15/bin/postgres\" sig=0 arch=40000003 "
+		"syscall=122 compat=1 ip=0xf7f0 code=0x7ffc0000\x1d" "AUID=\"unset\" "
+		"UID=\"postgres\" ARCH=i386 SYSCALL=uname\r\n"
+		"type=UNKNOWN[1326] msg=audit(1796252190.772:13): pid=3516 "
+		"comm=\"x\" exe=\"/x\" arch=c000003e syscall=0 compat=0 "
+		"code=0x7ffc0000\n"
+		"type=SYSCALL msg=audit(1796252190.773:14): arch=c000003e "
+		"syscall=56 success=yes exit=3517 a0=1200011 a1=0 a2=0 a3=0 "
+		"ppid=1 pid=3516 auid=4294967295 uid=101 comm=\"x\" exe=\"/x\"\n"
+		"type=PROCTITLE msg=audit(1796252190.773:14): proctitle=2F78\n"
+		"type=SECCOMP msg=audit(1796252190.774:15): pid=3517 comm=\"y\" "
+		"exe=\"/usr/lib/postgresql/15/bin/"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"\" arch=c000003e syscall=1023 compat=0 code=0x7ffc0000\n"
+		"type=SECCOMP msg=audit(1796252190.775:16): pid=3517 comm=\"y\" "
+		"exe=\"/y\" arch=c000003e syscall=2 compat=0 code=0x7ffc0000\n";
+	static const size_t sizes[] = { 1, 7, 100, 333, 4096, 65536 };
+	char path[4096];
+	size_t compared = 0;
+
+	(void)state;
+	for (size_t i = 0; i <= ARRAY_SIZE(names) - 1; i++) {
+		size_t len;
+		char *data;
+
+		if (names[i] != NULL) {
+			unit_fixture_path(path, sizeof(path), names[i]);
+			data = slurp(path, &len);
+		} else {
+			/* the made lines, then a piece with a NUL byte */
+			len = sizeof(made) - 1;
+			assert_non_null(data = malloc(2 * len + 1));
+			memcpy(data, made, len);
+			memcpy(data + len, made, len);
+			data[len + 40] = '\0';
+			len *= 2;
+		}
+		for (size_t c = 0; c < ARRAY_SIZE(sizes); c++) {
+			struct tally a, b;
+
+			if (sizes[c] < 100 && len > 200000)
+				continue;
+			a = run(data, len, sizes[c], FAST, NULL);
+			b = run(data, len, sizes[c], AHEAD, NULL);
+			if (memcmp(&a, &b, sizeof(a)) != 0)
+				fail_msg("%s, pieces of %zu: fast %d records, "
+					 "ahead %d (fields %s)",
+					 names[i] ? names[i] : "made lines",
+					 sizes[c], a.seccomp, b.seccomp,
+					 a.full == b.full ? "same" : "differ");
+			compared += (size_t)a.seccomp;
+		}
+		free(data);
+	}
+	/* the fixtures were read, not skipped */
+	assert_true(compared > 1000);
+}
+
 int
 main(void)
 {
@@ -243,6 +410,7 @@ main(void)
 		cmocka_unit_test(test_pending),
 		cmocka_unit_test(test_bad_time),
 		cmocka_unit_test(test_auparse_headers),
+		cmocka_unit_test(test_ahead_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

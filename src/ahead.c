@@ -208,7 +208,7 @@ chunk_decode(struct ahead_chunk *ck, struct dec *d, const char *data,
 		if (len > 0 && len <= PGSC_LINE_MAX &&
 		    (msg = decode_is_seccomp(p, len)) > 0 &&
 		    (k++ % SHARE_MAX) < share &&
-		    decode_line_cache(p, len, &d->rec, &d->dc) == 0 &&
+		    decode_line_cache(p, len, msg, &d->rec, &d->dc) == 0 &&
 		    decode_auparse_reads(p, len, msg) &&
 		    d->rec.title[0] == '\0' &&
 		    slot_put(ck, (size_t)(p - data), len, &d->rec) < 0)

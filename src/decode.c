@@ -242,6 +242,9 @@ stamp_fast(const char **pp, const char *end, int64_t *sec, int *msec,
 	return 0;
 }
 
+static long header_stamp(const char *line, const char *p, const char *end,
+			 int64_t *sec, int *msec, uint64_t *serial);
+
 static long
 header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
        const char **tname, size_t *tname_len, int64_t *sec, int *msec,
@@ -251,7 +254,6 @@ header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
 	size_t nlen;
 	long off = decode_node(line, len, &node, &nlen);
 	uint64_t v;
-	int bad_time;
 
 	if (off < 0)
 		return -1;
@@ -285,7 +287,21 @@ header(const char *line, size_t len, int *type_num, enum pgsc_rec_type *type,
 					*type = type_names[i].type;
 		}
 	}
-	p = q + 1;
+	return header_stamp(line, q + 1, end, sec, msec, serial);
+}
+
+/*
+ * The header from its "msg=audit(" token at @p on: the time and serial.
+ * The offset of what follows the header, HDR_BAD_TIME or -1.
+ */
+static long
+header_stamp(const char *line, const char *p, const char *end, int64_t *sec,
+	     int *msec, uint64_t *serial)
+{
+	const char *q;
+	uint64_t v;
+	int bad_time;
+
 	if (end - p < 11 || memcmp(p, "msg=audit(", 10) != 0)
 		return -1;
 	p += 10;
@@ -692,7 +708,7 @@ pgsc_record_decode(const char *line, size_t len, struct pgsc_record *rec)
  * the general loop only. */
 static int
 decode_with(const char *line, size_t len, struct pgsc_record *rec, int fast,
-	    struct decode_cache *dc)
+	    struct decode_cache *dc, size_t msg)
 {
 	const char *p, *end, *tname;
 	size_t tname_len, title_len = 0;
@@ -702,8 +718,19 @@ decode_with(const char *line, size_t len, struct pgsc_record *rec, int fast,
 	int rc;
 
 	rec_reset(rec);
-	off = header(line, len, &rec->type_num, &rec->type, &tname, &tname_len,
-		     &rec->sec, &rec->msec, &rec->serial, &rec->has_node);
+	if (msg > 0) {
+		/* decode_is_seccomp() has read up to the token: what
+		 * header() would find before it */
+		rec->type = PGSC_REC_SECCOMP;
+		rec->type_num = 1326;
+		rec->has_node = memcmp(line, "node=", 5) == 0;
+		off = header_stamp(line, line + msg, line + len, &rec->sec,
+				   &rec->msec, &rec->serial);
+	} else {
+		off = header(line, len, &rec->type_num, &rec->type, &tname,
+			     &tname_len, &rec->sec, &rec->msec, &rec->serial,
+			     &rec->has_node);
+	}
 	if (off == HDR_BAD_TIME)
 		return PGSC_REJ_BAD_TIME;
 	if (off < 0)
@@ -759,14 +786,14 @@ decode_with(const char *line, size_t len, struct pgsc_record *rec, int fast,
 int
 decode_line(const char *line, size_t len, struct pgsc_record *rec)
 {
-	return decode_with(line, len, rec, 1, NULL);
+	return decode_with(line, len, rec, 1, NULL, 0);
 }
 
 int
-decode_line_cache(const char *line, size_t len, struct pgsc_record *rec,
-		  struct decode_cache *dc)
+decode_line_cache(const char *line, size_t len, size_t msg,
+		  struct pgsc_record *rec, struct decode_cache *dc)
 {
-	return decode_with(line, len, rec, 1, dc);
+	return decode_with(line, len, rec, 1, dc, msg);
 }
 
 #ifdef PGSC_UNITTEST
@@ -774,6 +801,6 @@ decode_line_cache(const char *line, size_t len, struct pgsc_record *rec,
 int
 decode_line_general(const char *line, size_t len, struct pgsc_record *rec)
 {
-	return decode_with(line, len, rec, 0, NULL);
+	return decode_with(line, len, rec, 0, NULL, 0);
 }
 #endif

@@ -340,7 +340,8 @@ do_line(struct feed *f, const char *line, size_t len)
 		/* decoded ahead (ahead.c) only when both checks passed */
 		if (f->take == NULL ||
 		    !ahead_take(f->take, f->take_off, len, &f->rec)) {
-			rc = decode_line_cache(line, len, &f->rec, &f->dcache);
+			rc = decode_line_cache(line, len, msg, &f->rec,
+					       &f->dcache);
 			if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&
 			    !decode_auparse_reads(line, len, msg)) {
 				reject_line(f, PGSC_REJ_NO_HEADER, line, len);

@@ -324,9 +324,10 @@ int decode_line_general(const char *line, size_t len,
 long decode_node(const char *line, size_t len, const char **node,
 		 size_t *nlen);
 /* decode_line() with @dc, the SECCOMP reader's cache (decode_fast.c);
- * the same record, read faster */
-int decode_line_cache(const char *line, size_t len, struct pgsc_record *rec,
-		      struct decode_cache *dc);
+ * the same record, read faster.  @msg: decode_is_seccomp()'s answer for
+ * the line (> 0), or 0 */
+int decode_line_cache(const char *line, size_t len, size_t msg,
+		      struct pgsc_record *rec, struct decode_cache *dc);
 
 /* decode_fast.c */
 #define DECODE_CACHE_N 4         /* processes whose SECCOMP bytes are kept */

@@ -41,8 +41,11 @@ both_ways(const char *line, size_t len)
 		__builtin_trap();
 	if (ra == 0)
 		same_rec(&a, &b);
-	for (int i = 0; i < 2; i++) {
-		rc = decode_line_cache(line, len, &c, &dc);
+	/* twice without the type's offset, twice with it as the feed
+	 * gives it (decode_is_seccomp()) */
+	for (int i = 0; i < 4; i++) {
+		size_t msg = i < 2 ? 0 : decode_is_seccomp(line, len);
+		rc = decode_line_cache(line, len, msg, &c, &dc);
 		if (rc != rb)
 			__builtin_trap();
 		if (rc == 0)

@@ -661,9 +661,12 @@ same_both_ways(const char *line)
 			 pgsc_reject_name(rb));
 	if (ra == 0)
 		same_rec(&a, &b);
-	for (int i = 0; i < 2; i++) {
+	/* twice without the type's offset, twice with it as the feed
+	 * gives it (decode_is_seccomp()) */
+	for (int i = 0; i < 4; i++) {
+		size_t msg = i < 2 ? 0 : decode_is_seccomp(line, len);
 		memset(&c, 0x3c, sizeof(c));
-		rc = decode_line_cache(line, len, &c, &dc);
+		rc = decode_line_cache(line, len, msg, &c, &dc);
 		if (rc != rb)
 			fail_msg("%s: cached %s, general %s", line,
 				 pgsc_reject_name(rc), pgsc_reject_name(rb));

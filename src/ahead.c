@@ -23,11 +23,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pgsc-int.h"
 #include "ahead.h"
@@ -388,15 +388,14 @@ ahead_release(struct ahead *a)
 	free(a);
 }
 
-/* CPUs this process may run on. */
-static int
+/* CPUs online.  Not sched_getaffinity(): pgsc-collect's self-filter
+ * (examples/pgsc-self.guc) has no room for it, and under
+ * --self-filter-action kill the call would end the import; this reads
+ * /sys (openat, read, close). */
+static long
 cpus(void)
 {
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
-		return 1;
-	return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 int

@@ -7,7 +7,7 @@
  * SECCOMP line's decode (docs/internals.md, "Where an import's time
  * goes"), which needs nothing but the line.  So while the import's thread
  * feeds piece k, this thread reads piece k + 1 (up to AHEAD_N pieces of
- * the import's read size ahead) and decodes its SECCOMP lines into slots.
+ * AHEAD_PIECE bytes ahead) and decodes its SECCOMP lines into slots.
  * The feed splits the piece into lines as before, and for a whole line of
  * the piece takes the slot at that offset instead of decoding the line
  * (ahead_take()); anything the thread did not decode (the first line of a
@@ -211,8 +211,12 @@ chunk_decode(struct ahead_chunk *ck, struct dec *d, const char *data,
 		    decode_line_cache(p, len, msg, &d->rec, &d->dc) == 0 &&
 		    decode_auparse_reads(p, len, msg) &&
 		    d->rec.title[0] == '\0' &&
-		    slot_put(ck, (size_t)(p - data), len, &d->rec) < 0)
-			return; /* out of memory: the feed decodes the rest */
+		    slot_put(ck, (size_t)(p - data), len, &d->rec) < 0) {
+			/* out of memory: the feed decodes the rest, and
+			 * finds the newlines not indexed yet itself */
+			ck->indexed = 0;
+			return;
+		}
 		p = nl + 1;
 	}
 }

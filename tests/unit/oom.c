@@ -13,6 +13,7 @@
  * the bytes it holds).
  */
 #include "unit.h"
+#include "ahead.h"
 #include "feed.h"
 #include "proctree.h"
 #include "store.h"
@@ -344,6 +345,58 @@ test_feed(void **state)
 	assert_true(oom_loop(OOM_LIBC, feed_op, NULL, 1) > 1);
 }
 
+/* The fixture through a feed in pieces of 2,000 bytes decoded ahead, as the
+ * import's reading thread does (ahead.c), with allocations failing only
+ * there: a failure leaves the rest of the piece to the feed (its newlines
+ * too), so every run gives what feed_op() gave. */
+static int
+ahead_op(void *arg)
+{
+	struct feed_run run = { 0, 0, 0 };
+	struct feed *f = NULL;
+	struct ahead_chunk *ck = ahead_chunk_new();
+	char *cause = NULL;
+	int rc = -ENOMEM;
+
+	(void)arg;
+	if (ck == NULL)
+		return rc;
+	oom_paused = 1;
+	rc = feed_new(&feed_ops, &run, 0, &f, &cause);
+	oom_paused = 0;
+	free(cause);
+	assert_int_equal(rc, 0);
+	feed_set_source(f, "import-small.log", 0, 0);
+	for (size_t off = 0; rc == 0 && off < small.len; off += 2000) {
+		size_t n = small.len - off < 2000 ? small.len - off : 2000;
+
+		ahead_chunk_decode(ck, small.text + off, n);
+		oom_paused = 1;
+		rc = feed_bytes_ahead(f, small.text + off, n, ck);
+		oom_paused = 0;
+	}
+	oom_paused = 1;
+	if (rc == 0)
+		rc = feed_flush(f);
+	feed_free(f);
+	ahead_chunk_free(ck);
+	oom_paused = 0;
+	if (rc == 0 && (run.records != feed_want.records ||
+			run.rejects != feed_want.rejects ||
+			run.events != feed_want.events))
+		return -EINVAL;
+	return rc;
+}
+
+static void
+test_ahead(void **state)
+{
+	(void)state;
+	assert_int_equal(feed_op(&feed_want), 0);
+	assert_int_equal(ahead_op(NULL), 0);
+	assert_true(oom_loop(OOM_LIBC, ahead_op, NULL, 1) > 1);
+}
+
 /* ---------------------------------------------------------------- */
 /* The store                                                          */
 
@@ -513,6 +566,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_feed),
+		cmocka_unit_test(test_ahead),
 		cmocka_unit_test(test_store_open_libc),
 		cmocka_unit_test(test_store_open_sqlite),
 		cmocka_unit_test(test_store_round_libc),

@@ -190,6 +190,9 @@ chunk_decode(struct ahead_chunk *ck, struct dec *d, const char *data,
 	if (n > UINT32_MAX || memchr(data, '\0', n) != NULL)
 		return;
 	ck->indexed = 1;
+	/* a raw log has no enriched tail: not looked for line by line (a
+	 * twentieth of the thread's instructions) */
+	d->dc.plain = memchr(data, '\x1d', n) == NULL;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len, msg;

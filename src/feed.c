@@ -333,13 +333,16 @@ do_line(struct feed *f, const char *line, size_t len)
 		reject_line(f, PGSC_REJ_BINARY, line, len);
 		return;
 	}
-	msg = decode_is_seccomp(line, len);
+	/* a line decoded ahead (ahead.c) is a SECCOMP line that passed
+	 * both checks: taken first, it is not looked at again */
+	msg = f->take != NULL && !f->no_fast_path &&
+		      ahead_take(f->take, f->take_off, len, &f->rec)
+		      ? SIZE_MAX
+		      : decode_is_seccomp(line, len);
 	if (msg > 0 && !f->no_fast_path) {
 		int rc = 0;
 
-		/* decoded ahead (ahead.c) only when both checks passed */
-		if (f->take == NULL ||
-		    !ahead_take(f->take, f->take_off, len, &f->rec)) {
+		if (msg != SIZE_MAX) {
 			rc = decode_line_cache(line, len, msg, &f->rec,
 					       &f->dcache);
 			if (rc != PGSC_REJ_NO_HEADER && rc != PGSC_REJ_BAD_TIME &&

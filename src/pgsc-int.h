@@ -343,6 +343,8 @@ struct decode_cache_ent {
 /* zeroed: empty */
 struct decode_cache {
 	struct decode_cache_ent ent[DECODE_CACHE_N]; /* most recent first */
+	int plain;  /* set by its owner: the lines it gives now have no
+		     * \x1d (no enriched tail to look for) */
 };
 /* the SECCOMP fields after the header, [@p, @end), into @rec: 0, or -1
  * for a line not as the kernel lays it out (the general loop reads it);

@@ -839,6 +839,66 @@ test_header_stamp(void **state)
 	}
 }
 
+/* Every count of digits, 1 to 20, in each of the header's three numbers,
+ * with each byte after them: the values strtoull() gives, and a refusal
+ * past 19 digits (lead_digits() counts the digits of eight bytes at a
+ * time, wherever the number ends among them). */
+static void
+test_header_digits(void **state)
+{
+	static const char digits[] = "98765432109876543210";
+	static const char after[] = { ')', ':', '.', '/', 'x', ' ' };
+
+	(void)state;
+	for (int which = 0; which < 3; which++)
+		for (size_t n = 1; n <= 20; n++)
+			for (size_t a = 0; a < sizeof(after); a++) {
+				char num[24], stamp[64], line[160];
+				const char *tn;
+				size_t tl;
+				int type_num, rc, ok;
+				int64_t sec = -1;
+				int msec = -1;
+				uint64_t serial = 0, want;
+
+				memcpy(num, digits + 20 - n, n);
+				num[n] = '\0';
+				want = strtoull(num, NULL, 10);
+				snprintf(stamp, sizeof(stamp), "%s%c%s%c%s%c",
+					 which == 0 ? num : "1796277282",
+					 which == 0 ? after[a] : '.',
+					 which == 1 ? num : "415",
+					 which == 1 ? after[a] : ':',
+					 which == 2 ? num : "61",
+					 which == 2 ? after[a] : ')');
+				snprintf(line, sizeof(line),
+					 "type=SYSCALL msg=audit(%s: pid=1",
+					 stamp);
+				rc = decode_header(line, strlen(line), &type_num,
+						   &tn, &tl, &sec, &msec,
+						   &serial);
+				ok = n <= 19 && after[a] == ".:)"[which];
+				if (which == 0)
+					ok = ok && want <= (uint64_t)INT64_MAX;
+				if (which == 1)
+					ok = ok && want <= 999;
+				if (!ok) {
+					if (rc >= 0)
+						fail_msg("%s: accepted", line);
+					continue;
+				}
+				if (rc == -PGSC_REJ_BAD_TIME && which == 0)
+					continue;
+				if (rc != PGSC_REC_SYSCALL ||
+				    (which == 0 && (uint64_t)sec != want) ||
+				    (which == 1 && (uint64_t)msec != want) ||
+				    (which == 2 && serial != want))
+					fail_msg("%s: %d %lld.%d:%llu", line, rc,
+						 (long long)sec, msec,
+						 (unsigned long long)serial);
+			}
+}
+
 static void
 test_reject_names(void **state)
 {
@@ -886,6 +946,7 @@ main(void)
 		cmocka_unit_test(test_reject_names),
 		cmocka_unit_test(test_seccomp_fast_same),
 		cmocka_unit_test(test_header_stamp),
+		cmocka_unit_test(test_header_digits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

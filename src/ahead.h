@@ -35,15 +35,18 @@ void ahead_stop(struct ahead *a);
 
 /* Was the piece read without a NUL byte, and its newlines indexed? */
 int ahead_clean(const struct ahead_chunk *ck);
+/* ahead_clean(), and without a \x1d byte (no enriched tail in it)? */
+int ahead_plain(const struct ahead_chunk *ck);
 /* With ahead_clean(): the offset of the first newline at or after @off,
  * SIZE_MAX if none (offsets asked for must not decrease). */
 size_t ahead_newline(struct ahead_chunk *ck, size_t off);
 
-/* The record of the SECCOMP line at @off (@len bytes, without its newline
- * or a '\r') of @ck, as decode_line_cache() gives it for a line that the
- * feed then hands over (decoded, and read by auparse alike): 1 with *@rec
- * filled, or 0 when the thread did not decode that line (the caller does).
- * Lines must be asked for in the order of their offsets. */
+/* The record of the SECCOMP line at @off (@len bytes up to its newline, a
+ * '\r' before it included) of @ck, as decode_line_cache() gives it for a
+ * line that the feed then hands over (no longer than PGSC_LINE_MAX,
+ * decoded, and read by auparse alike): 1 with *@rec filled, or 0 when the
+ * thread did not decode that line (the caller does).  Lines must be asked
+ * for in the order of their offsets. */
 int ahead_take(struct ahead_chunk *ck, size_t off, size_t len,
 	       struct pgsc_record *rec);
 

@@ -29,7 +29,8 @@
 	void *pfx##realloc(void *p, size_t n);				\
 	void *pfx##reallocarray(void *p, size_t nmemb, size_t n);	\
 	char *pfx##strdup(const char *s);				\
-	char *pfx##strndup(const char *s, size_t n);
+	char *pfx##strndup(const char *s, size_t n);			\
+	void *pfx##aligned_alloc(size_t align, size_t n);
 
 OOM_ALLOCATORS(__real_)
 OOM_ALLOCATORS(__wrap_)
@@ -105,6 +106,12 @@ char *
 __wrap_strndup(const char *s, size_t n)
 {
 	return oom_fail(OOM_LIBC) ? NULL : __real_strndup(s, n);
+}
+
+void *
+__wrap_aligned_alloc(size_t align, size_t n)
+{
+	return oom_fail(OOM_LIBC) ? NULL : __real_aligned_alloc(align, n);
 }
 
 /* SQLite's allocator, failing on the same schedule. */

@@ -66,7 +66,7 @@ _Static_assert(offsetof(struct pgsc_record, exe) <
 	       offsetof(struct pgsc_record, title), "exe[] before title[]");
 
 struct slot {
-	uint32_t off, len;          /* the line in its piece */
+	uint32_t off, len;          /* the line in its piece, to its newline */
 	uint32_t str;               /* node, comm, exe in the arena */
 	uint16_t node_len, comm_len, exe_len;
 	int argc;

@@ -11,7 +11,7 @@
 #       then N-1 more "--proof-only --baseline" passes (default N=2).
 #       LIST defaults to the CI subset of tests/world/world.sh.
 #       With --fair, after the converging run: N passes (default 3) of
-#       four configurations in alternation, the order turned by one each
+#       five configurations in alternation, the order turned by one each
 #       pass, the workload timed alone in each (see fair() below):
 #         (a)  no filter;
 #         (a') the module at log with empty lists, auditd ALONE writing
@@ -19,10 +19,14 @@
 #              auditd with pgsc-collect's own rules; pgsc imports the log
 #              only after the workload);
 #         (b)  the same with pgsc-collect over netlink (round 1);
-#         (c)  error with the converged lists, collected.
-#       It prints (b)/(a'), pgsc's own cost, (a')/(a), the kernel's and
-#       auditd's, and (c)/(a), each as the mean of the passes' ratios with
-#       a 95% confidence interval (Student's t).
+#         (c') error with the converged lists, NOT collected (pgsc-iterate
+#              --bare): what a production server under the lists pays;
+#         (c)  error with the converged lists, collected: (c') plus the
+#              audit rules of the collection, which slow every syscall.
+#       (a), (c') and (c) of a step run back to back.  It prints (b)/(a'),
+#       pgsc's own cost, (a')/(a), the kernel's and auditd's, (c')/(a),
+#       enforcing alone, and (c)/(a), each as the mean of the passes'
+#       ratios with a 95% confidence interval (Student's t).
 #
 # A program that prints figures, not a test: it exits 0 whatever they are,
 # 2 when it could not run.  Per step, wall time of the workload alone
@@ -37,7 +41,7 @@
 # the passes says how noisy the figures are.  Also: SECCOMP records and
 # records/s of round 1, and the collector's peak RSS (/usr/bin/time).
 # Targets (docs/check-world.md): (b)/(a) <= 1.5, (c)/(a) <= 1.05; with
-# --fair (issue 30): (b)/(a') <= 1.05 and (c)/(a) <= 1.05.
+# --fair (issue 30): (b)/(a') <= 1.05, (c')/(a) and (c)/(a) <= 1.05.
 set -euo pipefail
 export LC_ALL=C
 # shellcheck source=../lib/bench.sh
@@ -45,6 +49,10 @@ export LC_ALL=C
 t_traps world-cost
 SRCROOT=$T_SRCROOT
 DEFSTEPS=regress:test_setup+boolean+int4+text+copydml+insert,isolation:deadlock-simple+eval-plan-qual+lock-update-delete+insert-conflict-do-update,contrib/postgres_fdw,src/test/recovery:001_stream_rep,src/test/subscription:001_rep_changes
+
+# sumf FILE...: the sum of the numbers in those of the FILEs that exist
+# (pgsc-iterate's .secs files: seconds with three decimals), 0 if none.
+sumf() { { cat "$@" 2>/dev/null || true; } | awk '{ s += $1 } END { printf "%.3f\n", s + 0 }'; }
 
 # figures ITDIR [EXTRA_ITDIR...]: the table.  (a) and (c) are summed over
 # every ITDIR given (the first one's log round 1 gives (b)).
@@ -57,38 +65,33 @@ figures() {
 	tags=$(cd "$it" && ls -1 proof-1-*.secs 2>/dev/null | sed 's/^proof-1-//; s/\.secs$//' || true)
 	[ -n "$tags" ] || fail "no proof-1-*.secs in $it: the proof did not run"
 	printf '%-40s %8s %8s %8s %7s %7s %10s %9s %8s\n' step "(a) s" "(b) s" "(c) s" "b/a" "c/a" records "rec/s" "RSS MiB"
-	local t a b c sa=0 sb=0 sc=0 rec rps rss maxrss=0 srec=0 x d
+	local t a b c sa=0 sb=0 sc=0 rec rps rss maxrss=0 srec=0 d fa fc
 	for t in $tags; do
-		a=0 c=0
+		fa=() fc=()
 		for d in "$it" "$@"; do
-			x=$(cat "$d/baseline-1-$t.secs" 2>/dev/null || echo 0); a=$((a + x))
-			x=$(cat "$d/proof-1-$t.secs" 2>/dev/null || echo 0); c=$((c + x))
+			fa+=("$d/baseline-1-$t.secs") fc+=("$d/proof-1-$t.secs")
 		done
-		b=$(cat "$it/log-1-$t.secs" 2>/dev/null || echo 0)
+		a=$(sumf "${fa[@]}") c=$(sumf "${fc[@]}") b=$(sumf "$it/log-1-$t.secs")
 		# round 1 of this step in the status table: its records and rate.
 		read -r rec rps < <(awk -v t="$t" 'NR == 1 { c = index($0, "label") }
 			$1 ~ /^[0-9]+$/ && c > 0 { l = substr($0, c); sub(/^round 1: /, "", l); gsub(/[\/:+]/, "_", l)
 				if (substr($0, c, 9) == "round 1: " && l == t) { print $5, $6; exit } }' "$it/status-1") || true
 		rss=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ { print int($2 / 1024) }' "$it/time-log-1-$t" 2>/dev/null | tail -n 1)
 		[ -z "$rss" ] || [ "$rss" -le "$maxrss" ] || maxrss=$rss
-		sa=$((sa + a)) sb=$((sb + b)) sc=$((sc + c)) srec=$((srec + ${rec:-0}))
-		printf '%-40.40s %8d %8d %8d %7s %7s %10s %9s %8s\n' "$t" "$a" "$b" "$c" \
+		sa=$(addf "$sa" "$a") sb=$(addf "$sb" "$b") sc=$(addf "$sc" "$c") srec=$((srec + ${rec:-0}))
+		printf '%-40.40s %8.1f %8.1f %8.1f %7s %7s %10s %9s %8s\n' "$t" "$a" "$b" "$c" \
 			"$(ratio "$b" "$a" $((1 + $#)))" "$(ratio "$c" "$a" 1)" "${rec:--}" "${rps:--}" "${rss:--}"
 	done
-	printf '%-40s %8d %8d %8d %7s %7s %10s %9s %8s\n' TOTAL "$sa" "$sb" "$sc" \
+	printf '%-40s %8.1f %8.1f %8.1f %7s %7s %10s %9s %8s\n' TOTAL "$sa" "$sb" "$sc" \
 		"$(ratio "$sb" "$sa" $((1 + $#)))" "$(ratio "$sc" "$sa" 1)" "$srec" \
-		"$([ "$sb" -gt 0 ] && echo $((srec / sb)) || echo -)" "$maxrss"
+		"$(bench_div "$srec" "$sb" %.0f)" "$maxrss"
 	echo
 	echo "(a), (c): summed over $((1 + $#)) pass(es); (b): round 1 only, so b/a compares one (b) with the mean (a)."
 	echo "targets: (b)/(a) <= 1.5, (c)/(a) <= 1.05"
 	if [ $# -gt 0 ]; then
 		echo "spread over the passes (TOTAL of each):"
 		for d in "$it" "$@"; do
-			a=0 c=0
-			for t in $tags; do
-				x=$(cat "$d/baseline-1-$t.secs" 2>/dev/null || echo 0); a=$((a + x))
-				x=$(cat "$d/proof-1-$t.secs" 2>/dev/null || echo 0); c=$((c + x))
-			done
+			a=$(sumf "$d"/baseline-1-*.secs) c=$(sumf "$d"/proof-1-*.secs)
 			echo "  $d: (a) $a s, (c) $c s, c/a $(ratio "$c" "$a" 1)"
 		done
 	fi
@@ -96,11 +99,12 @@ figures() {
 
 # secs DIR PREFIX: the workload seconds of every step of a pgsc-iterate
 # work directory DIR, phase PREFIX (baseline-1, proof-1, log-1), summed.
-secs() {
-	cat "$1"/"$2"-*.secs 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'
-}
+secs() { sumf "$1"/"$2"-*.secs; }
 
-# fair: the four configurations in alternation, REPS passes (--fair).
+# addf X Y: X + Y, three decimals.
+addf() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.3f\n", x + y }'; }
+
+# fair: the configurations in alternation, REPS passes (--fair).
 fair() {
 	local r k cfg order=(ac b ap) abin=$WD/abin rc
 	mkdir -p "$abin"
@@ -114,7 +118,7 @@ fair() {
 			rc=0
 			case $cfg in
 			ac) "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$WD/ac$r" --db "$WD/lists.db" \
-				--source netlink --proof-only --steps "$STEPS" --baseline --server-match "$WD/c/data" \
+				--source netlink --proof-only --steps "$STEPS" --baseline --bare --server-match "$WD/c/data" \
 				-- "$WORLD" run >"$WD/ac$r.out" 2>&1 || rc=$? ;;
 			b) "$ITER" --datadir "$DATA" --bindir "$BINDIR" --workdir "$WD/b$r" --db "$WD/b$r.db" \
 				--source netlink --max-rounds 1 --no-proof --steps "$STEPS" --server-match "$WD/c/data" \
@@ -127,37 +131,38 @@ fair() {
 		done
 	done
 	echo
-	printf '%-5s %8s %8s %8s %8s %8s %8s %8s %10s %10s\n' pass "(a) s" "(a') s" "(b) s" "(c) s" \
-		"b/a'" "a'/a" "c/a" "(a') rec" "(b) rec"
-	local a ap b c recap recb
+	printf '%-5s %8s %8s %8s %8s %8s %8s %8s %8s %8s %10s %10s\n' pass "(a) s" "(a') s" "(b) s" "(c') s" "(c) s" \
+		"b/a'" "a'/a" "c'/a" "c/a" "(a') rec" "(b) rec"
+	local a ap b c cb recap recb
 	for ((r = 1; r <= REPS; r++)); do
-		a=$(secs "$WD/ac$r" baseline-1) c=$(secs "$WD/ac$r" proof-1)
+		a=$(secs "$WD/ac$r" baseline-1) c=$(secs "$WD/ac$r" proof-1) cb=$(secs "$WD/ac$r" bare-1)
 		b=$(secs "$WD/b$r" log-1) ap=$(secs "$WD/ap$r" log-1)
 		recap=$(sqlite3 "$WD/ap$r.db" "SELECT coalesce(sum(records), 0) FROM rounds" 2>/dev/null || echo -)
 		recb=$(sqlite3 "$WD/b$r.db" "SELECT coalesce(sum(records), 0) FROM rounds" 2>/dev/null || echo -)
-		printf '%-5s %8s %8s %8s %8s %8s %8s %8s %10s %10s\n' "$r" "$a" "$ap" "$b" "$c" \
-			"$(bench_div "$b" "$ap" %.3f)" "$(bench_div "$ap" "$a" %.3f)" "$(bench_div "$c" "$a" %.3f)" "$recap" "$recb"
+		printf '%-5s %8.1f %8.1f %8.1f %8.1f %8.1f %8s %8s %8s %8s %10s %10s\n' "$r" "$a" "$ap" "$b" "$cb" "$c" \
+			"$(bench_div "$b" "$ap" %.3f)" "$(bench_div "$ap" "$a" %.3f)" "$(bench_div "$cb" "$a" %.3f)" \
+			"$(bench_div "$c" "$a" %.3f)" "$recap" "$recb"
 	done | tee "$WD/fair.txt"
 	# the mean of each ratio over the passes, with a 95% interval
 	awk -v n="$REPS" 'BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306", t, " ") }
-		$1 ~ /^[0-9]+$/ { for (k = 6; k <= 8; k++) { x[k] += $k; xx[k] += $k * $k } }
+		$1 ~ /^[0-9]+$/ { for (k = 7; k <= 10; k++) { x[k] += $k; xx[k] += $k * $k } }
 		END {
-			split("(b)/(a'"'"') pgsc|(a'"'"')/(a) kernel+auditd|(c)/(a) enforcing", name, "|")
-			split("1.05|-|1.05", target, "|")
-			for (k = 6; k <= 8; k++) {
+			split("(b)/(a'"'"') pgsc|(a'"'"')/(a) kernel+auditd|(c'"'"')/(a) enforcing alone|(c)/(a) enforcing, collected", name, "|")
+			split("1.05|-|1.05|1.05", target, "|")
+			for (k = 7; k <= 10; k++) {
 				m = x[k] / n; v = n > 1 ? (xx[k] - n * m * m) / (n - 1) : 0; if (v < 0) v = 0
 				h = n > 1 ? t[n - 1] * sqrt(v / n) : 0
-				line = sprintf("%-28s mean %.3f, 95%% interval %.3f to %.3f (%d passes)", name[k - 5], m, m - h, m + h, n)
-				if (target[k - 5] != "-")
-					line = line sprintf("; target <= %s: %s", target[k - 5],
-						m + h <= target[k - 5] ? "PASS" : (m - h > target[k - 5] ? "FAIL" : "not decided by these passes"))
+				line = sprintf("%-32s mean %.3f, 95%% interval %.3f to %.3f (%d passes)", name[k - 6], m, m - h, m + h, n)
+				if (target[k - 6] != "-")
+					line = line sprintf("; target <= %s: %s", target[k - 6],
+						m + h <= target[k - 6] ? "PASS" : (m - h > target[k - 6] ? "FAIL" : "not decided by these passes"))
 				print line
 			}
 		}' "$WD/fair.txt"
 }
 
 # ratio X Y K: X*K/Y with two decimals ("-" if Y is 0).
-ratio() { bench_div "$((${1:-0} * ${3:-1}))" "$2" %.2f; }
+ratio() { bench_div "$(awk -v x="${1:-0}" -v k="${3:-1}" 'BEGIN { print x * k }')" "$2" %.2f; }
 
 if [ "${1:-}" = --from ]; then
 	[ $# -ge 2 ] || fail "usage: world-cost.sh --from ITDIR [MORE_ITDIRS...]"

@@ -48,6 +48,9 @@ extern const char filter_resume_call[];
 /* The same filter as BPF (struct sock_filter), malloc'd, at most
  * FILTER_BPF_MAX bytes (BPF_MAXINSNS instructions of 8 bytes). */
 #define FILTER_BPF_MAX (4096 * 8)
+/* Load a program filter_build_export() made (no_new_privs, seccomp(2)
+ * with SECCOMP_FILTER_FLAG_LOG); allocates nothing.  0 or -errno. */
+int filter_load_bpf(const void *bpf, size_t len);
 int filter_build_export(uint32_t def, const struct filter_rule *r, size_t n,
 		   const struct filter_unknown *u, void **bpf, size_t *len,
 		   enum filter_step *step, size_t *bad);

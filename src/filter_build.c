@@ -19,6 +19,7 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -278,7 +279,6 @@ filter_build_load(uint32_t def, const struct filter_rule *r, size_t n,
 	     const struct filter_unknown *u, enum filter_step *step,
 	     size_t *bad)
 {
-	struct sock_fprog prog;
 	void *bpf;
 	size_t len;
 	int rc;
@@ -286,16 +286,33 @@ filter_build_load(uint32_t def, const struct filter_rule *r, size_t n,
 	rc = filter_build_export(def, r, n, u, &bpf, &len, step, bad);
 	if (rc < 0)
 		return rc;
-	prog.len = (unsigned short)(len / sizeof(struct sock_filter));
-	prog.filter = bpf;
 	*step = FILTER_STEP_LOAD;
-	rc = 0;
+	rc = filter_load_bpf(bpf, len);
+	free(bpf);
+	return rc;
+}
+
+/**
+ * Load the program @bpf of @len bytes (filter_build_export()'s) into the
+ * calling thread, as libseccomp's own load does: no_new_privs, then
+ * seccomp(2) with SECCOMP_FILTER_FLAG_LOG.  Allocates nothing.
+ * Returns 0 or a negative errno.
+ */
+int
+filter_load_bpf(const void *bpf, size_t len)
+{
+	struct sock_fprog prog;
+
+	if (len == 0 || len > FILTER_BPF_MAX ||
+	    len % sizeof(struct sock_filter) != 0)
+		return -EINVAL;
+	prog.len = (unsigned short)(len / sizeof(struct sock_filter));
+	prog.filter = (struct sock_filter *)(uintptr_t)bpf;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_LOG, &prog) != 0)
-		rc = -errno;
-	free(bpf);
-	return rc;
+		return -errno;
+	return 0;
 }
 
 /*

@@ -439,6 +439,7 @@ session_xact_callback(XactEvent event, void *arg)
 	const char *what = "session";
 	MemoryContext old;
 	char *cause = NULL;
+	bool prebuilt = false;
 	int rc, n_rules;
 
 	(void)arg;
@@ -462,14 +463,24 @@ session_xact_callback(XactEvent event, void *arg)
 	 * has settings, in place of the session filter */
 	if (rc == 0)
 		rc = pgsc_types_client_spec(&spec, &what, &cause);
+	/* the postmaster's program when the settings give its lists
+	 * (pgsc_prebuilt.c), else one built here */
+	if (rc == 0)
+		rc = pgsc_prebuilt_load(&spec, &n_rules, &cause);
 	if (rc == 0)
 		rc = filter_load(&spec, what, &n_rules, &cause);
+	else if (rc > 0) {
+		prebuilt = true;
+		rc = 0;
+	}
 	if (rc < 0)
 		pgsc_load_failed(what, rc, cause);
 	session_loaded = true;
 	ereport(DEBUG1,
-		(errmsg("pgsc: %s filter loaded: default %s, %d rules", what,
-			pgsc_action_name(spec.def), n_rules)));
+		(errmsg("pgsc: %s filter loaded: default %s, %d rules, %s",
+			what, pgsc_action_name(spec.def), n_rules,
+			prebuilt ? "built by the postmaster" :
+				   "built by this backend")));
 }
 
 /*
@@ -769,6 +780,9 @@ _PG_init(void)
 	/* The filters of the types whose processes load their own after
 	 * the fork, built now, while nothing filters the postmaster. */
 	pgsc_types_prepare();
+	/* The session filter (and the client types'), built once here:
+	 * a backend whose settings give the same lists loads it. */
+	pgsc_prebuilt_prepare();
 
 	/*
 	 * The global filter, in the postmaster, now: everything the server

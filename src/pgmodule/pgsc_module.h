@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: PostgreSQL */
-/* pgsc_module.h - what the module's two files share: the settings'
- * checks, the global and session specs, the filter loader
- * (pgsc_module.c) and the filters per backend type (pgsc_types.c). */
+/* pgsc_module.h - what the module's files share: the settings' checks,
+ * the global and session specs, the filter loader (pgsc_module.c), the
+ * filters per backend type (pgsc_types.c) and the session programs the
+ * postmaster builds once (pgsc_prebuilt.c). */
 #ifndef PGSC_MODULE_H
 #define PGSC_MODULE_H
 
@@ -65,5 +66,13 @@ void pgsc_types_prepare(void);
 int pgsc_types_client_spec(struct pgsc_filter_spec *spec, const char **what,
 			   char **cause);
 void pgsc_types_rows(ReturnSetInfo *rsi);
+int pgsc_types_client_nth(size_t i, const struct pgsc_filter_spec *session,
+			  struct pgsc_filter_spec *out, const char **what,
+			  char **cause);
+
+/* pgsc_prebuilt.c: the session programs built once, in the postmaster */
+void pgsc_prebuilt_prepare(void);
+int pgsc_prebuilt_load(const struct pgsc_filter_spec *spec, int *n_rules,
+		       char **cause);
 
 #endif /* PGSC_MODULE_H */

@@ -248,6 +248,35 @@ pgsc_types_client_spec(struct pgsc_filter_spec *spec, const char **what,
 	return 0;
 }
 
+/*
+ * The spec of the @i-th client type (counting from 0) as the postmaster's
+ * settings give it, @session its session spec, in @out; *@what is the
+ * type, or "session" for a type without settings (pgsc_prebuilt.c).
+ * Returns 1, 0 past the last client type, or -EINVAL with *cause.
+ */
+int
+pgsc_types_client_nth(size_t i, const struct pgsc_filter_spec *session,
+		      struct pgsc_filter_spec *out, const char **what,
+		      char **cause)
+{
+	for (size_t k = 0; k < N_TYPES; k++) {
+		const struct ptype *t = &ptypes[k];
+		int rc;
+
+		if (!t->client || i-- > 0)
+			continue;
+		if (!type_is_set(t)) {
+			*out = *session;
+			*what = "session";
+			return 1;
+		}
+		rc = type_spec(t, session, out, cause);
+		*what = t->name;
+		return rc < 0 ? rc : 1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* The other types: prebuilt, loaded at the child's first unblock      */
 /* ------------------------------------------------------------------ */

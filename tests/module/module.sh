@@ -47,7 +47,11 @@
 #      makes dblink's AF_INET socket fail with EPERM, the session lives,
 #      pgsc_filter() shows the rule, SET refuses a bad rule;
 #  10. its own needs: the postmaster refuses to start with a global filter
-#      that refuses a call of filter_needs[] (src/filter_build.c), naming it.
+#      that refuses a call of filter_needs[] (src/filter_build.c), naming it;
+#  11. the session filter built once (src/pgmodule/pgsc_prebuilt.c): a
+#      session with the postmaster's lists loads the postmaster's program,
+#      one with a role's own builds its own, both refuse and answer ENOSYS
+#      alike, and a reload rebuilds it.
 # No audit records are needed, so the audit lock is not taken (ctest runs
 # it alone: its servers' log filters write SECCOMP records).
 # PGSC_MODULE_KEEP=1 keeps the work directory.
@@ -529,6 +533,11 @@ done
 for t in "${AUX_TYPES[@]}"; do
 	grep -q "LOG:  pgsc: $t filter built" "$LOG" || fail "no 'filter built' for $t: $(grep pgsc "$LOG")"
 done
+# the client types' filters, built once in the postmaster
+for t in "client backend" walsender; do
+	grep -q "LOG:  pgsc: $t filter built in the postmaster" "$LOG" ||
+		fail "no '$t filter built in the postmaster': $(grep pgsc "$LOG")"
+done
 # and the server's own names of its types (pg_stat_activity: every
 # process that runs now, from PostgreSQL itself) are the module's
 mapfile -t LIVE_TYPES < <(q -c "SELECT DISTINCT backend_type FROM pg_stat_activity ORDER BY 1")
@@ -657,5 +666,51 @@ start || fail "the server did not start with every name allowed: $(cat "$LOG")"
 [ "$(q -c 'SELECT 41 + 1')" = 42 ] || fail "no answer with every name allowed under error"
 stop
 note "its own needs (${NEEDS[*]}): each one refused at start when the global filter refuses it; all allowed, a session loads its filter"
+
+# ------------------------------------ 11. the session filter built once --
+# The postmaster builds the session program of its own settings; a
+# connection whose settings give the same lists loads it (DEBUG1 says
+# which), one whose role changes them builds its own; both refuse the
+# same call, and the unknown part (ENOSYS) is in the postmaster's
+# program too.  A reload that changes the session lists rebuilds it
+# before the next connection, under the global filter.
+# debug_of [psql options]: the module's DEBUG1 line of a new session
+debug_of() {
+	runuser -u postgres -- env PGOPTIONS="-c client_min_messages=debug1" \
+		"$PGBIN/psql" -h "$SOCK" -X -At -d postgres "$@" -c "SELECT 1" 2>&1 |
+		sed -n 's/^DEBUG:  pgsc: //p'
+}
+set_conf "pgsc.enabled = on" "pgsc.global_syscall_default = log" \
+	"pgsc.syscall_known_max = 'x86_64:434'" \
+	"pgsc.session_syscall_default = error" "pgsc.session_syscall_allow = '$NO_GD'"
+start || fail "the server did not start: $(cat "$LOG")"
+[ "$(grep -c 'LOG:  pgsc: session filter built in the postmaster: default error' "$LOG")" = 1 ] ||
+	fail "no one 'session filter built in the postmaster' at start: $(grep pgsc "$LOG")"
+q -c "CREATE ROLE hal LOGIN" -c "GRANT pg_execute_server_program, pg_read_server_files TO hal" \
+	-c "GRANT EXECUTE ON FUNCTION pg_ls_dir(text) TO hal" \
+	-c "ALTER ROLE hal SET pgsc.session_syscall_log = 'getppid'" >/dev/null
+expect_in "$(debug_of)" "session filter loaded: default error" "postgres's session"
+expect_in "$(debug_of)" "built by the postmaster" "postgres's session (same lists as the postmaster)"
+expect_in "$(debug_of -U hal)" "built by this backend" "hal's session (ALTER ROLE ... SET)"
+for who in postgres hal; do
+	out=$(q_err -U $who -c "SELECT count(*) FROM pg_ls_dir('.')")
+	expect_in "$out" 'could not read directory ".": Operation not permitted' "$who's pg_ls_dir"
+	out=$(run_prog $who "$W/unknown-nr $UNK")
+	[ "$out" = errno=ENOSYS ] || fail "$who's syscall($UNK): '$out', want errno=ENOSYS"
+done
+# the reload: every name allowed now
+sed -i "s/^pgsc.session_syscall_allow = .*/pgsc.session_syscall_allow = '$ALL'/" "$D/pgsc.conf"
+runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" reload >/dev/null
+pg_wait_log "$LOG" 'parameter "pgsc.session_syscall_allow" changed' ||
+	fail "the reload did not change pgsc.session_syscall_allow: $(tail -3 "$LOG")"
+[ "$(q -c "SELECT count(*) > 0 FROM pg_ls_dir('.')")" = t ] ||
+	fail "pg_ls_dir refused after the reload allowed getdents64"
+[ "$(grep -c 'LOG:  pgsc: session filter built in the postmaster: default error' "$LOG")" = 2 ] ||
+	fail "the postmaster did not rebuild the session filter after the reload: $(grep pgsc "$LOG")"
+expect_in "$(debug_of)" "built by the postmaster" "postgres's session after the reload"
+[ "$(q -U hal -c "SELECT count(*) > 0 FROM pg_ls_dir('.')")" = t ] ||
+	fail "hal's pg_ls_dir refused after the reload"
+stop
+note "session filter built once: the postmaster's program loaded by a session with its lists (EPERM, ENOSYS as built), a role's own lists built by its backend; a reload rebuilt it"
 
 echo "module: all checks passed"

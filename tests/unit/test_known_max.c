@@ -99,6 +99,11 @@ test_text(void **state)
 	assert_string_equal(buf, want);
 }
 
+/* errno_under() builds in the child (filter_build_load()), or exports
+ * in the parent and loads the program in the child (filter_load_bpf()),
+ * as the module's postmaster and backends do (pgsc_prebuilt.c) */
+static bool prebuilt;
+
 /*
  * In a child: load default error with @rules and the unknown part
  * (@max_native), then call @nr with a bad fd; exit with its errno (0 if
@@ -110,7 +115,8 @@ errno_under(int max_native, const char *const *names, size_t n, long nr)
 	struct filter_rule rules[8];
 	struct filter_unknown u = { max_native, -1 };
 	enum filter_step step;
-	size_t bad;
+	size_t bad, len = 0;
+	void *bpf = NULL;
 	pid_t pid;
 	int st;
 
@@ -120,29 +126,34 @@ errno_under(int max_native, const char *const *names, size_t n, long nr)
 		rules[i].nr = seccomp_syscall_resolve_name(names[i]);
 		rules[i].action = SCMP_ACT_ALLOW;
 	}
+	if (prebuilt)
+		assert_int_equal(filter_build_export(SCMP_ACT_ERRNO(EPERM), rules,
+						     n, &u, &bpf, &len, &step,
+						     &bad), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		long rc;
 
-		if (filter_build_load(SCMP_ACT_ERRNO(EPERM), rules, n, &u, &step,
-				 &bad) < 0)
+		if (prebuilt ? filter_load_bpf(bpf, len) < 0 :
+			       filter_build_load(SCMP_ACT_ERRNO(EPERM), rules,
+						 n, &u, &step, &bad) < 0)
 			syscall(SYS_exit_group, 100);
 		rc = syscall(nr, -1, 0, 0);
 		syscall(SYS_exit_group, rc < 0 ? errno : 0);
 	}
+	free(bpf);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
 	return WEXITSTATUS(st);
 }
 
 static void
-test_filter_enosys(void **state)
+filter_enosys(void)
 {
 	static const char *const base[] = { "exit_group", "pidfd_open" };
 	int max = syscall_known_max(X86_64);
 
-	(void)state;
 	if (pgsc_native_arch() != X86_64)
 		fail_msg("these figures are x86_64's");
 	/* above the known max: ENOSYS; at it, not listed: EPERM */
@@ -161,6 +172,25 @@ test_filter_enosys(void **state)
 	/* restart_syscall is allowed though no list names it: with nothing
 	 * to restart the kernel answers EINTR, not the filter EPERM */
 	assert_int_equal(errno_under(max, base, 1, SYS_restart_syscall), EINTR);
+}
+
+/* The same filters built in the child, and built in the parent and
+ * loaded in the child from their program; filter_load_bpf() refuses a
+ * length that is no program. */
+static void
+test_filter_enosys(void **state)
+{
+	static const char one[8];
+
+	(void)state;
+	prebuilt = false;
+	filter_enosys();
+	prebuilt = true;
+	filter_enosys();
+	prebuilt = false;
+	assert_int_equal(filter_load_bpf(one, 0), -EINVAL);
+	assert_int_equal(filter_load_bpf(one, 7), -EINVAL);
+	assert_int_equal(filter_load_bpf(one, FILTER_BPF_MAX + 8), -EINVAL);
 }
 
 /* The program libseccomp itself exports to a temporary file for the

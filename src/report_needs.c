@@ -2,8 +2,10 @@
 /* report_needs.c - calls every list needs that a store may not hold: the
  * pgsc module's own, and the postmaster's start-up for outside loaders. */
 /*
- * Each backend builds and loads its session filter under the global
- * filter (filter_needs[] in filter_build.c says with which calls).  A store
+ * A backend whose lists differ from the postmaster's builds and loads
+ * its session filter under the global filter, and every other loads the
+ * postmaster's program (filter_needs[] in filter_build.c says with which
+ * calls).  A store
  * collected under an older module, or with the server's own calls only,
  * may lack one of them, and the module then refuses to start with the
  * list (a module that needed memfd_create once refused every connection

@@ -368,10 +368,11 @@ out:
 }
 
 /*
- * The module's own needs (filter_needs[]): every backend builds and
- * loads its session filter (or its client type's) under the global
- * filter, and the children of the other types load theirs with
- * seccomp(2) under it too.  A global filter that refuses one of those
+ * The module's own needs (filter_needs[]): a backend whose lists are
+ * not the postmaster's builds and loads its session filter (or its
+ * client type's) under the global filter, the postmaster rebuilds its
+ * session programs under it after a reload (pgsc_prebuilt.c), and every
+ * other child loads its program with seccomp(2) under it too.  A global filter that refuses one of those
  * calls would fail every connection ("cannot load the session seccomp
  * filter"), so the postmaster refuses to start with it, naming them.
  */
@@ -408,11 +409,12 @@ check_needs(const struct pgsc_filter_spec *g)
 	ereport(FATAL,
 		(errmsg("pgsc: the global filter refuses %s, which every "
 			"backend needs to load its own filter", missing),
-		 errdetail("Each backend builds its session filter under the "
+		 errdetail("A backend whose lists differ from the "
+			   "postmaster's builds its session filter under the "
 			   "global filter (libseccomp's memory, a pipe for the "
 			   "BPF program, then prctl and seccomp), and every "
-			   "child loads its filter with seccomp: with these "
-			   "calls refused, every connection would fail."),
+			   "child loads its filter with prctl and seccomp: "
+			   "with these calls refused, connections would fail."),
 		 errhint("Add %s to pgsc.global_syscall_allow; pgsc-report "
 			 "adds the module's needs to every global list it "
 			 "prints (docs/module.md).", missing)));

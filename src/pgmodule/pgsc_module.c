@@ -372,9 +372,10 @@ out:
  * not the postmaster's builds and loads its session filter (or its
  * client type's) under the global filter, the postmaster rebuilds its
  * session programs under it after a reload (pgsc_prebuilt.c), and every
- * other child loads its program with seccomp(2) under it too.  A global filter that refuses one of those
- * calls would fail every connection ("cannot load the session seccomp
- * filter"), so the postmaster refuses to start with it, naming them.
+ * other child loads its program with seccomp(2) under it too.  A global
+ * filter that refuses one of those calls would fail every connection
+ * ("cannot load the session seccomp filter"), so the postmaster refuses
+ * to start with it, naming them.
  */
 static void
 check_needs(const struct pgsc_filter_spec *g)

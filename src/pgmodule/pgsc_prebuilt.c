@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +45,7 @@
 #define N_PREBUILT 4
 
 struct prebuilt {
-	enum pgsc_action def;
-	char *list[4];          /* malloc'd; "" for none */
+	struct pgsc_filter_spec spec;   /* its lists malloc'd, "" for none */
 	void *bpf;              /* filter_build_export()'s */
 	size_t len;             /* bytes */
 	int nrules;
@@ -61,24 +61,32 @@ list_or_empty(const char *s)
 	return s != NULL ? s : "";
 }
 
-/* Is @p the program of @spec? */
+/* Do @a and @b give the same filter, character for character (NULL
+ * and "" are the same empty list)? */
 static bool
-spec_is(const struct prebuilt *p, const struct pgsc_filter_spec *spec)
+spec_equal(const struct pgsc_filter_spec *a, const struct pgsc_filter_spec *b)
 {
-	if (p->def != spec->def)
+	if (a->def != b->def)
 		return false;
-	for (int a = 0; a < 4; a++)
-		if (strcmp(p->list[a], list_or_empty(spec->list[a])) != 0)
+	for (int k = 0; k < 4; k++)
+		if (strcmp(list_or_empty(a->list[k]),
+			   list_or_empty(b->list[k])) != 0)
 			return false;
 	return true;
+}
+
+static void
+spec_free(struct pgsc_filter_spec *spec)
+{
+	for (int a = 0; a < 4; a++)
+		free((char *)(uintptr_t)spec->list[a]);
 }
 
 static void
 prebuilt_clear(void)
 {
 	for (size_t i = 0; i < n_prebuilt; i++) {
-		for (int a = 0; a < 4; a++)
-			free(prebuilt[i].list[a]);
+		spec_free(&prebuilt[i].spec);
 		free(prebuilt[i].bpf);
 	}
 	memset(prebuilt, 0, sizeof(prebuilt));
@@ -105,14 +113,8 @@ current_specs(struct pgsc_filter_spec *specs, const char **whats,
 						      cause)) > 0; i++) {
 		bool dup = false;
 
-		for (int k = 0; k < n && !dup; k++) {
-			struct prebuilt key = { .def = specs[k].def };
-
-			for (int a = 0; a < 4; a++)
-				key.list[a] = (char *)list_or_empty(
-					specs[k].list[a]);
-			dup = spec_is(&key, &s);
-		}
+		for (int k = 0; k < n && !dup; k++)
+			dup = spec_equal(&specs[k], &s);
 		if (dup)
 			continue;
 		if (n == N_PREBUILT)
@@ -138,12 +140,11 @@ build(struct prebuilt *p, const struct pgsc_filter_spec *spec,
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	p->def = spec->def;
+	p->spec.def = spec->def;
 	for (int a = 0; a < 4; a++) {
-		p->list[a] = strdup(list_or_empty(spec->list[a]));
-		if (p->list[a] == NULL) {
-			for (int b = 0; b < a; b++)
-				free(p->list[b]);
+		p->spec.list[a] = strdup(list_or_empty(spec->list[a]));
+		if (p->spec.list[a] == NULL) {
+			spec_free(&p->spec);
 			memset(p, 0, sizeof(*p));
 			return -ENOMEM;
 		}
@@ -186,7 +187,7 @@ build_all(void)
 		struct prebuilt *p = &prebuilt[n_prebuilt];
 		int rc = build(p, &specs[i], whats[i], &cause);
 
-		if (p->list[0] != NULL)
+		if (p->spec.list[0] != NULL)
 			n_prebuilt++;
 		if (rc == 0) {
 			ereport(LOG,
@@ -233,7 +234,7 @@ up_to_date(void)
 	if (specs_failed || (size_t)n != n_prebuilt)
 		return false;
 	for (int i = 0; i < n; i++)
-		if (!spec_is(&prebuilt[i], &specs[i]))
+		if (!spec_equal(&prebuilt[i].spec, &specs[i]))
 			return false;
 	return true;
 }
@@ -287,17 +288,13 @@ pgsc_prebuilt_load(const struct pgsc_filter_spec *spec, int *n_rules,
 	for (size_t i = 0; i < n_prebuilt; i++) {
 		int rc;
 
-		if (!spec_is(&prebuilt[i], spec))
+		if (!spec_equal(&prebuilt[i].spec, spec))
 			continue;
 		if (prebuilt[i].bpf == NULL)
 			return 0; /* the postmaster could not build it */
 		rc = filter_load_bpf(prebuilt[i].bpf, prebuilt[i].len);
 		if (rc < 0) {
-			char buf[128];
-
-			snprintf(buf, sizeof(buf), "seccomp_load: %s",
-				 strerror(-rc));
-			*cause = strdup(buf);
+			pgsc_filter_cause(FILTER_STEP_LOAD, rc, NULL, 0, cause);
 			return rc;
 		}
 		*n_rules = prebuilt[i].nrules;

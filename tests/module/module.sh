@@ -51,7 +51,8 @@
 #  11. the session filter built once (src/pgmodule/pgsc_prebuilt.c): a
 #      session with the postmaster's lists loads the postmaster's program,
 #      one with a role's own builds its own, both refuse and answer ENOSYS
-#      alike, and a reload rebuilds it.
+#      alike, and a reload rebuilds it; the same under the major's
+#      shipped module file (examples/lists/, error), nothing refused.
 # No audit records are needed, so the audit lock is not taken (ctest runs
 # it alone: its servers' log filters write SECCOMP records).
 # PGSC_MODULE_KEEP=1 keeps the work directory.
@@ -714,5 +715,34 @@ expect_in "$(debug_of)" "built by the postmaster" "postgres's session after the 
 	fail "hal's pg_ls_dir refused after the reload"
 stop
 note "session filter built once: the postmaster's program loaded by a session with its lists (EPERM, ENOSYS as built), a role's own lists built by its backend; a reload rebuilt it"
+# The same under this major's shipped module file, pasted byte for byte
+# (global and session default error): both ways a backend gets its
+# filter, and the postmaster's rebuild after a reload, make only calls
+# its global list allows (the module's table, filter_needs[]).
+SHIPPED=
+for f in "$SRCROOT"/examples/lists/pg"$PGMAJOR"-*.guc; do
+	case $f in *-outside.guc) ;; *) [ -f "$f" ] && SHIPPED=$f ;; esac
+done
+[ -n "$SHIPPED" ] || fail "no shipped module file examples/lists/pg$PGMAJOR-*.guc"
+cp "$SHIPPED" "$D/pgsc.conf"
+chown postgres "$D/pgsc.conf"
+start || fail "the server did not start with $(basename "$SHIPPED"): $(tail -5 "$LOG")"
+grep -q "LOG:  pgsc: global seccomp filter loaded: default error" "$LOG" ||
+	fail "$(basename "$SHIPPED"): no global filter at error: $(grep pgsc "$LOG")"
+expect_in "$(debug_of)" "built by the postmaster" "a session under $(basename "$SHIPPED")"
+expect_in "$(debug_of -U hal)" "built by this backend" "hal's session under $(basename "$SHIPPED")"
+[ "$(q -U hal -c "SELECT count(*) > 0 FROM pg_ls_dir('.')")" = t ] ||
+	fail "hal's own filter under $(basename "$SHIPPED") refused pg_ls_dir"
+printf "pgsc.session_syscall_log = 'uname'\n" >>"$D/pgsc.conf"
+runuser -u postgres -- "$PGBIN/pg_ctl" -D "$D" reload >/dev/null
+pg_wait_log "$LOG" 'parameter "pgsc.session_syscall_log" changed' ||
+	fail "the reload did not change pgsc.session_syscall_log: $(tail -3 "$LOG")"
+expect_in "$(debug_of)" "built by the postmaster" "a session after the reload under $(basename "$SHIPPED")"
+[ "$(grep -c 'LOG:  pgsc: session filter built in the postmaster: default error' "$LOG")" = 2 ] ||
+	fail "the postmaster did not rebuild under $(basename "$SHIPPED"): $(grep pgsc "$LOG")"
+! grep -q 'cannot build\|cannot load\|Operation not permitted' "$LOG" ||
+	fail "a refusal under $(basename "$SHIPPED"): $(grep -m3 'cannot build\|cannot load\|Operation not permitted' "$LOG")"
+stop
+note "$(basename "$SHIPPED") as shipped (error): the postmaster's program, a role's own build and the rebuild after a reload, nothing refused"
 
 echo "module: all checks passed"

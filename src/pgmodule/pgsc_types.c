@@ -25,18 +25,16 @@
  *     them) and sets MyBackendType (17 on: postmaster_child_launch())
  *     and MyBgworkerEntry before the child first unblocks its signals,
  *     so the handler runs at that first unblock, knows the type, and
- *     loads the prebuilt filter with seccomp(2), which is
- *     async-signal-safe.  An unset type runs under the global filter
+ *     loads the prebuilt filter with filter_load_bpf() (prctl and
+ *     seccomp(2)), which is async-signal-safe.  An unset type runs under the global filter
  *     alone, as before.
  */
 #include "postgres.h"
 
 #include <errno.h>
 #include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "miscadmin.h"
@@ -299,11 +297,10 @@ type_signal(int signo)
 		(void)!write(STDERR_FILENO, early, sizeof(early) - 1);
 		_exit(1);
 	}
+	/* filter_load_bpf() is two system calls: async-signal-safe */
 	if (t != NULL && !t->client && t->bpf != NULL) {
-		struct sock_fprog prog = { t->bpf_len, t->bpf };
-
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			    SECCOMP_FILTER_FLAG_LOG, &prog) != 0) {
+		if (filter_load_bpf(t->bpf, (size_t)t->bpf_len *
+						    sizeof(struct sock_filter)) < 0) {
 			(void)!write(STDERR_FILENO, failed, sizeof(failed) - 1);
 			_exit(1);
 		}
